@@ -1,0 +1,215 @@
+"""A small layered (Sugiyama-style) layout for DAGs, computed in Python, deterministic.
+
+Steps: longest-path ranks (sources on top) -> dummy nodes on long edges -> barycenter ordering
+sweeps that keep the ordering with the fewest crossings -> x by isotonic regression towards the
+neighbours' mean (nodes never overlap, long edges straighten) -> edge paths that run vertically
+inside a layer's band (directly above/below their own node or dummy) and bend only in the empty gap
+between bands, so an edge never crosses a node box.
+"""
+from bisect import bisect_right, insort
+from dataclasses import dataclass
+
+NODE_GAP = 24.0      # horizontal space between neighbours in a layer
+DUMMY_WIDTH = 14.0   # width reserved for an edge passing through a layer
+LAYER_GAP = 56.0     # vertical space between layers (edge bends and gradient labels live here)
+MARGIN = 16.0
+SWEEPS = 8
+
+
+@dataclass
+class Layout:
+    """Node centres, edge paths (SVG 'd' strings + sampled points) and the drawing size."""
+    x: dict
+    y: dict
+    width: float
+    height: float
+    paths: dict        # edge id -> SVG path 'd'
+    points: dict       # edge id -> list of (x, y) along the path (beziers sampled)
+    label_at: dict     # edge id -> (x, y) for the edge's gradient label
+    ranks: dict
+
+
+def _ranks(ids, edges):
+    indeg = {i: 0 for i in ids}
+    out = {i: [] for i in ids}
+    for _, s, d in edges:
+        indeg[d] += 1
+        out[s].append(d)
+    rank = {i: 0 for i in ids}
+    queue = [i for i in ids if indeg[i] == 0]
+    head = 0
+    while head < len(queue):
+        u = queue[head]
+        head += 1
+        for v in out[u]:
+            rank[v] = max(rank[v], rank[u] + 1)
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                queue.append(v)
+    if len(queue) != len(ids):
+        raise ValueError("layout needs a DAG; the graph has a cycle")
+    return rank
+
+
+def _crossings(upper_pos, lower_pos, links):
+    """Number of crossing segments between two adjacent layers (inversion count)."""
+    pairs = sorted((upper_pos[a], lower_pos[b]) for a, b in links)
+    seen, count = [], 0
+    for _, b in pairs:
+        count += len(seen) - bisect_right(seen, b)
+        insort(seen, b)
+    return count
+
+
+def _isotonic(targets, mins):
+    """Positions closest (least squares) to ``targets`` with x[i+1] - x[i] >= mins[i] (PAVA)."""
+    offs = [0.0]
+    for m in mins:
+        offs.append(offs[-1] + m)
+    vals = [t - o for t, o in zip(targets, offs)]
+    blocks = []  # [sum, count]
+    for v in vals:
+        blocks.append([v, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            s, c = blocks.pop()
+            blocks[-1][0] += s
+            blocks[-1][1] += c
+    out = []
+    for s, c in blocks:
+        out += [s / c] * c
+    return [y + o for y, o in zip(out, offs)]
+
+
+def layout(ids, sizes, edges):
+    """Lay out nodes ``ids`` with ``sizes[id] = (w, h)`` and ``edges = [(edge_id, src, dst), ...]``.
+
+    Edges point downwards (src above dst). Returns a :class:`Layout`.
+    """
+    ids = list(ids)
+    rank = _ranks(ids, edges)
+    n_layers = max(rank.values(), default=-1) + 1
+    width = {i: float(sizes[i][0]) for i in ids}
+    height = {i: float(sizes[i][1]) for i in ids}
+    chains = {}
+    up, down = {i: [] for i in ids}, {i: [] for i in ids}
+    for eid, s, d in edges:
+        chain = [s]
+        for r in range(rank[s] + 1, rank[d]):
+            dummy = f"_d{eid}_{r}"
+            rank[dummy], width[dummy], height[dummy] = r, DUMMY_WIDTH, 0.0
+            up[dummy], down[dummy] = [], []
+            chain.append(dummy)
+        chain.append(d)
+        for a, b in zip(chain, chain[1:]):
+            down[a].append(b)
+            up[b].append(a)
+        chains[eid] = chain
+
+    # initial order: layer 0 as given, then children in the order of their first parent
+    layers = [[] for _ in range(n_layers)]
+    placed = set()
+    for i in ids:
+        if rank[i] == 0:
+            layers[0].append(i)
+            placed.add(i)
+    for r in range(n_layers - 1):
+        for a in layers[r]:
+            for b in down[a]:
+                if b not in placed:
+                    placed.add(b)
+                    layers[r + 1].append(b)
+
+    def positions(layer):
+        return {v: k for k, v in enumerate(layer)}
+
+    def total_crossings(ls):
+        total = 0
+        for r in range(len(ls) - 1):
+            links = [(a, b) for a in ls[r] for b in down[a]]
+            total += _crossings(positions(ls[r]), positions(ls[r + 1]), links)
+        return total
+
+    best, best_c = [list(l) for l in layers], total_crossings(layers)
+    for sweep in range(SWEEPS):
+        order = range(1, n_layers) if sweep % 2 == 0 else range(n_layers - 2, -1, -1)
+        for r in order:
+            ref = positions(layers[r - 1] if sweep % 2 == 0 else layers[r + 1])
+            nbrs = up if sweep % 2 == 0 else down
+            keyed = []
+            for k, v in enumerate(layers[r]):
+                ps = [ref[u] for u in nbrs[v]]
+                keyed.append((sum(ps) / len(ps) if ps else float(k), k, v))
+            layers[r] = [v for _, _, v in sorted(keyed)]
+        c = total_crossings(layers)
+        if c < best_c:
+            best, best_c = [list(l) for l in layers], c
+    layers = best
+
+    # x coordinates: pack, then pull towards neighbours (isotonic keeps order and spacing)
+    x = {}
+    for layer in layers:
+        cur = 0.0
+        for v in layer:
+            x[v] = cur + width[v] / 2
+            cur += width[v] + NODE_GAP
+    for it in range(12):
+        down_pass = it % 2 == 0
+        rs = range(n_layers) if down_pass else range(n_layers - 1, -1, -1)
+        for r in rs:
+            layer = layers[r]
+            targets = []
+            for v in layer:
+                nb = (up[v] if down_pass else down[v]) or (up[v] + down[v])
+                targets.append(sum(x[u] for u in nb) / len(nb) if nb else x[v])
+            mins = [(width[a] + width[b]) / 2 + NODE_GAP for a, b in zip(layer, layer[1:])]
+            for v, nx in zip(layer, _isotonic(targets, mins)):
+                x[v] = nx
+    left = min((x[v] - width[v] / 2 for v in x), default=0.0)
+    for v in x:
+        x[v] = round(x[v] - left + MARGIN, 2)
+    right = max((x[v] + width[v] / 2 for v in x), default=0.0) + MARGIN
+
+    # y: one band per layer, as tall as its tallest node
+    band_top, y, cur = [], {}, MARGIN
+    for layer in layers:
+        h = max((height[v] for v in layer), default=0.0)
+        band_top.append((cur, cur + h))
+        for v in layer:
+            y[v] = round(cur + h / 2, 2)
+        cur += h + LAYER_GAP
+    total_h = cur - LAYER_GAP + MARGIN
+
+    paths, points, label_at = {}, {}, {}
+    for eid, chain in chains.items():
+        s = chain[0]
+        px, py = x[s], y[s] + height[s] / 2
+        d = [f"M{px:.1f},{py:.1f}"]
+        pts = [(px, py)]
+        mids = []
+        for a, b in zip(chain, chain[1:]):
+            top = band_top[rank[a]][1]
+            bot = band_top[rank[b]][0]
+            xa, xb = x[a], x[b]
+            mid = (top + bot) / 2
+            d.append(f"L{xa:.1f},{top:.1f}C{xa:.1f},{mid:.1f} {xb:.1f},{mid:.1f} {xb:.1f},{bot:.1f}")
+            pts.append((xa, top))
+            for k in range(1, 9):
+                t = k / 8
+                bx = (1 - t) ** 3 * xa + 3 * (1 - t) ** 2 * t * xa + 3 * (1 - t) * t ** 2 * xb + t ** 3 * xb
+                by = (1 - t) ** 3 * top + 3 * (1 - t) ** 2 * t * mid + 3 * (1 - t) * t ** 2 * mid + t ** 3 * bot
+                pts.append((bx, by))
+            mids.append(((xa + xb) / 2, mid))
+            if b != chain[-1]:  # pass straight through the dummy's band
+                b_bottom = band_top[rank[b]][1]
+                d.append(f"L{xb:.1f},{b_bottom:.1f}")
+                pts.append((xb, b_bottom))
+        t = chain[-1]
+        end = (x[t], y[t] - height[t] / 2)
+        d.append(f"L{end[0]:.1f},{end[1]:.1f}")
+        pts.append(end)
+        paths[eid] = "".join(d)
+        points[eid] = [(round(a, 2), round(b, 2)) for a, b in pts]
+        label_at[eid] = tuple(round(v, 1) for v in mids[len(mids) // 2])
+    real = set(ids)
+    return Layout({v: x[v] for v in ids}, {v: y[v] for v in ids}, round(right, 1), round(total_h, 1),
+                  paths, points, label_at, {v: rank[v] for v in real})
