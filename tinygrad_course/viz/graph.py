@@ -26,7 +26,7 @@ class Graph:
     learner's clicks.
     """
 
-    def __init__(self, output, names, collapse=None, steps=True, trace=None, grad_output=None, height=520):
+    def __init__(self, output, names, collapse=None, steps=True, trace=None, grad_output=None, height=None):
         self.output = output
         self.model = build_graph(output, names)
         self.height = height
@@ -150,7 +150,7 @@ def _jsonable(d):
 
 
 def graph(tensor, params=None, model=None, *, collapse=None, steps=True, trace=None, grad_output=None,
-          height=520):
+          height=None):
     """Show the backward graph of ``tensor`` with a step-through of backpropagation.
 
     params: ``{name: tensor}`` (e.g. ``dict(model.named_parameters())``) to label tensors.
@@ -159,6 +159,8 @@ def graph(tensor, params=None, model=None, *, collapse=None, steps=True, trace=N
     collapse: draw each submodule as one box (None: only for graphs over 60 nodes).
     steps: replay ``backward(retain_graph=True)`` to record the engine's steps (``.grad`` of leaves
       is restored afterwards); trace: records from ``tc.autograd.engine.record_backward()`` instead.
+    grad_output: the gradient to start from for a non-scalar ``tensor``.
+    height: canvas height in pixels (None: fit the graph, 260-720).
     """
     names = collect_names(params, model, caller_frame())
     return Graph(tensor, names, collapse=collapse, steps=steps, trace=trace, grad_output=grad_output,

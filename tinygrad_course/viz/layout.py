@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 NODE_GAP = 24.0      # horizontal space between neighbours in a layer
 DUMMY_WIDTH = 14.0   # width reserved for an edge passing through a layer
-LAYER_GAP = 56.0     # vertical space between layers (edge bends and gradient labels live here)
+LAYER_GAP = 46.0     # vertical space between layers (edge bends and gradient labels live here)
 MARGIN = 16.0
 SWEEPS = 8
 
@@ -198,7 +198,9 @@ def layout(ids, sizes, edges):
                 bx = (1 - t) ** 3 * xa + 3 * (1 - t) ** 2 * t * xa + 3 * (1 - t) * t ** 2 * xb + t ** 3 * xb
                 by = (1 - t) ** 3 * top + 3 * (1 - t) ** 2 * t * mid + 3 * (1 - t) * t ** 2 * mid + t ** 3 * bot
                 pts.append((bx, by))
-            mids.append(((xa + xb) / 2, mid))
+            t = 0.7  # labels sit near the receiving end, so fanned-out labels do not collide
+            mids.append(((1 - t) ** 3 * xa + 3 * (1 - t) ** 2 * t * xa + 3 * (1 - t) * t ** 2 * xb + t ** 3 * xb,
+                         (1 - t) ** 3 * top + 3 * (1 - t) ** 2 * t * mid + 3 * (1 - t) * t ** 2 * mid + t ** 3 * bot))
             if b != chain[-1]:  # pass straight through the dummy's band
                 b_bottom = band_top[rank[b]][1]
                 d.append(f"L{xb:.1f},{b_bottom:.1f}")
@@ -209,7 +211,7 @@ def layout(ids, sizes, edges):
         pts.append(end)
         paths[eid] = "".join(d)
         points[eid] = [(round(a, 2), round(b, 2)) for a, b in pts]
-        label_at[eid] = tuple(round(v, 1) for v in mids[len(mids) // 2])
+        label_at[eid] = tuple(round(v, 1) for v in mids[-1])
     real = set(ids)
     return Layout({v: x[v] for v in ids}, {v: y[v] for v in ids}, round(right, 1), round(total_h, 1),
                   paths, points, label_at, {v: rank[v] for v in real})

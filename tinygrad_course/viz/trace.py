@@ -44,6 +44,9 @@ def replay_backward(output, nodes, leaves, grad_output=None):
     framework raises (e.g. when the graph was already freed by an earlier ``backward()``).
     """
     saved = [(leaf, leaf.grad) for leaf in leaves]
+    for leaf, grad in saved:  # detach existing grads so in-place accumulation cannot touch them
+        if grad is not None:
+            leaf.grad = None
     try:
         with recorder_for(output, nodes) as records:
             output.backward(grad_output, retain_graph=True)
