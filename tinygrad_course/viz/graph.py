@@ -56,6 +56,14 @@ class Graph:
     # ---- data for drawing ---------------------------------------------------------------------
     def data(self):
         """Everything the front end draws, as JSON-ready dicts (layout included)."""
+        key = None if self.expanded is None else frozenset(self.expanded)
+        cached = getattr(self, "_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        self._cache = (key, self._compute_data())
+        return self._cache[1]
+
+    def _compute_data(self):
         view = make_view(self.model, self.expanded)
         sizes = {n["id"]: box_size(n) for n in view.nodes}
         lay = layout([n["id"] for n in view.nodes], sizes, [(e["id"], e["src"], e["dst"]) for e in view.edges])
