@@ -1,7 +1,6 @@
 """check(): run one exercise's visible checks on the learner's objects and explain the result."""
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass
 
 from .checker import Checker, CheckFailed
@@ -31,10 +30,13 @@ def _fmt(points: float) -> str:
 
 
 def _learner_error(exc: BaseException) -> str:
-    """'TypeError: ... (line 3 of broadcast_shape)' pointing at the deepest frame of the learner's code."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    own = [f for f in frames if "tinygrad_course" not in (f.filename or "") and "numpy" not in (f.filename or "")]
-    where = f" (in {own[-1].name}, line {own[-1].lineno})" if own else ""
+    """'TypeError: ... (in broadcast_shape, line 3)' pointing at the deepest frame of the learner's code."""
+    where, tb = "", exc.__traceback__
+    while tb is not None:  # walked here, not with the traceback module: the grader trusts only this code
+        code = tb.tb_frame.f_code
+        if "tinygrad_course" not in code.co_filename and "numpy" not in code.co_filename:
+            where = f" (in {code.co_name}, line {tb.tb_lineno})"
+        tb = tb.tb_next
     return f"your code raised {type(exc).__name__}: {exc}{where}"
 
 

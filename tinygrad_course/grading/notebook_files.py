@@ -1,7 +1,6 @@
 """Reading and writing notebooks deterministically, and classifying their nbgrader cells."""
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -22,8 +21,9 @@ def reads(text: str) -> nbformat.NotebookNode:
 
 
 def dumps(nb: nbformat.NotebookNode) -> str:
-    """Serialize a notebook the same way every time (sorted keys, one-space indent, final newline)."""
-    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    """Serialize a notebook the way Jupyter does (sorted keys, one-space indent), ending in a newline."""
+    text = nbformat.writes(nb, version=AS_VERSION)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def write_atomic(path: str | os.PathLike, text: str) -> None:
