@@ -1,0 +1,42 @@
+"""tinygrad_course: a small deep-learning framework that mirrors PyTorch (import it as `tc`)."""
+from __future__ import annotations
+
+import importlib
+
+from . import dtypes as _dtypes
+from ._backend import device
+from ._functions import *  # noqa: F401,F403  (tc.exp, tc.sum, ...)
+from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, is_tensor
+from ._printing import set_printoptions
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+                     promote_types, result_type, set_default_dtype, uint8)
+from .dtypes import bool_ as bool  # noqa: A001  (tc.bool, like torch.bool)
+from .dtypes import dtype
+from .factories import (Generator, arange, as_tensor, bernoulli, cat, concat, concatenate, default_generator, empty,
+                        empty_like, eye, from_numpy, full, full_like, get_rng_state, initial_seed, linspace, logspace,
+                        manual_seed, multinomial, normal, ones, ones_like, rand, rand_like, randint, randint_like,
+                        randn, randn_like, randperm, seed, set_rng_state, stack, tensor, where, zeros, zeros_like)
+from .tensor import Size, Tensor
+
+__version__ = "0.1.0"
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+# Subpackages load on first use, so `import tinygrad_course` stays fast.
+_LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
+         "profiler", "autograd"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_ATTRS:
+        return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+    raise AttributeError(f"module 'tinygrad_course' has no attribute '{name}'")

@@ -1,0 +1,71 @@
+"""Module-level functions (`tc.exp(x)`, `tc.sum(x, dim)`, ...) that mirror the tensor methods,
+as `torch.exp` mirrors `Tensor.exp`."""
+from __future__ import annotations
+
+_METHOD_NAMES = (
+    "add sub subtract mul multiply div divide true_divide floor_divide remainder pow square reciprocal neg negative "
+    "abs absolute sign exp log log1p log2 log10 expm1 sqrt rsqrt sin cos tanh sigmoid relu clamp clip clamp_min "
+    "clamp_max maximum minimum floor ceil round trunc logical_not logical_and logical_or logical_xor bitwise_and "
+    "bitwise_or bitwise_xor bitwise_not isnan isinf isfinite allclose isclose equal eq ne lt le gt ge greater less "
+    "greater_equal less_equal not_equal sum mean var std max min amax amin argmax argmin prod cumsum logsumexp all "
+    "any norm matmul mm bmm mv dot reshape flatten unflatten squeeze unsqueeze permute transpose swapaxes swapdims t "
+    "repeat flip narrow split chunk unbind gather scatter scatter_add index_select masked_fill tril triu clone "
+    "numel detach"
+).split()
+
+
+def _from_method(name):
+    def fn(input, *args, **kwargs):
+        if not hasattr(input, "_data"):
+            from .factories import tensor
+
+            input = tensor(input)
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`tc.{name}(input, ...)` is `input.{name}(...)`, like `torch.{name}`."
+    return fn
+
+
+for _name in _METHOD_NAMES:
+    globals()[_name] = _from_method(_name)
+
+__all__ = list(_METHOD_NAMES)
+
+
+def is_tensor(obj) -> bool:
+    """True if `obj` is a tensor."""
+    from .tensor import Tensor
+
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.dtype.is_floating_point
+
+
+def broadcast_shapes(*shapes):
+    """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
+    from .tensor import Size
+
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s):
+            j = ndim - len(s) + i
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
+                    f"arg 0 and arg 1."
+                )
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Views of `tensors` expanded to their common broadcast shape."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+

@@ -1,0 +1,11 @@
+"""Automatic differentiation, mirroring `torch.autograd`."""
+from . import functional
+from .engine import backward, grad, record_backward
+from .function import Function, Node, RemovableHandle
+from .gradcheck import gradcheck, gradgradcheck
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = [
+    "Function", "Node", "RemovableHandle", "backward", "grad", "record_backward", "functional", "gradcheck",
+    "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+]

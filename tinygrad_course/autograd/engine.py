@@ -1,0 +1,296 @@
+"""The backward engine: runs graph nodes in reverse order and accumulates leaf gradients.
+
+The order is PyTorch's: a node runs once every node that consumes its output has run
+(dependency counting), and among ready nodes the most recently created goes first. No
+recursion is involved, so graphs of any depth work. After a node runs, its saved tensors
+are freed unless `retain_graph=True`.
+"""
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+
+from .function import AccumulateGrad
+from .grad_mode import _state
+
+_recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
+
+
+@contextlib.contextmanager
+def record_backward():
+    """Record every node the engine executes: yields a list of (node, grad_outputs, grad_inputs)."""
+    events = []
+    _recorders.append(events)
+    try:
+        yield events
+    finally:
+        _recorders.remove(events)
+
+
+def _tensor_type():
+    from ..tensor import Tensor
+
+    return Tensor
+
+
+def _make_root_grads(outputs, grad_outputs, create_graph):
+    Tensor = _tensor_type()
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            g = Tensor._ones_meta((out.shape, out.dtype, out.device))
+        else:
+            if not isinstance(g, Tensor):
+                from ..factories import tensor as make_tensor
+
+                g = make_tensor(g, dtype=out.dtype, device=out.device)
+            if tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape of {out.shape}."
+                )
+            if g.device != out.device:
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {out.device} but got {g.device}"
+                )
+            if g.dtype is not out.dtype:
+                g = g.to(out.dtype)
+            if not create_graph:
+                g = g.detach()
+        grads.append(g)
+    return grads
+
+
+def _root_node(t, i):
+    if t.grad_fn is not None:
+        return t.grad_fn
+    if t._requires_grad:
+        return t._grad_accumulator()
+    raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def _count_dependencies(roots):
+    """Number of graph edges pointing at each node reachable from `roots`, and those nodes in DFS post-order."""
+    deps = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps, seen
+
+
+def _nodes_leading_to(targets, nodes):
+    """The subset of `nodes` from which some target node can be reached (including the targets)."""
+    parents = {}
+    for node in nodes:
+        for child, _ in node.next_functions:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    needed = set()
+    stack = [t for t in targets if t in nodes]
+    while stack:
+        node = stack.pop()
+        if node in needed:
+            continue
+        needed.add(node)
+        stack.extend(parents.get(node, ()))
+    return needed
+
+
+def _accumulate(var, grad, create_graph):
+    """Add `grad` into `var.grad`, running the leaf's hooks first (PyTorch's AccumulateGrad)."""
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            res = hook(grad)
+            if res is not None:
+                grad = res
+    if var.grad is None:
+        if not create_graph:
+            grad = grad.detach()
+            data = grad._data
+            if not data.flags.writeable or data.base is not None or not data.flags.c_contiguous:
+                grad = grad.clone()
+        var.grad = grad
+    elif create_graph or var.grad._requires_grad:
+        var.grad = var.grad + grad
+    else:
+        data = var.grad._data
+        if data.flags.writeable and data.shape == grad._data.shape:
+            data += grad._data
+            var.grad._version[0] += 1
+        else:
+            var.grad = (var.grad + grad).detach()
+
+
+def _run_tensor_pre_hooks(node, grads):
+    grads = list(grads)
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is not None:
+                    res = hook(grads[nr])
+                    if res is not None:
+                        grads[nr] = res
+    if node._retain_hooks:
+        for nr, ref in node._retain_hooks.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr] if _state.enabled else grads[nr].detach()
+                t.grad = g.clone() if t.grad is None else t.grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(res)
+    return grads
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
+                 accumulate=True):
+    """Backpropagate from `outputs`. With `accumulate`, leaf grads go into `.grad` (tensor.backward);
+    otherwise the gradients of `inputs` are returned (autograd.grad)."""
+    grads = _make_root_grads(outputs, grad_outputs, create_graph)
+    roots = [_root_node(t, i) for i, t in enumerate(outputs)]
+    deps, nodes = _count_dependencies(roots)
+
+    capture = None  # (node, output_nr) -> position in inputs
+    needed = None
+    if inputs is not None:
+        capture = {}
+        for pos, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0)
+            capture.setdefault(key, []).append(pos)
+        needed = _nodes_leading_to([k[0] for k in capture], nodes)
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {}
+    for node, t, g in zip(roots, outputs, grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._num_outputs
+        nr = t._output_nr if t.grad_fn is not None else 0
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    tie = itertools.count()
+    ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
+    heapq.heapify(ready)
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            node_grads = buffers.pop(node)
+            if needed is not None and node not in needed:
+                out = (None,) * len(node.next_functions)
+            else:
+                if node._tensor_pre_hooks or node._retain_hooks or node._pre_hooks:
+                    node_grads = _run_tensor_pre_hooks(node, node_grads)
+                if capture is not None:
+                    for nr, g in enumerate(node_grads):
+                        for pos in capture.get((node, nr), ()):
+                            captured[pos] = g
+                if type(node) is AccumulateGrad:
+                    if accumulate and node_grads[0] is not None:
+                        _accumulate(node.variable, node_grads[0], create_graph)
+                    continue
+                if all(g is None for g in node_grads) or (
+                        needed is not None and not any(c in needed for c, _ in node.next_functions)):
+                    out = (None,) * len(node.next_functions)
+                else:
+                    out = node.apply(*node_grads)
+                    if node._post_hooks:
+                        for hook in list(node._post_hooks.values()):
+                            res = hook(out, tuple(node_grads))
+                            if res is not None:
+                                out = tuple(res)
+                for events in _recorders:
+                    events.append((node, tuple(node_grads), tuple(out)))
+                if not retain_graph:
+                    node._release()
+            for (child, nr), g in zip(node.next_functions, out):
+                if child is None:
+                    continue
+                buf = buffers.get(child)
+                if buf is None:
+                    buf = buffers[child] = [None] * child._num_outputs
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    heapq.heappush(ready, (-child._seq, next(tie), child))
+    finally:
+        _state.enabled = prev_mode
+
+    if inputs is not None:
+        for pos, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if g is not None and not create_graph:
+                captured[pos] = g.detach()
+        return tuple(captured)
+    return None
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of `tensors` into the leaves' `.grad`, like `torch.autograd.backward`."""
+    Tensor = _tensor_type()
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    else:
+        grad_tensors = tuple(grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        grads = run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs,
+                             allow_unused=True, accumulate=False)
+        for t, g in zip(inputs, grads):
+            if g is not None:
+                _accumulate(t, g, create_graph)
+        return
+    run_backward(tensors, grad_tensors, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         is_grads_batched=False, materialize_grads=False):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated), like `torch.autograd.grad`."""
+    Tensor = _tensor_type()
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,)
+    else:
+        grad_outputs = tuple(grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
+                          allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        from ..factories import zeros_like
+
+        result = tuple(zeros_like(t) if g is None else g for t, g in zip(inputs, result))
+    return result

@@ -1,0 +1,1 @@
+"""Differentiable primitives, grouped by family (forward and backward side by side)."""

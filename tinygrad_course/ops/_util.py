@@ -1,0 +1,77 @@
+"""Helpers shared by the op families: operand preparation, device checks, dim normalisation."""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..autograd.function import _state  # noqa: F401  (re-exported for ops that branch on grad mode)
+
+TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+}
+
+
+def Tensor():
+    from ..tensor import Tensor as T
+
+    return T
+
+
+def check_same_device(a, b):
+    """Raise PyTorch's error when two tensors live on different devices."""
+    da, db = a._device, b._device
+    if da is not db and da != db and a.ndim and b.ndim:
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, {da} and {db}! "
+            "Hint: move the model and every batch to one device with .to(device)."
+        )
+
+
+def as_array(x, dt, xp):
+    """The backend array of tensor `x` in dtype `dt`, or a Python scalar left as it is."""
+    d = getattr(x, "_data", None)
+    if d is None:
+        return x
+    if x.dtype is dt:
+        return d
+    return d.astype(dt.np_dtype)
+
+
+def binary_operands(a, b, float_only=False):
+    """Arrays of `a` and `b` converted to their PyTorch result dtype (and that dtype)."""
+    ta = getattr(a, "_data", None) is not None
+    tb = getattr(b, "_data", None) is not None
+    if ta and tb:
+        check_same_device(a, b)
+        rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)
+        xp = a._xp
+    else:
+        rd = _dt.result_type(a, b)
+        xp = (a if ta else b)._xp
+    if float_only:
+        rd = _dt.float_result(rd)
+    return as_array(a, rd, xp), as_array(b, rd, xp), rd
+
+
+def normalize_dim(dim, ndim, wrap_scalar=True):
+    """A non-negative dim index; raises PyTorch's IndexError when out of range."""
+    n = max(ndim, 1) if wrap_scalar else ndim
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n if n else 0
+
+
+def normalize_dims(dim, ndim):
+    """A sorted tuple of non-negative dims from None (all), an int or a sequence."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        return (normalize_dim(dim, ndim),) if ndim else ()
+    dims = tuple(sorted(normalize_dim(d, ndim) for d in dim)) if ndim else ()
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return dims
+
+
+def type_name(dt) -> str:
+    """PyTorch's scalar-type name (Float, Long, ...) used in error messages."""
+    return TYPE_NAMES[dt.name]

@@ -1,0 +1,171 @@
+"""Matrix products: `matmul`/`@` (with batch broadcasting), `mm`, `bmm`, `mv`, `dot`, `addmm`."""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ._util import check_same_device
+from .elementwise import _grad_like
+
+
+def _shape_str(shape):
+    return "x".join(map(str, shape))
+
+
+def _check_matmul(a, b):
+    check_same_device(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_dt_name(a.dtype)} != {_dt_name(b.dtype)}"
+        )
+    ka = a._data.shape[-1]
+    kb = b._data.shape[-2] if b.ndim > 1 else b._data.shape[0]
+    if ka != kb:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the same number of elements, but got {ka} and {kb} elements respectively"
+            )
+        if a.ndim == 2 and b.ndim == 1:
+            raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({_shape_str(a._data.shape)}), vec ({kb})")
+        sa = a._data.shape if a.ndim > 1 else (1,) + a._data.shape
+        sa = (int(_prod(sa[:-1])), sa[-1]) if len(sa) > 2 and b.ndim <= 2 else sa[-2:]
+        sb = b._data.shape[-2:] if b.ndim > 1 else b._data.shape + (1,)
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(sa)} and {_shape_str(sb)}). "
+            "Hint: the last dimension of the first operand must equal the second-to-last of the second; "
+            "for a Linear layer, x @ W.T needs x.shape[-1] == in_features."
+        )
+
+
+def _prod(xs):
+    r = 1
+    for x in xs:
+        r *= x
+    return r
+
+
+def _dt_name(d):
+    from ._util import type_name
+
+    return type_name(d)
+
+
+class Matmul(Op):
+    node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_matmul(a, b)
+        ctx.save_for_backward(a, b)
+        return a._xp.matmul(a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
+        if b.ndim == 1:
+            g2 = g2.unsqueeze(-1)
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = _grad_like(g2 @ b2.mT, a2.shape, a.dtype).reshape(a.shape)
+        if ctx.needs_input_grad[1]:
+            gb = _grad_like(a2.mT @ g2, b2.shape, b.dtype).reshape(b.shape)
+        return ga, gb
+
+
+class Mm(Matmul):
+    node_name = "MmBackward0"
+
+
+class Mv(Matmul):
+    node_name = "MvBackward0"
+
+
+class Dot(Matmul):
+    node_name = "DotBackward0"
+
+
+class Bmm(Matmul):
+    node_name = "BmmBackward0"
+
+
+def matmul(a, b):
+    """Matrix product with PyTorch's rules for 1-D operands and batch broadcasting (`a @ b`)."""
+    na, nb = a.ndim, b.ndim
+    if na == 2 and nb == 2:
+        return Mm.apply(a, b)
+    if na == 1 and nb == 1:
+        return Dot.apply(a, b)
+    if na == 2 and nb == 1:
+        return Mv.apply(a, b)
+    if na == 3 and nb == 3 and a._data.shape[0] == b._data.shape[0]:
+        return Bmm.apply(a, b)
+    return Matmul.apply(a, b)
+
+
+def mm(a, b):
+    """Product of two matrices (2-D only), like `torch.mm`."""
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return Mm.apply(a, b)
+
+
+def bmm(a, b):
+    """Batched product of 3-D tensors with equal batch size, like `torch.bmm`."""
+    if a.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a._data.shape[0]}, {a._data.shape[2]}] "
+            f"but got: [{b._data.shape[0]}, {b._data.shape[1]}]."
+        )
+    return Bmm.apply(a, b)
+
+
+def mv(a, v):
+    """Matrix-vector product, like `torch.mv`."""
+    if a.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {a.ndim}, {v.ndim}, 1")
+    return Mv.apply(a, v)
+
+
+def dot(a, b):
+    """Inner product of two 1-D tensors, like `torch.dot`."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return Dot.apply(a, b)
+
+
+class Addmm(Op):
+    """bias + x @ w.T in one step (the fused core of `nn.Linear`), like PyTorch's AddmmBackward0."""
+
+    node_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, bias, x, w):
+        _check_matmul(x, w)
+        ctx.save_for_backward(x, w)
+        ctx.bias_shape = bias._data.shape if bias is not None else None
+        out = x._xp.matmul(x._data, w._data)
+        if bias is not None:
+            out += bias._data
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        gb = _grad_like(g, ctx.bias_shape, g.dtype) if ctx.needs_input_grad[0] else None
+        gx = g @ w.mT if ctx.needs_input_grad[1] else None
+        gw = x.mT @ g if ctx.needs_input_grad[2] else None
+        return gb, gx, gw

@@ -1,0 +1,741 @@
+"""Tensor methods and operators, each a thin binding to an op in `tinygrad_course/ops/`.
+
+Kept apart from `tensor.py` so that the Tensor object itself stays short enough to read.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .ops import elementwise as E
+from .ops import matmul as M
+from .ops import movement as V
+from .ops import reduce as R
+
+
+def _operand(o):
+    """A tensor or Python scalar usable in arithmetic, or None when the type is not supported."""
+    from .tensor import Tensor
+
+    if isinstance(o, Tensor):
+        return o
+    if isinstance(o, (bool, int, float)):
+        return o
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        from .factories import tensor
+
+        return tensor(o)
+    if isinstance(o, numbers.Number):
+        return float(o)
+    return None
+
+
+def _binary(fn_op, **kw):
+    def method(self, other):
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        return fn_op.apply(self, other, **kw)
+
+    return method
+
+
+def _reflected(fn_op, **kw):
+    def method(self, other):
+        other = _operand(other)
+        if other is None:
+            return NotImplemented
+        return fn_op.apply(other, self, **kw)
+
+    return method
+
+
+def _compare(name):
+    def method(self, other):
+        other = _operand(other)
+        if other is None:
+            return NotImplemented if name in ("eq", "ne") else NotImplemented
+        return E.Compare.apply(self, other, op=name)
+
+    method.__doc__ = f"Element-wise `{name}` comparison; a bool tensor (like `torch.{name}`)."
+    return method
+
+
+def _shape_args(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    if len(args) == 1 and hasattr(args[0], "_data") and args[0].ndim == 1:
+        return tuple(args[0].tolist())
+    return args
+
+
+class TensorMethods:
+    """Mixin with the operators and methods of `Tensor` (see `tensor.py`)."""
+
+    __slots__ = ()
+
+    # ---- arithmetic operators -----------------------------------------------------------------------
+    __add__ = _binary(E.Add)
+    __radd__ = _reflected(E.Add)
+    __sub__ = _binary(E.Sub)
+    __rsub__ = _reflected(E.Sub)
+    __mul__ = _binary(E.Mul)
+    __rmul__ = _reflected(E.Mul)
+    __truediv__ = _binary(E.Div)
+    __rtruediv__ = _reflected(E.Div)
+    __pow__ = _binary(E.Pow)
+    __rpow__ = _reflected(E.Pow)
+    __floordiv__ = _binary(E.FloorDivide)
+    __rfloordiv__ = _reflected(E.FloorDivide)
+    __mod__ = _binary(E.Remainder)
+    __rmod__ = _reflected(E.Remainder)
+    __and__ = _binary(E.Bitwise, op="and")
+    __rand__ = _reflected(E.Bitwise, op="and")
+    __or__ = _binary(E.Bitwise, op="or")
+    __ror__ = _reflected(E.Bitwise, op="or")
+    __xor__ = _binary(E.Bitwise, op="xor")
+    __rxor__ = _reflected(E.Bitwise, op="xor")
+    eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
+    greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+    def __neg__(self):
+        return E.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return E.Abs.apply(self)
+
+    def __invert__(self):
+        if self.dtype.name == "bool":
+            return E.Unary.apply(self, op="logical_not")
+        return E.Unary.apply(self, op="bitwise_not")
+
+    def __matmul__(self, other):
+        if not hasattr(other, "_data"):
+            return NotImplemented
+        return M.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not hasattr(other, "_data"):
+            return NotImplemented
+        return M.matmul(other, self)
+
+    # in-place operators
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    # ---- arithmetic methods -----------------------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        """self + alpha * other, with broadcasting."""
+        return E.Add.apply(self, _operand(other), alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        """self - alpha * other, with broadcasting."""
+        return E.Sub.apply(self, _operand(other), alpha=alpha)
+
+    subtract = sub
+
+    def mul(self, other):
+        """Element-wise product, with broadcasting."""
+        return E.Mul.apply(self, _operand(other))
+
+    multiply = mul
+
+    def div(self, other, *, rounding_mode=None):
+        """True division (always floating), or 'trunc'/'floor' rounding division."""
+        if rounding_mode is None:
+            return E.Div.apply(self, _operand(other))
+        if rounding_mode == "floor":
+            return E.FloorDivide.apply(self, _operand(other))
+        if rounding_mode == "trunc":
+            q = E.Div.apply(self, _operand(other)).trunc()
+            from . import dtypes as _dt
+
+            rd = _dt.result_type(self, _operand(other))
+            return q if rd.category == 2 else q.to(rd)
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+    divide = true_divide = div
+
+    def floor_divide(self, other):
+        return E.FloorDivide.apply(self, _operand(other))
+
+    def remainder(self, other):
+        return E.Remainder.apply(self, _operand(other))
+
+    def pow(self, exponent):
+        """self ** exponent, element-wise."""
+        return E.Pow.apply(self, _operand(exponent))
+
+    def square(self):
+        return E.Mul.apply(self, self)
+
+    def reciprocal(self):
+        return E.Div.apply(1.0, self)
+
+    def neg(self):
+        return E.Neg.apply(self)
+
+    negative = neg
+
+    def abs(self):
+        return E.Abs.apply(self)
+
+    absolute = abs
+
+    def sign(self):
+        return E.Sign.apply(self)
+
+    def exp(self):
+        return E.Exp.apply(self)
+
+    def log(self):
+        return E.Log.apply(self)
+
+    def log1p(self):
+        return E.Log1p.apply(self)
+
+    def log2(self):
+        return E.Log.apply(self) / float(np.log(2.0))
+
+    def log10(self):
+        return E.Log.apply(self) / float(np.log(10.0))
+
+    def expm1(self):
+        return E.Exp.apply(self) - 1
+
+    def sqrt(self):
+        return E.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return E.Rsqrt.apply(self)
+
+    def sin(self):
+        return E.Sin.apply(self)
+
+    def cos(self):
+        return E.Cos.apply(self)
+
+    def tanh(self):
+        return E.Tanh.apply(self)
+
+    def sigmoid(self):
+        return E.Sigmoid.apply(self)
+
+    def relu(self):
+        return E.Relu.apply(self)
+
+    def clamp(self, min=None, max=None):
+        """Limit values to [min, max] (either bound may be None)."""
+        if hasattr(min, "_data") or hasattr(max, "_data"):
+            out = self
+            if min is not None:
+                out = out.maximum(min) if hasattr(min, "_data") else E.Clamp.apply(out, min=min)
+            if max is not None:
+                out = out.minimum(max) if hasattr(max, "_data") else E.Clamp.apply(out, max=max)
+            return out
+        return E.Clamp.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
+
+    def maximum(self, other):
+        return E.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        return E.Minimum.apply(self, other)
+
+    def where(self, condition, other):
+        """Elements of self where `condition`, else of `other` (like `torch.where(condition, self, other)`)."""
+        return E.Where.apply(condition, self, _operand(other))
+
+    def floor(self):
+        return E.ROUNDING["floor"].apply(self, op="floor")
+
+    def ceil(self):
+        return E.ROUNDING["ceil"].apply(self, op="ceil")
+
+    def round(self, decimals=0):
+        if decimals:
+            return E.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
+        return E.ROUNDING["round"].apply(self, op="round")
+
+    def trunc(self):
+        return E.ROUNDING["trunc"].apply(self, op="trunc")
+
+    def logical_not(self):
+        return E.Unary.apply(self, op="logical_not")
+
+    def logical_and(self, other):
+        return E.Compare.apply(self, _operand(other), op="and")
+
+    def logical_or(self, other):
+        return E.Compare.apply(self, _operand(other), op="or")
+
+    def logical_xor(self, other):
+        return E.Compare.apply(self, _operand(other), op="xor")
+
+    def bitwise_and(self, other):
+        return E.Bitwise.apply(self, _operand(other), op="and")
+
+    def bitwise_or(self, other):
+        return E.Bitwise.apply(self, _operand(other), op="or")
+
+    def bitwise_xor(self, other):
+        return E.Bitwise.apply(self, _operand(other), op="xor")
+
+    def bitwise_not(self):
+        return E.Unary.apply(self, op="bitwise_not")
+
+    def isnan(self):
+        return E.Unary.apply(self, op="isnan")
+
+    def isinf(self):
+        return E.Unary.apply(self, op="isinf")
+
+    def isfinite(self):
+        return E.Unary.apply(self, op="isfinite")
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+        return bool(np.allclose(self.detach().cpu()._data, other.detach().cpu()._data, rtol, atol, equal_nan))
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        from .tensor import _wrap
+
+        return _wrap(self._xp.isclose(self._data, other._data, rtol, atol, equal_nan))
+
+    def equal(self, other) -> bool:
+        return self.shape == other.shape and bool((self._data == other._data).all())
+
+    # ---- reductions -------------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        """Sum of all elements, or over `dim` (an int or tuple)."""
+        if dim is None and not keepdim:
+            return R.SumAll.apply(self, None, False, dtype)
+        return R.Sum.apply(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        """Mean of all elements, or over `dim`."""
+        if dim is None and not keepdim:
+            return R.MeanAll.apply(self, None, False, dtype)
+        return R.Mean.apply(self, dim, keepdim, dtype)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        """Variance; unbiased (divides by N-1) unless `unbiased=False` or `correction=0`."""
+        if isinstance(unbiased, bool) is False and dim is None:
+            dim, unbiased = unbiased, True
+        c = correction if correction is not None else (1 if unbiased else 0)
+        return R.Var.apply(self, dim, c, keepdim)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        """Standard deviation; unbiased unless `unbiased=False` or `correction=0`."""
+        if isinstance(unbiased, bool) is False and dim is None:
+            dim, unbiased = unbiased, True
+        c = correction if correction is not None else (1 if unbiased else 0)
+        return R.Std.apply(self, dim, c, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        """Largest element; with `dim`, a (values, indices) pair; with a tensor, `maximum`."""
+        if hasattr(dim, "_data"):
+            return self.maximum(dim)
+        if dim is None:
+            return R.MaxMinAll.apply(self, None, False, True)
+        return R.values_indices(*R.MaxMinDim.apply(self, dim, keepdim, True))
+
+    def min(self, dim=None, keepdim=False):
+        """Smallest element; with `dim`, a (values, indices) pair; with a tensor, `minimum`."""
+        if hasattr(dim, "_data"):
+            return self.minimum(dim)
+        if dim is None:
+            return R.MinAll.apply(self, None, False, False)
+        return R.values_indices(*R.MinDim.apply(self, dim, keepdim, False))
+
+    def amax(self, dim=(), keepdim=False):
+        return R.AmaxOp.apply(self, dim if dim != () else None, keepdim, True)
+
+    def amin(self, dim=(), keepdim=False):
+        return R.AminOp.apply(self, dim if dim != () else None, keepdim, False)
+
+    def argmax(self, dim=None, keepdim=False):
+        """Index of the largest element (flattened when `dim` is None)."""
+        return R.ArgMaxMin.apply(self, dim, keepdim, True)
+
+    def argmin(self, dim=None, keepdim=False):
+        """Index of the smallest element (flattened when `dim` is None)."""
+        return R.ArgMaxMin.apply(self, dim, keepdim, False)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        """Product of all elements, or over `dim`."""
+        if dim is None:
+            return R.ProdAll.apply(self, None, False, dtype)
+        return R.Prod.apply(self, dim, keepdim, dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        """Running sum along `dim`."""
+        return R.Cumsum.apply(self, dim, dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        """log(sum(exp(x))) over `dim`, computed stably."""
+        return R.Logsumexp.apply(self, dim, keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return R.AllAny.apply(self, dim, keepdim, op="all")
+
+    def any(self, dim=None, keepdim=False):
+        return R.AllAny.apply(self, dim, keepdim, op="any")
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """Vector p-norm over all elements or `dim` ('fro' is the 2-norm)."""
+        if p in ("fro", None):
+            p = 2
+        if p == "nuc":
+            raise NotImplementedError("nuclear norm is not supported")
+        return R.Norm.apply(self, float(p), dim, keepdim)
+
+    # ---- matrix products ----------------------------------------------------------------------------
+    def matmul(self, other):
+        return M.matmul(self, other)
+
+    def mm(self, other):
+        return M.mm(self, other)
+
+    def bmm(self, other):
+        return M.bmm(self, other)
+
+    def mv(self, vec):
+        return M.mv(self, vec)
+
+    def dot(self, other):
+        return M.dot(self, other)
+
+    # ---- shape and views -----------------------------------------------------------------------------
+    def view(self, *shape):
+        """Same data, new shape, without copying (fails if the strides do not allow it)."""
+        return V.View.apply(self, _shape_args(shape))
+
+    def view_as(self, other):
+        return V.View.apply(self, other.shape)
+
+    def reshape(self, *shape):
+        """New shape: a view when possible, otherwise a copy."""
+        shape = _shape_args(shape)
+        if self._data.flags.c_contiguous:
+            return V.View.apply(self, shape)
+        return V.Reshape.apply(self, shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dims start_dim..end_dim into one."""
+        from .ops._util import normalize_dim
+
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if s == e:
+            return self
+        shape = self._data.shape
+        return self.reshape(shape[:s] + (-1,) + shape[e + 1:])
+
+    def unflatten(self, dim, sizes):
+        """Split dimension `dim` into `sizes`."""
+        from .ops._util import normalize_dim
+
+        d = normalize_dim(dim, self.ndim)
+        shape = self._data.shape
+        return self.view(shape[:d] + tuple(sizes) + shape[d + 1:])
+
+    def squeeze(self, dim=None):
+        """Remove size-1 dimensions (all, or only `dim`)."""
+        return V.Squeeze.apply(self, dim)
+
+    def unsqueeze(self, dim):
+        """Insert a size-1 dimension at `dim`."""
+        return V.Unsqueeze.apply(self, dim)
+
+    def permute(self, *dims):
+        """Reorder dimensions (a view)."""
+        return V.Permute.apply(self, _shape_args(dims))
+
+    def transpose(self, dim0, dim1):
+        """Swap two dimensions (a view)."""
+        return V.Transpose.apply(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        """Transpose of a matrix (<= 2-D)."""
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        if self.ndim < 2:
+            return V.AliasView.apply(self)
+        return V.T.apply(self, 0, 1)
+
+    @property
+    def T(self):
+        """All dimensions reversed (the matrix transpose for 2-D tensors)."""
+        if self.ndim == 2:
+            return V.T.apply(self, 0, 1)
+        return V.Permute.apply(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        """Transpose of the last two dimensions (a batch of matrices)."""
+        if self.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return V.Transpose.apply(self, -2, -1)
+
+    def expand(self, *sizes):
+        """Broadcast size-1 dims to `sizes` without copying (stride 0); -1 keeps a size."""
+        return V.Expand.apply(self, _shape_args(sizes))
+
+    def expand_as(self, other):
+        return V.Expand.apply(self, other.shape)
+
+    def repeat(self, *sizes):
+        """Tile the tensor `sizes` times along each dimension (a copy)."""
+        return V.Repeat.apply(self, _shape_args(sizes))
+
+    def flip(self, *dims):
+        """Reverse the order of elements along `dims` (a copy)."""
+        return V.Flip.apply(self, _shape_args(dims))
+
+    def narrow(self, dim, start, length):
+        """The slice start:start+length along `dim` (a view)."""
+        return V.Narrow.apply(self, dim, int(start), int(length))
+
+    def split(self, split_size_or_sections, dim=0):
+        """Split into chunks of a given size (the last may be smaller), or of the listed sizes."""
+        from .ops._util import normalize_dim
+
+        size = self._data.shape[normalize_dim(dim, self.ndim)]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            if step <= 0 and size:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+            sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+        else:
+            sizes = list(split_size_or_sections)
+        return V.Split.apply(self, sizes, dim)
+
+    def chunk(self, chunks, dim=0):
+        """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""
+        from .ops._util import normalize_dim
+
+        size = self._data.shape[normalize_dim(dim, self.ndim)]
+        step = -(-size // chunks)
+        return self.split(step, dim) if step else self.split([0] * 1, dim)
+
+    def unbind(self, dim=0):
+        """The slices along `dim`, as a tuple of views."""
+        return V.Unbind.apply(self, dim)
+
+    def gather(self, dim, index):
+        """out[i][j] = self[index[i][j]][j] (for dim=0), etc."""
+        return V.Gather.apply(self, dim, index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        """A copy of self with `src` (or `value`) written at `index` along `dim`."""
+        src = value if src is None else src
+        if reduce not in (None, "add"):
+            raise NotImplementedError("scatter supports reduce=None or 'add'")
+        return V.Scatter.apply(self, dim, index, src, reduce)
+
+    def scatter_add(self, dim, index, src):
+        """A copy of self with `src` added at `index` along `dim` (repeated indices accumulate)."""
+        return V.ScatterAdd.apply(self, dim, index, src, "add")
+
+    def index_select(self, dim, index):
+        return V.IndexSelect.apply(self, dim, index)
+
+    def masked_fill(self, mask, value):
+        """A copy with `value` where `mask` is True."""
+        return V.MaskedFill.apply(self, mask, value)
+
+    def tril(self, diagonal=0):
+        return V.Triangle.apply(self, diagonal, False)
+
+    def triu(self, diagonal=0):
+        return V.Triu.apply(self, diagonal, True)
+
+    def contiguous(self, memory_format=None):
+        """This tensor if already contiguous, else a contiguous copy."""
+        if self._data.flags.c_contiguous:
+            return self
+        return V.Clone.apply(self)
+
+    def clone(self, *, memory_format=None):
+        """A copy with its own storage (recorded in the graph)."""
+        return V.Clone.apply(self)
+
+    def __getitem__(self, idx):
+        from .tensor import Tensor
+
+        if type(idx) is int:
+            return V.SelectItem.apply(self, (idx,), True)
+        nidx, basic = V.normalize_index(idx, Tensor)
+        if basic:
+            op = V.SelectItem if all(type(i) is int for i in nidx) else V.GetItem
+            return op.apply(self, nidx, True)
+        return V.AdvancedGetItem.apply(self, nidx, False)
+
+    def __setitem__(self, idx, value):
+        from .tensor import Tensor
+
+        nidx, basic = V.normalize_index(idx, Tensor)
+        value = _operand(value) if not isinstance(value, Tensor) else value
+        if value is None:
+            raise TypeError("can't assign a value of this type to a tensor")
+        if isinstance(value, Tensor) and value._data.size and value.dtype is not self.dtype:
+            value = value.to(self.dtype)
+        if basic:
+            V._check_bounds(self._data.shape, nidx)
+        self._inplace(V.CopySlices.apply, value, nidx, basic)
+
+    # ---- in-place versions ----------------------------------------------------------------------
+    def add_(self, other, *, alpha=1):
+        return self._inplace(E.Add.apply, _operand(other), alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace(E.Sub.apply, _operand(other), alpha=alpha)
+
+    def mul_(self, other):
+        return self._inplace(E.Mul.apply, _operand(other))
+
+    def div_(self, other):
+        return self._inplace(E.Div.apply, _operand(other))
+
+    def pow_(self, exponent):
+        return self._inplace(E.Pow.apply, _operand(exponent))
+
+    def neg_(self):
+        return self._inplace(E.Neg.apply)
+
+    def abs_(self):
+        return self._inplace(E.Abs.apply)
+
+    def exp_(self):
+        return self._inplace(E.Exp.apply)
+
+    def log_(self):
+        return self._inplace(E.Log.apply)
+
+    def sqrt_(self):
+        return self._inplace(E.Sqrt.apply)
+
+    def relu_(self):
+        return self._inplace(E.Relu.apply)
+
+    def sigmoid_(self):
+        return self._inplace(E.Sigmoid.apply)
+
+    def tanh_(self):
+        return self._inplace(E.Tanh.apply)
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(lambda t: t.clamp(min, max))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(V.MaskedFill.apply, mask, value)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return self._inplace(lambda t: t.scatter(dim, index, src, value=value, reduce=reduce))
+
+    def scatter_add_(self, dim, index, src):
+        return self._inplace(lambda t: t.scatter_add(dim, index, src))
+
+    def copy_(self, src, non_blocking=False):
+        """Copy `src`'s values (broadcast and converted) into this tensor."""
+        from .tensor import Tensor
+
+        if not isinstance(src, Tensor):
+            from .factories import tensor
+
+            src = tensor(src)
+
+        return self._inplace(_overwrite, src.to(dtype=self.dtype, device=self.device))
+
+    def fill_(self, value):
+        """Set every element to `value`."""
+        return self._inplace(_overwrite, value)
+
+    def zero_(self):
+        """Set every element to zero."""
+        return self.fill_(0)
+
+    # random in-place initialisers (used by tc.nn.init under no_grad)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Fill with samples from U(a, b)."""
+        from .factories import _generator
+
+        return self._random_fill(_generator(generator).uniform(a, b, self._data.shape))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with samples from N(mean, std^2)."""
+        from .factories import _generator
+
+        return self._random_fill(_generator(generator).normal(mean, std, self._data.shape))
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill with 0/1 samples that are 1 with probability `p`."""
+        from .factories import _generator
+
+        return self._random_fill(_generator(generator).random(self._data.shape) < p)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        from .factories import _generator
+
+        return self._random_fill(_generator(generator).exponential(1.0 / lambd, self._data.shape))
+
+    def random_(self, low=0, high=None, *, generator=None):
+        from .factories import _generator
+
+        if high is None:
+            low, high = 0, low if low else 2 ** 24
+        return self._random_fill(_generator(generator).integers(low, high, self._data.shape))
+
+    def _random_fill(self, values):
+        from .tensor import _wrap
+
+        self._check_inplace()
+        self._write(_wrap(self._xp.asarray(np.asarray(values).astype(self.dtype.np_dtype))))
+        return self
+
+
+def _overwrite(t, value):
+    """`value` broadcast to t's shape, standing in for `t` in the graph (t gets a zero gradient)."""
+    from .tensor import _wrap
+
+    xp = t._xp
+    if t._requires_grad or getattr(value, "_requires_grad", False):
+        return E.Where.apply(_wrap(xp.ones(t._data.shape, dtype=bool)), value, t)
+    data = value._data if hasattr(value, "_data") else value
+    return _wrap(xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape))
