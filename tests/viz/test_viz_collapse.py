@@ -1,7 +1,7 @@
 """Module collapsing on a duck-typed graph whose nodes carry ``.modules`` (the tc graph contract)."""
 import numpy as np
 
-from tinygrad_course.viz.graph import Graph
+from tinygrad_course.viz.graph_view import Graph
 from tinygrad_course.viz.names import collect_names
 
 

@@ -53,8 +53,13 @@ def test_steps_follow_the_engines_real_order(F):
     fns = [n.fn for n in g.model.nodes if n.fn is not None]
     fw_name = "torch" if F.__name__ == "torch" else "tc"
     engine_order = [g.model.fn_to_node[id(fn)] for fn in record(fw_name, loss, fns)]
-    assert [s["node"] for s in g.steps] == engine_order
-    assert len(g.steps) == len(fns)
+    # tc's record_backward() does not report AccumulateGrad (tc.viz adds those from leaf hooks),
+    # so compare on the nodes the engine reports, and require every node exactly once
+    reported = set(engine_order)
+    assert [s["node"] for s in g.steps if s["node"] in reported] == engine_order
+    assert sorted(s["node"] for s in g.steps) == sorted(g.model.fn_to_node.values())
+    if fw_name == "torch":
+        assert [s["node"] for s in g.steps] == engine_order
 
 
 def test_seed_example_gradient_and_grads_left_untouched(F):

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from tinygrad_course.viz.layout import _isotonic, layout
+from tinygrad_course.viz.sugiyama import _isotonic, layout
 
 
 def random_dag(seed, n=40, p=0.08):

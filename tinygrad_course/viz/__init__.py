@@ -1,24 +1,25 @@
 """Course visuals: the autograd graph widget, tensor/stride/broadcast pictures, training plots.
 
-Nothing heavy is imported here: every name is loaded on first use, so ``import tinygrad_course``
+Module files are named differently from the functions they export (``graph_view.graph``), so a
+submodule import never shadows a function. Nothing heavy is imported here: every name is loaded on first use, so ``import tinygrad_course``
 stays fast and works without matplotlib or anywidget installed.
 """
 from importlib import import_module
 
 _EXPORTS = {
-    "graph": ("graph", "graph"),
-    "Graph": ("graph", "Graph"),
+    "graph": ("graph_view", "graph"),
+    "Graph": ("graph_view", "Graph"),
     "build_graph": ("graph_model", "build_graph"),
     "GraphModel": ("graph_model", "GraphModel"),
-    "layout": ("layout", "layout"),
-    "storage": ("storage", "storage"),
-    "StorageView": ("storage", "StorageView"),
-    "broadcast": ("broadcast", "broadcast"),
-    "BroadcastPicture": ("broadcast", "BroadcastPicture"),
-    "TrainingPlot": ("training", "TrainingPlot"),
-    "progress": ("training", "progress"),
-    "loss_surface": ("surface", "loss_surface"),
-    "optimizer_path": ("surface", "optimizer_path"),
+    "layout": ("sugiyama", "layout"),
+    "storage": ("storage_view", "storage"),
+    "StorageView": ("storage_view", "StorageView"),
+    "broadcast": ("broadcast_view", "broadcast"),
+    "BroadcastPicture": ("broadcast_view", "BroadcastPicture"),
+    "TrainingPlot": ("training_plot", "TrainingPlot"),
+    "progress": ("training_plot", "progress"),
+    "loss_surface": ("surface_plot", "loss_surface"),
+    "optimizer_path": ("surface_plot", "optimizer_path"),
 }
 
 __all__ = sorted(_EXPORTS)

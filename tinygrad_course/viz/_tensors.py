@@ -36,7 +36,7 @@ def shape_of(t):
 
 def dtype_name(t):
     """'float32' for both tc.float32 and torch.float32."""
-    return str(getattr(t, "dtype", "?")).replace("torch.", "").replace("tinygrad_course.", "")
+    return str(getattr(t, "dtype", "?")).rsplit(".", 1)[-1]
 
 
 def device_name(t):

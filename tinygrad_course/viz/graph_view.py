@@ -1,7 +1,7 @@
 """``tc.viz.graph``: the backward graph of a tensor, as an interactive widget with a static SVG fallback."""
 from .collapse import default_expanded, make_view
 from .graph_model import build_graph
-from .layout import layout
+from .sugiyama import layout
 from .names import caller_frame, collect_names
 from .steps import backward_steps, forward_steps
 from .svg_graph import render_svg

@@ -29,12 +29,43 @@ def _torch_recorder(nodes):
             h.remove()
 
 
+@contextlib.contextmanager
+def _engine_recorder(engine, nodes):
+    """``engine.record_backward()`` plus leaf hooks for AccumulateGrad steps the engine may not report.
+
+    Leaf hooks run at the moment the engine accumulates into ``.grad``, so appending to the same
+    list keeps the real execution order. If the engine reports AccumulateGrad itself, the hook
+    entries are dropped again.
+    """
+    synthetic, handles = set(), []
+    with engine.record_backward() as records:
+        for node in nodes:
+            variable = getattr(node, "variable", None)
+            if variable is None or not hasattr(variable, "register_hook"):
+                continue
+
+            def hook(grad, node=node):
+                entry = (node, (grad,), ())
+                synthetic.add(id(entry))
+                records.append(entry)
+
+            handles.append(variable.register_hook(hook))
+        out = []
+        try:
+            yield out
+        finally:
+            for h in handles:
+                h.remove()
+            reported = {id(r[0]) for r in records if id(r) not in synthetic and getattr(r[0], "variable", None) is not None}
+            out.extend(r for r in records if id(r) not in synthetic or id(r[0]) not in reported)
+
+
 def recorder_for(output, nodes):
     """The context manager that records backward execution for ``output``'s framework."""
     if _framework(output) == "torch":
         return _torch_recorder(nodes)
     engine = import_module(f"{_framework(output)}.autograd.engine")
-    return engine.record_backward()
+    return _engine_recorder(engine, nodes)
 
 
 def replay_backward(output, nodes, leaves, grad_output=None):
