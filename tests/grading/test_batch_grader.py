@@ -1,0 +1,116 @@
+"""The batch grader on honest, broken and malicious submissions, graded in one batch."""
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tinygrad_course.cli import main
+import nbformat
+
+from tinygrad_course.grading.notebook_files import dumps, read, reads
+
+from .fixtures.submissions import SUBMISSIONS
+
+pytestmark = pytest.mark.slow
+
+
+def _code_cell(source, index):
+    return nbformat.v4.new_code_cell(source, id=f"added-{index}")
+
+
+def _make_submission(released_nb, spec, constants):
+    nb = reads(dumps(released_nb))
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    for grade_id, source in spec["cells"].items():
+        by_id[grade_id].source = constants + source
+    if spec.get("replace_locked"):
+        by_id["setup"].source = "check = lambda *a, **k: None"
+        nb.cells = [c for c in nb.cells if not c.metadata.get("nbgrader", {}).get("grade")]
+    nb.cells = ([_code_cell(s, i) for i, s in enumerate(spec.get("extra_first", []))] + nb.cells
+                + [_code_cell(s, 100 + i) for i, s in enumerate(spec.get("extra", []))])
+    return dumps(nb)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, request):
+    root = tmp_path_factory.mktemp("grading")
+    course = Path(__file__).parent / "fixtures" / "course"
+    solutions = root / "solutions"
+    shutil.copytree(course / "solutions", solutions)
+    submissions = root / "submitted"
+    released_nb = read(course / "exercises" / "99_demo.ipynb")
+    victims = [str(solutions / "99_demo.ipynb"), str(submissions / "correct" / "99_demo.ipynb"), str(root / "grades.csv")]
+    constants = f"TARGETS = {victims!r}\nSOLUTION = {str(solutions / '99_demo.ipynb')!r}\n"
+    for name, spec in SUBMISSIONS.items():
+        folder = submissions / name
+        folder.mkdir(parents=True)
+        (folder / "99_demo.ipynb").write_text(_make_submission(released_nb, spec, constants))
+    (submissions / "not_a_notebook").mkdir()
+    (submissions / "not_a_notebook" / "99_demo.ipynb").write_text("{ this is not json")
+    (submissions / "nothing_submitted").mkdir()
+    originals = {p: Path(p).read_bytes() for p in victims if Path(p).exists()}
+    out = root / "grades.csv"
+    args = ["grade", str(submissions), "--assignment", "99", "--out", str(out), "--solutions", str(solutions),
+            "--timeout", "30", "--cell-timeout", "3", "--memory-mb", "1024", "--jobs", "2"]
+    assert main(args) == 0
+    rows = {row["student"]: row for row in csv.DictReader(out.open())}
+    return dict(root=root, out=out, rows=rows, args=args, originals=originals,
+                feedback={p.stem: p.read_text() for p in (root / "grades_feedback").glob("*.md")})
+
+
+@pytest.mark.parametrize("name", sorted(SUBMISSIONS))
+def test_each_submission_gets_exactly_its_fair_grade(graded, name):
+    spec, row = SUBMISSIONS[name], graded["rows"][name]
+    assert {e: float(row[e]) for e in spec["expected"]} == {e: float(p) for e, p in spec["expected"].items()}, graded["feedback"][name]
+    assert float(row["total"]) == sum(spec["expected"].values())
+    if "problem" in spec:
+        assert spec["problem"] in row["problem"]
+    for exercise, phrase in spec.get("reason", {}).items():
+        assert phrase in graded["feedback"][name]
+    if "note" in spec:
+        assert spec["note"] in graded["feedback"][name]
+
+
+def test_unreadable_and_missing_submissions_get_zero_with_a_reason(graded):
+    assert graded["rows"]["not_a_notebook"]["total"] == "0"
+    assert "not a readable notebook" in graded["rows"]["not_a_notebook"]["problem"]
+    assert "no notebook" in graded["rows"]["nothing_submitted"]["problem"]
+
+
+def test_no_submission_can_change_files_outside_its_sandbox(graded):
+    for path, content in graded["originals"].items():
+        assert Path(path).read_bytes() == content, f"{path} was modified"
+
+
+def test_feedback_explains_each_lost_point(graded):
+    text = graded["feedback"]["partial"]
+    assert "**Total: 2 / 6 points**" in text and "### Exercise 99.2" in text and "not implemented yet" in text
+
+
+def test_csv_has_one_row_per_student_and_the_exercise_columns(graded):
+    header = graded["out"].read_text().splitlines()[0]
+    assert header == "student,99.1,99.2,99.3,total,max,problem"
+    assert len(graded["rows"]) == len(SUBMISSIONS) + 2
+
+
+def test_hidden_tests_never_reach_the_worker_as_source(graded):
+    from tinygrad_course.grading.sandbox.plan import build_plan
+    solution = read(graded["root"] / "solutions" / "99_demo.ipynb")
+    steps = build_plan(solution, solution)
+    learner_visible = "".join(s.source for s in steps if s.kind == "code")
+    assert "expect_equal(broadcast_shape((2, 1, 3)" not in learner_visible
+
+
+def test_rerun_reuses_cached_results_for_unchanged_submissions(graded, monkeypatch):
+    from tinygrad_course.grading import batch
+    calls = []
+    real = batch.grade_submission
+    monkeypatch.setattr(batch, "grade_submission", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    changed = graded["root"] / "submitted" / "stub" / "99_demo.ipynb"
+    nb = json.loads(changed.read_text())
+    nb["metadata"]["edited"] = True
+    changed.write_text(json.dumps(nb))
+    assert main(graded["args"]) == 0
+    assert calls == ["stub"]
