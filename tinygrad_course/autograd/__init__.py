@@ -1,5 +1,6 @@
 """Automatic differentiation, mirroring `torch.autograd`."""
 from . import functional
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad, record_backward
 from .function import Function, Node, RemovableHandle
 from .gradcheck import gradcheck, gradgradcheck
@@ -7,5 +8,5 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 
 __all__ = [
     "Function", "Node", "RemovableHandle", "backward", "grad", "record_backward", "functional", "gradcheck",
-    "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
 ]

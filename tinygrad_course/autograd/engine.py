@@ -11,7 +11,9 @@ import contextlib
 import heapq
 import itertools
 
-from .function import AccumulateGrad
+from .anomaly_mode import check_gradients
+from .anomaly_mode import state as _anomaly
+from .function import AccumulateGrad, profilers
 from .grad_mode import _state
 
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
@@ -210,7 +212,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         needed is not None and not any(c in needed for c, _ in node.next_functions)):
                     out = (None,) * len(node.next_functions)
                 else:
-                    out = node.apply(*node_grads)
+                    if profilers:
+                        out = profilers[-1].record(node.name(), node.apply, node_grads, {})
+                    else:
+                        out = node.apply(*node_grads)
+                    if _anomaly.enabled:
+                        check_gradients(node, out)
                     if node._post_hooks:
                         for hook in list(node._post_hooks.values()):
                             res = hook(out, tuple(node_grads))

@@ -17,6 +17,7 @@ import itertools
 import threading
 import weakref
 
+from .anomaly_mode import state as _anomaly
 from .grad_mode import _state
 
 _Tensor = None  # set by tinygrad_course.tensor (avoids a circular import)
@@ -30,6 +31,9 @@ class _ModuleStack(threading.local):
 
 
 module_stack = _ModuleStack()  # nn.Module.__call__ pushes/pops; nodes remember it (for tc.viz)
+
+# Active profilers (tc.profiler): each has record(name, fn, args, kwargs) that times one call.
+profilers = []
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -354,6 +358,10 @@ def _link(ctx, args, needs):
     ctx._num_args = len(args)
     ctx._seq = next(_sequence)
     ctx.modules = module_stack.modules
+    if _anomaly.enabled:
+        from .anomaly_mode import remember_forward
+
+        remember_forward(ctx)
 
 
 class Op(Function):
@@ -375,16 +383,27 @@ class Op(Function):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if profilers:
+            return profilers[-1].record(cls.profile_name(), cls._apply, args, kwargs)
+        return cls._apply(*args, **kwargs)
+
+    @classmethod
+    def profile_name(cls) -> str:
+        """The op's name in profiler tables (PyTorch-style, e.g. "aten::mul")."""
+        return "aten::" + cls._Node.__name__.rsplit("Backward", 1)[0].lower()
+
+    @classmethod
+    def _apply(cls, *args, **kwargs):
         Tensor = _Tensor
         record = False
         if _state.enabled and cls.differentiable:
             for a in args:
-                if type(a) is Tensor and a._requires_grad:
+                if isinstance(a, Tensor) and a._requires_grad:
                     record = True
                     break
         ctx = cls._Node()
         if record:
-            ctx.needs_input_grad = tuple(type(a) is Tensor and a._requires_grad for a in args)
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         out = cls.forward(ctx, *args, **kwargs)
         wrap = _wrap
         if type(out) is tuple:
