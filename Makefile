@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip setuptools wheel
-	$(PIP) -e ".[course,test]"
+	$(PIP) -e ".[course,test,dist]"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -20,6 +20,7 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
 
 test: $(STAMP)
+	sh scripts/ensure_chromium.sh
 	$(PY) -m pytest
 
 test-fast: $(STAMP)

@@ -7,10 +7,8 @@ GRAPH_CELL = '''\
 try:
     import tinygrad_course as fw
     fw.tensor
-    F = fw.nn.functional
-except (ImportError, AttributeError):
+except AttributeError:  # the framework's Tensor is not there yet: PyTorch has the same graph API
     import torch as fw
-    import torch.nn.functional as F
 import numpy as np
 from tinygrad_course import viz
 
