@@ -26,8 +26,13 @@ def view_info(t):
     stride = t.stride() if callable(getattr(t, "stride", None)) else t.strides
     offset = t.storage_offset() if callable(getattr(t, "storage_offset", None)) else 0
     storage = None
-    try:
-        storage = to_numpy(t.untyped_storage()) if hasattr(t, "untyped_storage") else None
+    try:  # a NumPy-backed tensor (tc) exposes its whole storage through the view's base array
+        arr = t.detach().numpy() if hasattr(t, "detach") else None
+        base = arr
+        while isinstance(getattr(base, "base", None), np.ndarray):
+            base = base.base
+        if base is not arr and base.flags["C_CONTIGUOUS"]:
+            storage = base.reshape(-1)
     except Exception:
         storage = None
     return tuple(t.shape), tuple(stride), int(offset), storage
