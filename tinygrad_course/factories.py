@@ -105,28 +105,28 @@ def set_rng_state(state):
 # ---- from data ---------------------------------------------------------------------------------------
 
 def _infer_dtype(data):
-    """PyTorch's dtype for nested Python data: bool, int64, or the default float."""
-    kind = _dt.bool_
+    """PyTorch's dtype for nested Python data: bool, int64, or the default float (also for empty lists)."""
+    kind = None
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
         elif isinstance(x, Tensor):
-            kind = _dt.promote_types(kind, x.dtype) if kind.category < 2 or x.dtype.category == 2 else kind
+            kind = x.dtype if kind is None else _dt.promote_types(kind, x.dtype)
         elif isinstance(x, (bool, np.bool_)):
-            pass
+            kind = kind or _dt.bool_
         elif isinstance(x, (numbers.Integral, np.integer)):
-            if kind.category < 1:
+            if kind is None or kind.category < 1:
                 kind = _dt.int64
         elif isinstance(x, numbers.Real):
-            if kind.category < 2:
+            if kind is None or kind.category < 2:
                 kind = _dt.get_default_dtype()
         elif isinstance(x, numbers.Complex):
             raise TypeError("complex numbers are not supported")
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    return kind
+    return kind or _dt.get_default_dtype()
 
 
 def _to_plain(data):

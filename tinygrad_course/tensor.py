@@ -150,7 +150,13 @@ class Tensor(TensorMethods):
     def stride(self, dim=None):
         """Steps, in elements, between neighbours along each dimension (PyTorch's `stride()`)."""
         item = self.dtype.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        strides = [s // item for s in self._data.strides]
+        shape = self._data.shape
+        # NumPy gives a dim inserted by `None` stride 0; PyTorch gives it size * stride of the next dim.
+        for d in range(len(strides) - 1, -1, -1):
+            if shape[d] == 1 and strides[d] == 0:
+                strides[d] = shape[d + 1] * strides[d + 1] if d + 1 < len(strides) else 1
+        strides = tuple(strides)
         if dim is None:
             return strides
         from .ops._util import normalize_dim

@@ -38,6 +38,11 @@ def _grad_like(g, shape, dtype):
     return g
 
 
+def _as_dtype(out, rd):
+    """`out` in result dtype `rd` (NumPy computes bfloat16 with a Python float in float32)."""
+    return out if out.dtype == rd.np_dtype else out.astype(rd.np_dtype)
+
+
 def _meta(x):
     return (x._data.shape, x.dtype) if getattr(x, "_data", None) is not None else None
 
@@ -58,7 +63,7 @@ class Add(Op):
     def forward(ctx, a, b, alpha=1):
         xa, xb, rd = binary_operands(a, b)
         ctx.ma, ctx.mb, ctx.alpha = _meta(a), _meta(b), alpha
-        return xa + xb if alpha == 1 else xa + xb * alpha
+        return _as_dtype(xa + xb if alpha == 1 else xa + xb * alpha, rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -81,7 +86,7 @@ class Sub(Op):
                 "Use the `^` or `logical_xor()` operator instead."
             )
         ctx.ma, ctx.mb, ctx.alpha = _meta(a), _meta(b), alpha
-        return xa - xb if alpha == 1 else xa - xb * alpha
+        return _as_dtype(xa - xb if alpha == 1 else xa - xb * alpha, rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -100,7 +105,7 @@ class Mul(Op):
         _save_operands(ctx, a, b)
         ctx.a_scalar = a if ctx.ma is None else None
         ctx.b_scalar = b if ctx.mb is None else None
-        return xa * xb
+        return _as_dtype(xa * xb, rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -124,7 +129,7 @@ class Div(Op):
         ctx.a_scalar = a if ctx.ma is None else None
         ctx.b_scalar = b if ctx.mb is None else None
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xa / xb
+            return _as_dtype(xa / xb, rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -154,7 +159,7 @@ class Pow(Op):
         if ctx.mb is not None and ctx.needs_input_grad and ctx.needs_input_grad[1]:
             ctx.save_output = True
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return xa ** xb
+            return _as_dtype(xa ** xb, rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -192,7 +197,7 @@ class Remainder(Op):
             ctx.save_for_backward(a if ctx.ma is not None else None, b)
         xp = (a if ctx.ma is not None else b)._xp
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.remainder(xa, xb)
+            return _as_dtype(xp.remainder(xa, xb), rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -215,7 +220,7 @@ class FloorDivide(Op):
         if rd.category != 2 and np.any(xb == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.floor_divide(xa, xb)
+            return _as_dtype(xp.floor_divide(xa, xb), rd)
 
 
 class Maximum(Op):
@@ -226,7 +231,7 @@ class Maximum(Op):
         xa, xb, rd = binary_operands(a, b)
         ctx.ma, ctx.mb = _meta(a), _meta(b)
         ctx.save_for_backward(a, b)
-        return a._xp.maximum(xa, xb)
+        return _as_dtype(a._xp.maximum(xa, xb), rd)
 
     @staticmethod
     def backward(ctx, g):
@@ -242,7 +247,7 @@ class Minimum(Op):
         xa, xb, rd = binary_operands(a, b)
         ctx.ma, ctx.mb = _meta(a), _meta(b)
         ctx.save_for_backward(a, b)
-        return a._xp.minimum(xa, xb)
+        return _as_dtype(a._xp.minimum(xa, xb), rd)
 
     @staticmethod
     def backward(ctx, g):

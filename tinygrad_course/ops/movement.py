@@ -268,7 +268,8 @@ class GetItem(Op):
         if basic:
             _check_bounds(data.shape, idx)
         try:
-            out = data[idx]
+            # `...` at the end keeps an all-integer index a 0-d view (as in PyTorch), not a copied scalar
+            out = data[idx + (Ellipsis,)] if basic and Ellipsis not in idx else data[idx]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension").replace("array", "tensor")) from None
         ctx.shape, ctx.idx, ctx.basic, ctx.dtype = data.shape, idx, basic, x.dtype
