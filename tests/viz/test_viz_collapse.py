@@ -1,5 +1,8 @@
 """Module collapsing on a duck-typed graph whose nodes carry ``.modules`` (the tc graph contract)."""
 import numpy as np
+import pytest
+
+from tinygrad_course import viz
 
 from tinygrad_course.viz.graph_view import Graph
 from tinygrad_course.viz.names import collect_names
@@ -122,3 +125,27 @@ def test_steps_map_onto_module_boxes():
     assert len(data["steps"]) == len(fns)
     assert all(s["node"] in ids for s in data["steps"])
     assert data["steps"][2]["node"].startswith("m:")  # fc2's AddBackward0 is drawn as fc2's box
+
+
+def test_real_tc_model_collapses_into_submodule_boxes():
+    tc = pytest.importorskip("tinygrad_course")
+    try:
+        nn = tc.nn
+    except (ImportError, AttributeError) as exc:
+        pytest.skip(f"tc.nn is not available yet: {exc}")
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(3, 4), nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc2(self.fc1(x).relu())
+
+    model = MLP()
+    loss = model(tc.ones(5, 3)).pow(2).mean()
+    g = viz.graph(loss, model=model, collapse=True)
+    shown = titles(g.data())
+    assert "fc1 (Linear)" in shown and "fc2 (Linear)" in shown and "fc1.weight" not in shown
+    g.expand("fc1")
+    assert "fc1.weight" in titles(g.data())
