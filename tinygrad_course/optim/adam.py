@@ -1,0 +1,96 @@
+"""`Adam` and `AdamW`: adaptive moment estimation (like `torch.optim.Adam` / `torch.optim.AdamW`)."""
+from __future__ import annotations
+
+import math
+
+from ..tensor import _wrap
+from .optimizer import Optimizer, bump_version, check_float, grad_array
+
+
+class Adam(Optimizer):
+    """Adam, as in PyTorch (including `amsgrad`, L2 `weight_decay` and `maximize`).
+
+    Per step t: m = beta1*m + (1-beta1)*g;  v = beta2*v + (1-beta2)*g*g;
+    p -= lr / (1-beta1^t) * m / (sqrt(v) / sqrt(1-beta2^t) + eps).
+    With `decoupled_weight_decay=True` (what `AdamW` uses) the decay is p *= 1 - lr*weight_decay instead of
+    being added to the gradient.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        check_float("learning rate", lr)
+        check_float("epsilon value", eps)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        check_float("weight_decay value", weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]
+        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        decoupled = group.get("decoupled_weight_decay", False)
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            xp, w = p._xp, p._data
+            g = grad_array(p, maximize)
+            state = self.state[p]
+            if not state:
+                state["step"] = _wrap(xp.zeros((), dtype=xp.float32))
+                state["exp_avg"] = self._state_zeros(p)
+                state["exp_avg_sq"] = self._state_zeros(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = self._state_zeros(p)
+            step_arr = state["step"]._data
+            step_arr += 1
+            step = float(step_arr)
+            if weight_decay != 0:
+                if decoupled:
+                    w *= 1 - lr * weight_decay
+                else:
+                    g = g + weight_decay * w
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            tmp = self._scratch_buffer(xp, w)
+            _lerp_(xp, m, g, 1 - beta1, tmp)
+            xp.multiply(g, g, out=tmp)
+            tmp *= 1 - beta2
+            v *= beta2
+            v += tmp
+            if amsgrad:
+                vmax = state["max_exp_avg_sq"]._data
+                xp.maximum(vmax, v, out=vmax)
+                v = vmax
+            step_size = lr / (1 - beta1 ** step)
+            xp.sqrt(v, out=tmp)
+            tmp /= math.sqrt(1 - beta2 ** step)
+            tmp += eps
+            xp.divide(m, tmp, out=tmp)
+            tmp *= -step_size
+            w += tmp
+            bump_version(p)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (p *= 1 - lr*weight_decay each step), as in PyTorch's `AdamW`."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                         foreach=foreach, maximize=maximize, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)
+
+
+def _lerp_(xp, start, end, weight, tmp):
+    """start += weight * (end - start) in place, rounded the way PyTorch's `lerp_` rounds."""
+    xp.subtract(end, start, out=tmp)
+    if weight < 0.5:
+        tmp *= weight
+        start += tmp
+    else:
+        tmp *= 1 - weight
+        xp.subtract(end, tmp, out=start)

@@ -1,0 +1,52 @@
+"""`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay (like `torch.optim.SGD`)."""
+from __future__ import annotations
+
+from .optimizer import Optimizer, bump_version, check_float, grad_array
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, optionally with (Nesterov) momentum, as in PyTorch.
+
+    Per step: g = grad (+ weight_decay * p); with momentum, buf = momentum * buf + (1 - dampening) * g
+    (the first step sets buf = g) and g = buf, or g + momentum * buf for Nesterov; then p -= lr * g.
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        check_float("learning rate", lr)
+        check_float("momentum value", momentum)
+        check_float("weight_decay value", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                        maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, momentum, dampening = float(group["lr"]), group["momentum"], group["dampening"]
+        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            xp, w = p._xp, p._data
+            g = grad_array(p, maximize)
+            if weight_decay != 0:
+                g = g + weight_decay * w
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = self._state_zeros(p)
+                    xp.copyto(buf._data, g)
+                else:
+                    b = buf._data
+                    b *= momentum
+                    if dampening == 0:
+                        b += g
+                    else:
+                        b += (1 - dampening) * g
+                g = g + momentum * buf._data if nesterov else buf._data
+            tmp = self._scratch_buffer(xp, w)
+            xp.multiply(g, -lr, out=tmp)
+            w += tmp
+            bump_version(p)
