@@ -207,6 +207,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if type(node) is AccumulateGrad:
                     if accumulate and node_grads[0] is not None:
                         _accumulate(node.variable, node_grads[0], create_graph)
+                    for events in _recorders:
+                        events.append((node, tuple(node_grads), ()))
                     continue
                 if all(g is None for g in node_grads) or (
                         needed is not None and not any(c in needed for c, _ in node.next_functions)):
