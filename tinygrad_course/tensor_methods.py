@@ -186,7 +186,8 @@ class TensorMethods:
         return E.Pow.apply(self, _operand(exponent))
 
     def square(self):
-        return E.Mul.apply(self, self)
+        """self ** 2 (bool and integer tensors give int64, like PyTorch)."""
+        return E.Pow.apply(self, 2)
 
     def reciprocal(self):
         return E.Div.apply(1.0, self)

@@ -428,6 +428,7 @@ class Op(Function):
                 ctx._out_version = res._version[0]
             return res
         ctx._num_outputs = len(results)
+        ctx._materialize = False  # multi-output ops' backward accepts None for unused outputs
         skip = cls.non_differentiable_outputs
         for i, r in enumerate(results):
             if i not in skip:

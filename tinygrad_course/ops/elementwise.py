@@ -80,10 +80,16 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         xa, xb, rd = binary_operands(a, b)
-        if rd is _dt.bool_:
+        bools = [getattr(t, "dtype", None) is _dt.bool_ for t in (a, b)]
+        if all(bools):
             raise RuntimeError(
                 "Subtraction, the `-` operator, with two bool tensors is not supported. "
                 "Use the `^` or `logical_xor()` operator instead."
+            )
+        if any(bools):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
         ctx.ma, ctx.mb, ctx.alpha = _meta(a), _meta(b), alpha
         return _as_dtype(xa - xb if alpha == 1 else xa - xb * alpha, rd)
@@ -125,7 +131,10 @@ class Div(Op):
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b, float_only=True)
         ctx.ma, ctx.mb = _meta(a), _meta(b)
-        _save_operands(ctx, a, b)
+        need = ctx.needs_input_grad
+        if need:  # b's gradient needs a and b; a's needs b
+            ctx.save_for_backward(a if need[1] and ctx.ma is not None else None,
+                                  b if ctx.mb is not None else None)
         ctx.a_scalar = a if ctx.ma is None else None
         ctx.b_scalar = b if ctx.mb is None else None
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -150,8 +159,10 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        if rd.category == 1 and bool((xb < 0).any() if hasattr(xb, "shape") else xb < 0):
+        if rd.category < 2 and ctx is not None and _meta(b) is None and xb < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if rd.category < 2 and hasattr(xb, "shape") and bool((xb < 0).any()):
+            return _integer_pow(a._xp if _meta(a) is not None else b._xp, xa, xb, rd)
         ctx.ma, ctx.mb = _meta(a), _meta(b)
         ctx.a_scalar = a if ctx.ma is None else None
         ctx.b_scalar = b if ctx.mb is None else None
@@ -184,6 +195,14 @@ class Pow(Op):
                 gb = gb.masked_fill(b >= 0, 0.0)
             gb = _grad_like(gb, *ctx.mb)
         return ga, gb
+
+
+def _integer_pow(xp, xa, xb, rd):
+    """Integer power where some exponents are negative: 1 and -1 keep a magnitude of 1, others give 0."""
+    xa, xb = xp.broadcast_arrays(xp.asarray(xa, dtype=rd.np_dtype), xp.asarray(xb, dtype=rd.np_dtype))
+    pos = xa ** xp.abs(xb)
+    neg = xp.where(xa == 1, 1, xp.where(xa == -1, xp.where(xb % 2 == 0, 1, -1), 0))
+    return xp.where(xb < 0, neg, pos).astype(rd.np_dtype)
 
 
 class Remainder(Op):
@@ -292,6 +311,8 @@ class Abs(Op):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype is _dt.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(x)
         return x._xp.abs(x._data)
 
@@ -452,6 +473,8 @@ class Relu(Op):
 
     @staticmethod
     def forward(ctx, x):
+        if x.dtype is _dt.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         return x._xp.maximum(x._data, 0).astype(x._data.dtype, copy=False)
 
     @staticmethod
@@ -569,6 +592,8 @@ class Rounding(Op):
     @staticmethod
     def forward(ctx, x, op="floor"):
         ctx.node_op = op
+        if x.dtype is _dt.bool_:
+            raise NotImplementedError(f"\"{op}_vml_cpu\" not implemented for 'Bool'")
         if x.dtype.category != 2:
             return x._data.copy()
         return getattr(x._xp, {"round": "rint"}.get(op, op))(x._data)

@@ -212,6 +212,8 @@ class ArgMaxMin(Op):
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, largest=True):
+        if x.dtype is _dt.bool_:
+            raise RuntimeError(f"{'argmax' if largest else 'argmin'}(): does not support bool input")
         xp = x._xp
         fn = xp.argmax if largest else xp.argmin
         if dim is None:

@@ -1,0 +1,146 @@
+"""2-D convolution as im2col + one matrix product, like PyTorch's `conv2d` on the CPU.
+
+im2col: pad the input, take a `sliding_window_view` of every kernel-sized patch (a view, no copy),
+and lay the patches out as the rows of one matrix of shape (N*OH*OW, C*kh*kw). The convolution is
+then a single matrix product with the weight reshaped to (O, C*kh*kw). Its backward is two more
+matrix products and a col2im, which adds the patch gradients back into the input with kh*kw
+strided additions (no Python loop over the batch or the pixels).
+"""
+from __future__ import annotations
+
+from ..autograd.function import Op, _state
+from ..tensor import _wrap
+
+
+def conv_output_size(size, kernel, stride, padding, dilation):
+    """Output length along one spatial dim (PyTorch's formula)."""
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _pad_array(xp, a, ph, pw, value=0.0):
+    """Zero- (or `value`-) pad the last two dims of `a` by (ph, pw) on each side."""
+    if ph == 0 and pw == 0:
+        return a
+    n, c, h, w = a.shape
+    out = xp.full((n, c, h + 2 * ph, w + 2 * pw), value, dtype=a.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = a
+    return out
+
+
+def window_view(xp, a, kernel, stride, dilation):
+    """View (N, C, OH, OW, kh, kw) of all kernel windows of a padded (N, C, H, W) array (no copy)."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    win = xp.lib.stride_tricks.sliding_window_view(a, (span_h, span_w), axis=(2, 3))
+    return win[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def im2col_array(xp, a, kernel, stride, padding, dilation):
+    """The (N*OH*OW, C*kh*kw) patch matrix of a (N, C, H, W) array, and (OH, OW)."""
+    win = window_view(xp, _pad_array(xp, a, *padding), kernel, stride, dilation)
+    n, c, oh, ow, kh, kw = win.shape
+    return win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw), (oh, ow)
+
+
+def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
+    """Adjoint of `im2col_array`: add each patch row back into an (N, C, H, W) array."""
+    n, c, h, w = input_shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    oh = conv_output_size(h, kh, sh, ph, dh)
+    ow = conv_output_size(w, kw, sw, pw, dw)
+    patches = cols.reshape(n, oh, ow, c, kh, kw).transpose(0, 3, 4, 5, 1, 2)  # (N, C, kh, kw, OH, OW)
+    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, :, i, j]
+    return out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out
+
+
+class Im2Col(Op):
+    """(N, C, H, W) -> (N*OH*OW, C*kh*kw) patch matrix (differentiable; backward is col2im)."""
+
+    node_name = "Im2ColBackward0"
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding, dilation):
+        ctx.args = (tuple(x.shape), kernel, stride, padding, dilation)
+        return im2col_array(x._xp, x._data, kernel, stride, padding, dilation)[0]
+
+    @staticmethod
+    def backward(ctx, g):
+        return Col2Im.apply(g, *ctx.args)
+
+
+class Col2Im(Op):
+    """(N*OH*OW, C*kh*kw) patch gradients -> (N, C, H, W), summing overlaps (backward is im2col)."""
+
+    node_name = "Col2ImBackward0"
+
+    @staticmethod
+    def forward(ctx, cols, input_shape, kernel, stride, padding, dilation):
+        ctx.args = (kernel, stride, padding, dilation)
+        return col2im_array(cols._xp, cols._data, input_shape, kernel, stride, padding, dilation)
+
+    @staticmethod
+    def backward(ctx, g):
+        return Im2Col.apply(g, *ctx.args)
+
+
+class Conv2d(Op):
+    """Cross-correlation of (N, C, H, W) input with (O, C/groups, kh, kw) weight, plus bias."""
+
+    node_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
+        xp = x._xp
+        o, cg, kh, kw = weight._data.shape
+        n = x._data.shape[0]
+        cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
+        rows = cols.shape[0]
+        if groups == 1:
+            out = cols @ weight._data.reshape(o, -1).T  # (N*OH*OW, O)
+        else:
+            cols_g = cols.reshape(rows, groups, -1).transpose(1, 0, 2)  # (G, rows, Cg*kh*kw)
+            w_g = weight._data.reshape(groups, o // groups, -1)
+            out = (cols_g @ w_g.transpose(0, 2, 1)).transpose(1, 0, 2).reshape(rows, o)
+        if bias is not None:
+            out += bias._data
+        ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
+        ctx.args = ((kh, kw), stride, padding, dilation)
+        ctx.groups = groups
+        ctx.x_shape = x._data.shape
+        ctx.save_for_backward(x, weight)
+        return xp.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        groups = ctx.groups
+        o = weight.shape[0]
+        g_rows = g.permute(0, 2, 3, 1).reshape(-1, o)  # (N*OH*OW, O), rows match the patch matrix
+        gx = gw = gb = None
+        if need[0]:
+            if groups == 1:
+                g_cols = g_rows @ weight.reshape(o, -1)
+            else:
+                w_g = weight.reshape(groups, o // groups, -1)
+                g_g = g_rows.reshape(-1, groups, o // groups).transpose(0, 1)
+                g_cols = (g_g @ w_g).transpose(0, 1).reshape(g_rows.shape[0], -1)
+            gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
+        if need[1]:
+            if ctx.cols is not None and not _state.enabled:
+                cols = _wrap(ctx.cols)
+            else:
+                cols = Im2Col.apply(x, *ctx.args)
+            if groups == 1:
+                gw = (g_rows.mT @ cols).reshape(weight.shape)
+            else:
+                cols_g = cols.reshape(cols.shape[0], groups, -1).transpose(0, 1)
+                g_g = g_rows.reshape(-1, groups, o // groups).transpose(0, 1)
+                gw = (g_g.mT @ cols_g).reshape(weight.shape)
+        if len(need) > 2 and need[2]:
+            gb = g.sum((0, 2, 3))
+        return gx, gw, gb

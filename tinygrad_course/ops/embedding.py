@@ -1,0 +1,35 @@
+"""Embedding lookup (`F.embedding`): rows of a weight matrix picked by integer indices."""
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..tensor import _wrap
+
+
+class Embedding(Op):
+    """weight[indices]; the backward adds each output gradient into its row (padding row gets none)."""
+
+    node_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx=None):
+        xp = weight._xp
+        idx = indices._data
+        num = weight._data.shape[0]
+        if idx.size and (idx.min() < -num or idx.max() >= num):
+            raise IndexError("index out of range in self. Hint: every index must be < num_embeddings.")
+        idx = xp.where(idx < 0, idx + num, idx)
+        ctx.idx, ctx.padding_idx, ctx.weight_shape = idx, padding_idx, weight._data.shape
+        ctx.dtype = weight.dtype
+        return weight._data[idx]
+
+    @staticmethod
+    def backward(ctx, g):
+        from ..factories import zeros
+
+        num, dim = ctx.weight_shape
+        flat_idx = ctx.idx.reshape(-1)
+        g2 = g.reshape(-1, dim)
+        if ctx.padding_idx is not None:
+            g2 = g2 * _wrap((flat_idx != ctx.padding_idx).astype(g2._data.dtype)[:, None])
+        index = _wrap(g._xp.broadcast_to(flat_idx[:, None], (flat_idx.size, dim)).astype("int64"))
+        return zeros(num, dim, dtype=ctx.dtype, device=g.device).scatter_add(0, index, g2), None

@@ -1,0 +1,345 @@
+"""Fused ops where PyTorch fuses: softmax, log-softmax, cross-entropy / NLL, GELU, SiLU, leaky ReLU,
+dropout, and the normalisations (layer norm, batch norm).
+
+Each forward works on whole arrays at once (through the tensor's array module `x._xp`), and each
+backward is written with framework ops, so `create_graph=True` gives second derivatives. When no
+graph is being built during backward (the usual case) the backward reuses arrays kept from the
+forward instead of recomputing them.
+"""
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Op, _state
+from ..tensor import _wrap
+from ._util import normalize_dim
+
+
+def _recording() -> bool:
+    """True while backward itself is being recorded (`create_graph=True`)."""
+    return _state.enabled
+
+
+def _float(x):
+    """x's array, as float32 when x is an integer or bool tensor."""
+    d = x._data
+    return d if x.dtype.is_floating_point else d.astype("float32")
+
+
+# ---- softmax family --------------------------------------------------------------------------------
+
+def _log_softmax_array(xp, a, dim):
+    shifted = a - a.max(axis=dim, keepdims=True)
+    e = xp.exp(shifted)
+    s = e.sum(axis=dim, keepdims=True)
+    return shifted - xp.log(s), e / s
+
+
+class LogSoftmax(Op):
+    """log(softmax(x)) along `dim`, computed as x - max - log(sum(exp(x - max))) (no overflow)."""
+
+    node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        dim = normalize_dim(dim, x.ndim)
+        out, p = _log_softmax_array(x._xp, _float(x), dim)
+        ctx.dim, ctx.p = dim, p
+        ctx.save_for_backward(x)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        p = Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
+        return g - p * g.sum(ctx.dim, keepdim=True)
+
+
+class Softmax(Op):
+    """exp(x - max) / sum(exp(x - max)) along `dim`."""
+
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        dim = normalize_dim(dim, x.ndim)
+        a = _float(x)
+        e = x._xp.exp(a - a.max(axis=dim, keepdims=True))
+        out = e / e.sum(axis=dim, keepdims=True)
+        ctx.dim, ctx.p = dim, out
+        ctx.save_for_backward(x)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        p = Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
+        gp = g * p
+        return gp - p * gp.sum(ctx.dim, keepdim=True)
+
+
+# ---- losses over class scores ------------------------------------------------------------------------
+
+class CrossEntropy(Op):
+    """Fused log-softmax + negative log-likelihood over logits `x` of shape (M, C).
+
+    `coeff` is a constant (M, C) array: the weight each log-probability gets in the loss
+    (one-hot class weights, label smoothing or target probabilities all reduce to it), so
+    loss_i = -sum_c coeff_ic * log_softmax(x)_ic and d loss_i / d x = softmax(x) * sum_c coeff_ic - coeff_i.
+    """
+
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, coeff, reduction, denom):
+        xp = x._xp
+        logp, p = _log_softmax_array(xp, x._data, 1)
+        per_row = -(coeff * logp).sum(axis=1)
+        ctx.p, ctx.coeff, ctx.reduction, ctx.denom = p, coeff, reduction, denom
+        ctx.save_for_backward(x)
+        if reduction == "none":
+            return per_row.astype(x._data.dtype, copy=False)
+        total = per_row.sum()
+        if reduction == "mean":
+            with _errstate(xp):
+                total = total / denom
+        return xp.asarray(total, dtype=x._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        coeff = ctx.coeff
+        scale = 1.0 / ctx.denom if ctx.reduction == "mean" else 1.0
+        row_total = coeff.sum(axis=1, keepdims=True)
+        if not _recording():
+            gd = g._data[:, None] if ctx.reduction == "none" else g._data
+            return _wrap(((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False))
+        p = Softmax.apply(x, 1)
+        gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
+        return (p * _wrap(row_total.astype(x._data.dtype)) - _wrap(coeff.astype(x._data.dtype))) * (gcol * scale)
+
+
+class NllLoss(Op):
+    """Negative log-likelihood on log-probabilities `logp` (M, C) with a constant (M, C) coefficient array."""
+
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, logp, coeff, reduction, denom):
+        xp = logp._xp
+        per_row = -(coeff * logp._data).sum(axis=1)
+        ctx.coeff, ctx.reduction, ctx.denom, ctx.dtype = coeff, reduction, denom, logp._data.dtype
+        if reduction == "none":
+            return per_row.astype(logp._data.dtype, copy=False)
+        total = per_row.sum()
+        if reduction == "mean":
+            with _errstate(xp):
+                total = total / denom
+        return xp.asarray(total, dtype=logp._data.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        scale = -1.0 / ctx.denom if ctx.reduction == "mean" else -1.0
+        gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
+        return _wrap(ctx.coeff.astype(ctx.dtype, copy=False)) * (gcol * scale)
+
+
+class _errstate:
+    """Silence 0/0 warnings (a mean over no targets is nan, as in PyTorch)."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def __enter__(self):
+        if hasattr(self.xp, "errstate"):
+            self._old = self.xp.seterr(divide="ignore", invalid="ignore")
+
+    def __exit__(self, *exc):
+        if hasattr(self.xp, "errstate"):
+            self.xp.seterr(**self._old)
+
+
+# ---- activations ----------------------------------------------------------------------------------------
+
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _erf(xp, a):
+    """The error function on an array (SciPy's / CuPy's when available, else a 1e-7 approximation)."""
+    try:
+        if xp.__name__ == "numpy":
+            from scipy.special import erf
+        else:
+            from cupyx.scipy.special import erf
+        return erf(a)
+    except ImportError:  # Abramowitz & Stegun 7.1.26
+        s = xp.sign(a)
+        z = xp.abs(a)
+        t = 1.0 / (1.0 + 0.3275911 * z)
+        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+        return (s * (1.0 - poly * xp.exp(-z * z))).astype(a.dtype, copy=False)
+
+
+class NormalCdf(Op):
+    """Phi(x) = 0.5 * (1 + erf(x / sqrt(2))), the standard normal CDF (used by exact GELU's backward)."""
+
+    node_name = "ErfBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        a = x._data
+        return (0.5 * (1.0 + _erf(x._xp, a * _SQRT_HALF))).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * ((x * x * -0.5).exp() * _INV_SQRT_2PI)
+
+
+class Gelu(Op):
+    """GELU: x * Phi(x) (approximate='none') or its tanh approximation (approximate='tanh')."""
+
+    node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, approximate="none"):
+        xp, a = x._xp, x._data
+        ctx.approximate = approximate
+        ctx.save_for_backward(x)
+        if approximate == "tanh":
+            return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
+        return (a * 0.5 * (1.0 + _erf(xp, a * _SQRT_HALF))).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
+            t = inner.tanh()
+            d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
+            return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
+        return g * (NormalCdf.apply(x) + x * (x * x * -0.5).exp() * _INV_SQRT_2PI)
+
+
+class Silu(Op):
+    """SiLU (swish): x * sigmoid(x)."""
+
+    node_name = "SiluBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        xp, a = x._xp, x._data
+        e = xp.exp(-xp.abs(a))
+        s = xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(x)
+        return a * s
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return g * (s * (x * (1 - s) + 1))
+
+
+class LeakyRelu(Op):
+    """max(x, 0) + negative_slope * min(x, 0)."""
+
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, negative_slope=0.01):
+        a = x._data
+        ctx.save_for_backward(x)
+        ctx.slope = negative_slope
+        return x._xp.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        xp, a = x._xp, x._data
+        return g * _wrap(xp.where(a > 0, 1.0, ctx.slope).astype(a.dtype))
+
+
+class Dropout(Op):
+    """x * mask, where `mask` (an array of 0 and 1/(1-p)) was drawn by the caller."""
+
+    node_name = "NativeDropoutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.mask = mask
+        return x._data * mask
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * _wrap(ctx.mask)
+
+
+# ---- normalisation ------------------------------------------------------------------------------------
+
+class Normalize(Op):
+    """(x - mean) / sqrt(var + eps) * weight + bias, the statistics taken over `dims` of x.
+
+    Shared by layer norm (dims = the trailing normalized dims, weight shaped like them) and batch
+    norm (dims = all but the channel dim, weight broadcast along the channel). With `stats`
+    given (batch norm in eval mode) the mean and variance are constants instead of batch statistics.
+    """
+
+    node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, param_shape, eps, stats=None):
+        xp, a = x._xp, x._data
+        if stats is None:
+            mean = a.mean(axis=dims, keepdims=True)
+            xc = a - mean
+            var = (xc * xc).mean(axis=dims, keepdims=True)
+        else:
+            mean, var = (s.reshape(param_shape).astype(a.dtype, copy=False) for s in stats)
+            xc = a - mean
+        rstd = 1.0 / xp.sqrt(var + eps)
+        xhat = xc * rstd
+        out = xhat
+        if weight is not None:
+            out = out * weight._data.reshape(param_shape)
+        if bias is not None:
+            out = out + bias._data.reshape(param_shape)
+        ctx.dims, ctx.param_shape, ctx.eps, ctx.frozen = dims, param_shape, eps, stats is not None
+        ctx.xhat, ctx.rstd, ctx.batch_mean, ctx.batch_var = xhat, rstd, mean, var
+        ctx.bias_shape = bias._data.shape if bias is not None else None
+        ctx.save_for_backward(x, weight)
+        return out.astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight = ctx.saved_tensors
+        dims, shape = ctx.dims, ctx.param_shape
+        full = (1,) * (x.ndim - len(shape)) + tuple(shape)
+        param_dims = tuple(i for i in range(x.ndim) if full[i] == 1)
+        if _recording() and not ctx.frozen:
+            mean = x.mean(dims, keepdim=True)
+            xc = x - mean
+            rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+            xhat = xc * rstd
+        else:
+            xhat, rstd = _wrap(ctx.xhat), _wrap(ctx.rstd)
+        need = ctx.needs_input_grad
+        gx = gw = gb = None
+        gxhat = g * weight.reshape(shape) if weight is not None else g
+        if need[0]:
+            if ctx.frozen:
+                gx = gxhat * rstd
+            else:
+                gx = (gxhat - gxhat.mean(dims, keepdim=True) - xhat * (gxhat * xhat).mean(dims, keepdim=True)) * rstd
+        if need[1]:
+            gw = (g * xhat).sum(param_dims).reshape(weight.shape)
+        if need[2]:
+            gb = g.sum(param_dims).reshape(ctx.bias_shape)
+        return gx, gw, gb
+
+
+class BatchNormalize(Normalize):
+    node_name = "NativeBatchNormBackward0"
