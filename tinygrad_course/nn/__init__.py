@@ -1,0 +1,7 @@
+"""`tc.nn`: modules, layers and losses, like `torch.nn` (functional ops in `tc.nn.functional`)."""
+from . import functional, init, parallel, utils
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["Parameter", "functional", "init", "utils", "parallel"] + list(_modules_all)

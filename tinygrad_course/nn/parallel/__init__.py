@@ -1,0 +1,1 @@
+"""`tc.nn.parallel`: reserved for data-parallel wrappers (none yet)."""
