@@ -17,6 +17,8 @@ import itertools
 import threading
 import weakref
 
+from ..amp._state import autocast_state as _autocast
+from ..amp._state import cast_inputs as _autocast_inputs
 from .anomaly_mode import state as _anomaly
 from .grad_mode import _state
 
@@ -394,6 +396,8 @@ class Op(Function):
 
     @classmethod
     def _apply(cls, *args, **kwargs):
+        if _autocast.active:  # tc.autocast: matmul/conv in float16/bfloat16, losses in float32
+            args = _autocast_inputs(cls, args)
         Tensor = _Tensor
         record = False
         if _state.enabled and cls.differentiable:

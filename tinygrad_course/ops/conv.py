@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..autograd.function import Op, _state
 from ..tensor import _wrap
+from .lowp import matmul_arrays
 
 
 def conv_output_size(size, kernel, stride, padding, dilation):
@@ -100,11 +101,11 @@ class Conv2d(Op):
         cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
         rows = cols.shape[0]
         if groups == 1:
-            out = cols @ weight._data.reshape(o, -1).T  # (N*OH*OW, O)
+            out = matmul_arrays(xp, cols, weight._data.reshape(o, -1).T)  # (N*OH*OW, O)
         else:
             cols_g = cols.reshape(rows, groups, -1).transpose(1, 0, 2)  # (G, rows, Cg*kh*kw)
             w_g = weight._data.reshape(groups, o // groups, -1)
-            out = (cols_g @ w_g.transpose(0, 2, 1)).transpose(1, 0, 2).reshape(rows, o)
+            out = matmul_arrays(xp, cols_g, w_g.transpose(0, 2, 1)).transpose(1, 0, 2).reshape(rows, o)
         if bias is not None:
             out += bias._data
         ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
