@@ -5,6 +5,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ._util import check_same_device
 from .elementwise import _grad_like
+from .lowp import matmul_arrays
 
 
 def _shape_str(shape):
@@ -60,7 +61,7 @@ class Matmul(Op):
     def forward(ctx, a, b):
         _check_matmul(a, b)
         ctx.save_for_backward(a, b)
-        return a._xp.matmul(a._data, b._data)
+        return matmul_arrays(a._xp, a._data, b._data)
 
     @staticmethod
     def backward(ctx, g):
@@ -157,7 +158,7 @@ class Addmm(Op):
         _check_matmul(x, w)
         ctx.save_for_backward(x, w)
         ctx.bias_shape = bias._data.shape if bias is not None else None
-        out = x._xp.matmul(x._data, w._data)
+        out = matmul_arrays(x._xp, x._data, w._data)
         if bias is not None:
             out += bias._data
         return out
