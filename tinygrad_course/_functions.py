@@ -2,6 +2,8 @@
 as `torch.exp` mirrors `Tensor.exp`."""
 from __future__ import annotations
 
+import builtins
+
 _METHOD_NAMES = (
     "add sub subtract mul multiply div divide true_divide floor_divide remainder pow square reciprocal neg negative "
     "abs absolute sign exp log log1p log2 log10 expm1 sqrt rsqrt sin cos tanh sigmoid relu clamp clip clamp_min "
@@ -48,7 +50,7 @@ def broadcast_shapes(*shapes):
     """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
     from .tensor import Size
 
-    ndim = max((len(s) for s in shapes), default=0)
+    ndim = builtins.max((len(s) for s in shapes), default=0)  # `max` here is tc.max
     out = [1] * ndim
     for s in shapes:
         for i, n in enumerate(s):
@@ -69,3 +71,28 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
+
+
+def softmax(input, dim, dtype=None):
+    """Softmax along `dim` (also `Tensor.softmax`), like `torch.softmax`; see `tc.nn.functional.softmax`."""
+    from .nn.functional import softmax as _softmax
+
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """log(softmax) along `dim`, computed stably (also `Tensor.log_softmax`), like `torch.log_softmax`."""
+    from .nn.functional import log_softmax as _log_softmax
+
+    return _log_softmax(input, dim, dtype=dtype)
+
+
+def _bind_softmax_methods():
+    from .tensor_methods import TensorMethods
+
+    TensorMethods.softmax = softmax
+    TensorMethods.log_softmax = log_softmax
+
+
+_bind_softmax_methods()
+__all__ += ["softmax", "log_softmax"]

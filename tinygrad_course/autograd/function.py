@@ -142,6 +142,9 @@ class Node:
         for t, v in zip(self._saved, self._saved_versions):
             if t is not None and t._version[0] != v:
                 raise _version_error(t, v, self)
+        outs = self.__dict__.get("_saved_outputs")
+        if outs and _state.enabled:  # create_graph: saved outputs must lead back to this node
+            return tuple(self._relinked(t, outs[i]) if i in outs else t for i, t in enumerate(self._saved))
         return self._saved
 
     @property
@@ -152,7 +155,22 @@ class Node:
         alias = self._out_alias
         if alias._version[0] != self._out_version:
             raise _version_error(alias, self._out_version, self)
+        if _state.enabled:  # create_graph: the output must lead back to this node for higher derivatives
+            return self._relinked(alias, 0)
         return alias
+
+    def _relinked(self, saved, output_nr):
+        """A tensor sharing a saved output's data whose grad_fn is this node again.
+
+        Saved outputs are stored detached (a saved output holding its own grad_fn would be a
+        reference cycle); double backward needs the link back, so it is restored on use, as
+        PyTorch's SavedVariable does."""
+        t = _wrap(saved._data)
+        t._version = saved._version
+        t._requires_grad = True
+        t.grad_fn = self
+        t._output_nr = output_nr
+        return t
 
     def _release(self):
         self._saved = ()
@@ -336,9 +354,16 @@ class Function(metaclass=_FunctionMeta):
                 t._output_nr = i
         # A saved output would otherwise keep itself alive through its own grad_fn.
         if ctx._saved:
-            ctx._saved = tuple(
-                (s.detach() if any(s is r for r in results) else s) if s is not None else None for s in ctx._saved
-            )
+            saved, out_nrs = [], {}
+            for k, s in enumerate(ctx._saved):
+                nr = next((i for i, r in enumerate(results) if s is not None and s is r), None)
+                if nr is not None:
+                    out_nrs[k] = nr
+                    s = s.detach()
+                saved.append(s)
+            ctx._saved = tuple(saved)
+            if out_nrs:
+                ctx._saved_outputs = out_nrs
         return results[0] if single else tuple(results)
 
 

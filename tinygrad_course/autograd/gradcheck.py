@@ -71,7 +71,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for o in range(n_out):
         analytical = _analytical_jacobian(func, inputs, o, diff)
         for i in diff:
-            numerical = _numerical_jacobian(func, inputs, i, o, eps).T
+            numerical = _numerical_jacobian(func, inputs, i, o, eps)  # (outputs, inputs), like analytical
             a = analytical[i]
             if a.shape != numerical.shape or not np.allclose(a, numerical, rtol=rtol, atol=atol):
                 msg = (

@@ -22,6 +22,8 @@ def _check_matmul(a, b):
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_dt_name(a.dtype)} != {_dt_name(b.dtype)}"
         )
+    if a.ndim > 2 or b.ndim > 2:
+        _check_batch_dims(a._data.shape[:-2] if a.ndim > 1 else (), b._data.shape[:-2] if b.ndim > 1 else ())
     ka = a._data.shape[-1]
     kb = b._data.shape[-2] if b.ndim > 1 else b._data.shape[0]
     if ka != kb:
@@ -39,6 +41,17 @@ def _check_matmul(a, b):
             "Hint: the last dimension of the first operand must equal the second-to-last of the second; "
             "for a Linear layer, x @ W.T needs x.shape[-1] == in_features."
         )
+
+
+def _check_batch_dims(sa, sb):
+    """PyTorch's broadcasting error for the batch dimensions of a matmul."""
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
+            )
 
 
 def _prod(xs):
@@ -66,6 +79,9 @@ class Matmul(Op):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:  # dot product: g is a scalar
+            return (g * b if need[0] else None), (g * a if need[1] else None)
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g2 = g
@@ -106,8 +122,6 @@ def matmul(a, b):
         return Dot.apply(a, b)
     if na == 2 and nb == 1:
         return Mv.apply(a, b)
-    if na == 3 and nb == 3 and a._data.shape[0] == b._data.shape[0]:
-        return Bmm.apply(a, b)
     return Matmul.apply(a, b)
 
 
