@@ -1,0 +1,145 @@
+"""Samplers decide the order in which a DataLoader visits dataset indices (like `torch.utils.data.sampler`)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...factories import Generator, default_generator
+from ...tensor import Tensor
+
+
+class Sampler:
+    """Base class: an iterable over dataset indices (or over lists of indices, for batch samplers)."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """Indices 0, 1, ..., len(data_source) - 1 in order."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+def _fresh_generator(generator):
+    """The given generator, or a new one seeded from the default generator (so `tc.manual_seed` controls it)."""
+    if generator is not None:
+        return generator
+    seed = int(default_generator.integers(0, 2 ** 63 - 1, ()))
+    return Generator().manual_seed(seed)
+
+
+class RandomSampler(Sampler):
+    """Indices in random order (a new permutation every epoch), or drawn with replacement."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        g = _fresh_generator(self.generator)
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from g.integers(0, n, (32,)).tolist()
+            yield from g.integers(0, n, (self.num_samples % 32,)).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from g.permutation(n).tolist()
+            yield from g.permutation(n).tolist()[: self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices, in a random order each epoch."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        g = self.generator if self.generator is not None else default_generator
+        for i in g.permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices drawn with probability proportional to `weights` (e.g. to balance classes)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, numbers.Integral) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = weights.detach().cpu()._data if isinstance(weights, Tensor) else np.asarray(weights)
+        w = np.asarray(w, dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        from ...factories import tensor
+
+        self.weights = tensor(w)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        from ...factories import multinomial
+
+        return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of another sampler into lists of `batch_size` (the last one shorter unless `drop_last`)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
