@@ -1,1 +1,4 @@
-"""`tc.nn.parallel`: reserved for data-parallel wrappers (none yet)."""
+"""`tc.nn.parallel`: data-parallel training across processes (`DistributedDataParallel`)."""
+from .distributed import DistributedDataParallel
+
+__all__ = ["DistributedDataParallel"]
