@@ -140,6 +140,14 @@ class autocast:
                 stacklevel=2,
             )
             self._enabled = False
+        if self._enabled and self.device == "cuda":
+            from .. import cuda
+
+            if not cuda.is_available():
+                import warnings
+
+                warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=2)
+                self._enabled = False
         if self._enabled and self.device == "cuda" and self.fast_dtype is _dt.bfloat16:
             raise RuntimeError(
                 "Current CUDA Device does not support bfloat16 here: CuPy has no bfloat16 arrays. "
