@@ -452,9 +452,15 @@ class Tensor(TensorMethods):
         return _wrap(array_module(device).ones(shape, dtype=dtype.np_dtype))
 
     # ---- in-place machinery -----------------------------------------------------------------------
-    def _check_inplace(self):
-        """Raise PyTorch's error for in-place ops on leaves that require grad (outside no_grad)."""
+    def _check_inplace(self, through_view=False):
+        """Raise PyTorch's error for in-place ops on leaves that require grad (outside no_grad).
+        `through_view`: the write goes through an indexing view (`x[i] = v`)."""
         if _state.enabled:
+            if self._requires_grad and self.grad_fn is None and through_view:
+                raise RuntimeError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+                    "Hint: wrap parameter updates in `with tc.no_grad():`."
+                )
             if self._requires_grad and self.grad_fn is None:
                 raise RuntimeError(
                     "a leaf Variable that requires grad is being used in an in-place operation. "
@@ -473,10 +479,7 @@ class Tensor(TensorMethods):
         record = _state.enabled and (self._requires_grad or others_need_grad)
         if record:
             if self._base is not None and (self._base._requires_grad or others_need_grad):
-                raise RuntimeError(
-                    "In-place operations on a view of a tensor that requires grad are not supported here. "
-                    "Hint: compute a new tensor instead (e.g. with tc.where or tc.cat) rather than modifying a slice."
-                )
+                return self._inplace_on_view(fn, args, kwargs)
             old = _wrap(self._data.copy())
             old._requires_grad, old.grad_fn, old._output_nr = self._requires_grad, self.grad_fn, self._output_nr
             result = fn(old, *args, **kwargs)
@@ -485,6 +488,32 @@ class Tensor(TensorMethods):
         self._write(result)
         if record and result.grad_fn is not None:
             self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
+        return self
+
+    def _inplace_on_view(self, fn, args, kwargs):
+        """In-place op on a view whose base is in the graph: the base gets the new history
+        (`CopySlices`, as in PyTorch) and this view is re-derived from it."""
+        base = self._base
+        idx = _positions_in_base(self, base)
+        if idx is None:
+            raise RuntimeError(
+                "In-place operations on this view of a tensor that requires grad are not supported. "
+                "Hint: compute a new tensor instead (e.g. with tc.where or tc.cat) rather than modifying a slice."
+            )
+        from .ops.movement import AdvancedGetItem, AsStridedView, CopySlices
+
+        old = _wrap(base._data.copy())
+        old._requires_grad, old.grad_fn, old._output_nr = base._requires_grad, base.grad_fn, base._output_nr
+        result = fn(AdvancedGetItem.apply(old, idx, False), *args, **kwargs)
+        if result.dtype is not self.dtype:
+            if not _dt.can_cast(result.dtype, self.dtype):
+                self._write(result)  # raises PyTorch's casting error
+            result = result.to(self.dtype)
+        new_base = CopySlices.apply(old, result, idx, False)
+        base._write(new_base)
+        base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
+        view = AsStridedView.apply(new_base, idx, False)
+        self.grad_fn, self._output_nr, self._requires_grad = view.grad_fn, 0, True
         return self
 
     def _write(self, result):
@@ -522,6 +551,21 @@ class _HookSlot:
     @hooks.setter
     def hooks(self, value):
         self.table[self.nr] = value
+
+
+def _positions_in_base(view, base):
+    """Index (a tuple of integer arrays) of the view's elements inside its base, or None when the
+    base's layout is not row-major."""
+    b = base._data
+    if not b.flags.c_contiguous or view._data.size == 0:
+        return None
+    xp = base._xp
+    item = b.itemsize
+    offset = (_address(view._data) - _address(b)) // item
+    flat = xp.arange(b.size, dtype=np.int64)[offset:]
+    strides = tuple(s // item * flat.itemsize for s in view._data.strides)
+    pos = xp.lib.stride_tricks.as_strided(flat, shape=view._data.shape, strides=strides).copy()
+    return xp.unravel_index(pos, b.shape)
 
 
 def _address(arr):

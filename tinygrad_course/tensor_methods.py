@@ -617,6 +617,7 @@ class TensorMethods:
             value = value.to(self.dtype)
         if basic:
             V._check_bounds(self._data.shape, nidx)
+        self._check_inplace(through_view=True)
         self._inplace(V.CopySlices.apply, value, nidx, basic)
 
     # ---- in-place versions ----------------------------------------------------------------------
@@ -682,15 +683,15 @@ class TensorMethods:
 
             src = tensor(src)
 
-        return self._inplace(_overwrite, src.to(dtype=self.dtype, device=self.device))
+        return self._inplace(V.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
 
     def fill_(self, value):
         """Set every element to `value`."""
-        return self._inplace(_overwrite, value)
+        return self._inplace(V.Overwrite.apply, value, "FillBackward0")
 
     def zero_(self):
         """Set every element to zero."""
-        return self.fill_(0)
+        return self._inplace(V.Overwrite.apply, 0, "ZeroBackward0")
 
     # random in-place initialisers (used by tc.nn.init under no_grad)
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
@@ -730,13 +731,3 @@ class TensorMethods:
         self._write(_wrap(self._xp.asarray(np.asarray(values).astype(self.dtype.np_dtype))))
         return self
 
-
-def _overwrite(t, value):
-    """`value` broadcast to t's shape, standing in for `t` in the graph (t gets a zero gradient)."""
-    from .tensor import _wrap
-
-    xp = t._xp
-    if t._requires_grad or getattr(value, "_requires_grad", False):
-        return E.Where.apply(_wrap(xp.ones(t._data.shape, dtype=bool)), value, t)
-    data = value._data if hasattr(value, "_data") else value
-    return _wrap(xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape))

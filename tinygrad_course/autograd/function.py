@@ -83,12 +83,18 @@ def add_hook(owner, attr, fn):
     return handle
 
 
+def _op_name(node):
+    """PyTorch names the op, not its node, in the version error: "Mul" for MulBackward0."""
+    name = node.name()
+    return name[:name.index("Backward")] if "Backward" in name else name
+
+
 def _version_error(tensor, saved_version, node):
     desc = f"[{tensor.type()} [{', '.join(map(str, tensor.shape))}]]"
     if tensor.grad_fn is not None and tensor.grad_fn is not node:
-        where = f", which is output {tensor._output_nr} of {tensor.grad_fn.name()},"
+        where = f", which is output {tensor._output_nr} of {_op_name(tensor.grad_fn)},"
     elif node is not None and tensor._base is None and tensor.grad_fn is None and not tensor._requires_grad:
-        where = f", which is output 0 of {node.name()},"
+        where = f", which is output 0 of {_op_name(node)},"
     else:
         where = ""
     return RuntimeError(

@@ -291,6 +291,12 @@ class AdvancedGetItem(GetItem):
     node_name = "IndexBackward0"
 
 
+class AsStridedView(AdvancedGetItem):
+    """A view's values re-read from its base after an in-place op on the view (PyTorch's name)."""
+
+    node_name = "AsStridedBackward0"
+
+
 class IndexPutZeros(Op):
     """Scatter a gradient `g` into zeros of `shape` at index `idx` (backward of indexing)."""
 
@@ -666,6 +672,37 @@ class Triangle(Op):
 
 class Triu(Triangle):
     node_name = "TriuBackward0"
+
+
+class Overwrite(Op):
+    """`fill_`, `zero_` and `copy_` recorded for autograd: the old values get no gradient, a tensor
+    `value` gets the (broadcast-reduced) gradient. `node` picks PyTorch's node name."""
+
+    node_name = "FillBackward0"
+    _named = {}
+
+    @staticmethod
+    def forward(ctx, t, value, node="FillBackward0"):
+        xp = t._xp
+        data = value._data if getattr(value, "_data", None) is not None else value
+        ctx.vmeta = (value._data.shape, value.dtype) if getattr(value, "_data", None) is not None else None
+        if node != "FillBackward0":
+            ctx.__class__ = Overwrite._node_class(node)
+        return xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        from .elementwise import _grad_like
+
+        g_value = _grad_like(g, *ctx.vmeta) if ctx.vmeta is not None and ctx.needs_input_grad[1] else None
+        return (g * 0 if ctx.needs_input_grad[0] else None), g_value
+
+    @staticmethod
+    def _node_class(name):
+        cls = Overwrite._named.get(name)
+        if cls is None:
+            cls = Overwrite._named[name] = type(name, (Overwrite._Node,), {})
+        return cls
 
 
 class Clone(Op):
