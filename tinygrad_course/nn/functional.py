@@ -225,8 +225,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding patches as columns: (N, C, H, W) -> (N, C*kh*kw, L), like `F.unfold`."""
     kernel, dilation, padding, stride = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
     n = input.shape[0]
-    cols = _conv.Im2Col.apply(input, kernel, stride, padding, dilation)
-    return cols.reshape(n, -1, cols.shape[1]).transpose(1, 2)
+    cols = _conv.Im2Col.apply(input, kernel, stride, padding, dilation)  # (C*kh*kw, N*L)
+    return cols.reshape(cols.shape[0], n, -1).transpose(0, 1)
 
 
 def _check_pool_padding(padding, kernel, dilation=(1, 1)):
@@ -246,7 +246,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     stride = _pair(stride) if stride is not None and stride != [] else kernel
     padding, dilation = _pair(padding), _pair(dilation)
     _check_pool_padding(padding, kernel, dilation)
-    out, indices = _pool.MaxPool2d.apply(x, kernel, stride, padding, dilation)
+    out, indices = _pool.MaxPool2d.apply(x, kernel, stride, padding, dilation, return_indices)
     if unbatched:
         out, indices = out.squeeze(0), indices.squeeze(0)
     return (out, indices) if return_indices else out

@@ -37,29 +37,33 @@ def window_view(xp, a, kernel, stride, dilation):
 
 
 def im2col_array(xp, a, kernel, stride, padding, dilation):
-    """The (N*OH*OW, C*kh*kw) patch matrix of a (N, C, H, W) array, and (OH, OW)."""
-    win = window_view(xp, _pad_array(xp, a, *padding), kernel, stride, dilation)
+    """The (C*kh*kw, N*OH*OW) patch matrix of a (N, C, H, W) array (one column per output pixel), and (OH, OW).
+
+    Laid out channel-major so the one copy out of the window view runs along contiguous image rows.
+    """
+    win = window_view(xp, _pad_array(xp, a, *padding), kernel, stride, dilation)  # (N, C, OH, OW, kh, kw)
     n, c, oh, ow, kh, kw = win.shape
-    return win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw), (oh, ow)
+    cols = xp.ascontiguousarray(win.transpose(1, 4, 5, 0, 2, 3))  # (C, kh, kw, N, OH, OW)
+    return cols.reshape(c * kh * kw, n * oh * ow), (oh, ow)
 
 
 def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
-    """Adjoint of `im2col_array`: add each patch row back into an (N, C, H, W) array."""
+    """Adjoint of `im2col_array`: add each patch column back into an (N, C, H, W) array (kh*kw strided adds)."""
     n, c, h, w = input_shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     oh = conv_output_size(h, kh, sh, ph, dh)
     ow = conv_output_size(w, kw, sw, pw, dw)
-    patches = cols.reshape(n, oh, ow, c, kh, kw).transpose(0, 3, 4, 5, 1, 2)  # (N, C, kh, kw, OH, OW)
+    patches = cols.reshape(c, kh, kw, n, oh, ow)
     out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             r, q = i * dh, j * dw
-            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, :, i, j]
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, i, j].transpose(1, 0, 2, 3)
     return out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out
 
 
 class Im2Col(Op):
-    """(N, C, H, W) -> (N*OH*OW, C*kh*kw) patch matrix (differentiable; backward is col2im)."""
+    """(N, C, H, W) -> (C*kh*kw, N*OH*OW) patch matrix (differentiable; backward is col2im)."""
 
     node_name = "Im2ColBackward0"
 
@@ -74,7 +78,7 @@ class Im2Col(Op):
 
 
 class Col2Im(Op):
-    """(N*OH*OW, C*kh*kw) patch gradients -> (N, C, H, W), summing overlaps (backward is im2col)."""
+    """(C*kh*kw, N*OH*OW) patch gradients -> (N, C, H, W), summing overlaps (backward is im2col)."""
 
     node_name = "Col2ImBackward0"
 
@@ -99,21 +103,19 @@ class Conv2d(Op):
         o, cg, kh, kw = weight._data.shape
         n = x._data.shape[0]
         cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
-        rows = cols.shape[0]
         if groups == 1:
-            out = matmul_arrays(xp, cols, weight._data.reshape(o, -1).T)  # (N*OH*OW, O)
+            out = weight._data.reshape(o, -1) @ cols  # (O, N*OH*OW): the whole convolution in one matmul
         else:
-            cols_g = cols.reshape(rows, groups, -1).transpose(1, 0, 2)  # (G, rows, Cg*kh*kw)
             w_g = weight._data.reshape(groups, o // groups, -1)
-            out = matmul_arrays(xp, cols_g, w_g.transpose(0, 2, 1)).transpose(1, 0, 2).reshape(rows, o)
+            out = (w_g @ cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
-            out += bias._data
+            out += bias._data[:, None]
         ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
         ctx.args = ((kh, kw), stride, padding, dilation)
         ctx.groups = groups
         ctx.x_shape = x._data.shape
         ctx.save_for_backward(x, weight)
-        return xp.ascontiguousarray(out.reshape(n, oh, ow, o).transpose(0, 3, 1, 2))
+        return xp.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
 
     @staticmethod
     def backward(ctx, g):
@@ -121,15 +123,14 @@ class Conv2d(Op):
         need = ctx.needs_input_grad
         groups = ctx.groups
         o = weight.shape[0]
-        g_rows = g.permute(0, 2, 3, 1).reshape(-1, o)  # (N*OH*OW, O), rows match the patch matrix
+        g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
         gx = gw = gb = None
         if need[0]:
             if groups == 1:
-                g_cols = g_rows @ weight.reshape(o, -1)
+                g_cols = weight.reshape(o, -1).mT @ g_cols_out
             else:
                 w_g = weight.reshape(groups, o // groups, -1)
-                g_g = g_rows.reshape(-1, groups, o // groups).transpose(0, 1)
-                g_cols = (g_g @ w_g).transpose(0, 1).reshape(g_rows.shape[0], -1)
+                g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
             gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
         if need[1]:
             if ctx.cols is not None and not _state.enabled:
@@ -137,11 +138,10 @@ class Conv2d(Op):
             else:
                 cols = Im2Col.apply(x, *ctx.args)
             if groups == 1:
-                gw = (g_rows.mT @ cols).reshape(weight.shape)
+                gw = (g_cols_out @ cols.mT).reshape(weight.shape)
             else:
-                cols_g = cols.reshape(cols.shape[0], groups, -1).transpose(0, 1)
-                g_g = g_rows.reshape(-1, groups, o // groups).transpose(0, 1)
-                gw = (g_g.mT @ cols_g).reshape(weight.shape)
+                cols_g = cols.reshape(groups, -1, cols.shape[1])
+                gw = (g_cols_out.reshape(groups, o // groups, -1) @ cols_g.mT).reshape(weight.shape)
         if len(need) > 2 and need[2]:
             gb = g.sum((0, 2, 3))
         return gx, gw, gb

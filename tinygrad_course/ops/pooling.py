@@ -19,16 +19,28 @@ class MaxPool2d(Op):
     non_differentiable_outputs = (1,)
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, padding, dilation):
+    def forward(ctx, x, kernel, stride, padding, dilation, want_indices=False):
         xp, a = x._xp, x._data
         n, c, h, w = a.shape
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
         fill = -xp.inf if a.dtype.kind == "f" else xp.iinfo(a.dtype).min
         win = window_view(xp, _pad_array(xp, a, ph, pw, fill), kernel, stride, dilation)
         _, _, oh, ow = win.shape[:4]
-        flat = win.reshape(n, c, oh, ow, kh * kw)
-        k = flat.argmax(axis=-1)
-        out = xp.take_along_axis(flat, k[..., None], axis=-1)[..., 0]
+        # running maximum over the kh*kw window offsets (each a strided view): no copy of the windows
+        out = win[..., 0, 0].copy()
+        for offset in range(1, kh * kw):
+            xp.maximum(out, win[..., offset // kw, offset % kw], out=out)
+        if not (want_indices or ctx.needs_input_grad):
+            return out, xp.zeros((0,), dtype=xp.int64)
+        # the first window offset holding the maximum (PyTorch picks the first on ties)
+        k = xp.zeros(out.shape, dtype=xp.int64)
+        found = xp.zeros(out.shape, dtype=bool)
+        for offset in range(kh * kw):
+            hit = win[..., offset // kw, offset % kw] == out
+            hit &= ~found
+            if offset:
+                k += hit * offset
+            found |= hit
         rows = xp.arange(oh).reshape(oh, 1) * sh + (k // kw) * dh - ph
         cols = xp.arange(ow) * sw + (k % kw) * dw - pw
         indices = rows * w + cols
