@@ -1,0 +1,202 @@
+"""Chapter 01 (tensors): checks for sharing memory, dtypes, strides, broadcasting, keepdim and gather.
+
+Each check compares against a reference computed here, names the usual mistake when it sees one, and
+where the exercise mirrors a framework piece (strides, broadcasting) runs the learner's version against
+real tensors.
+"""
+import itertools
+
+import numpy as np
+
+import tinygrad_course as tc
+
+from .. import mistakes
+from ..registry import exercise
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, tc.Tensor)
+
+
+def _expect_tensor(t, value, what):
+    t.true(_is_tensor(value), f"{what} to be a tc.Tensor (got {type(value).__name__})",
+           hint="build the result with tc.tensor / tc.from_numpy or tensor operations")
+
+
+# ---- 01.1 -------------------------------------------------------------------------------------------------
+@exercise("01.1", title="share or copy a NumPy array", points=1)
+def wrap_array_check(t, wrap_array):
+    array = np.arange(6, dtype=np.float64).reshape(2, 3)
+    shared = wrap_array(array, share=True)
+    copied = wrap_array(array, share=False)
+    _expect_tensor(t, shared, "wrap_array(array, share=True)")
+    _expect_tensor(t, copied, "wrap_array(array, share=False)")
+    t.close(shared, array, "wrap_array(array, share=True)", check_dtype=True)
+    t.close(copied, array, "wrap_array(array, share=False)", check_dtype=True,
+            mistakes=[mistakes.custom(lambda g, e: g.dtype == np.float32,
+                                      "the copy was converted to float32: keep the array's own dtype")])
+    array[0, 0] = 100.0
+    t.true(shared[0, 0].item() == 100.0, "the shared tensor to see a change made to the array afterwards",
+           hint="tc.tensor(...) always copies its data; tc.from_numpy(array) shares the array's memory")
+    t.true(copied[0, 0].item() == 0.0, "the copy to keep its old value when the array changes afterwards",
+           hint="tc.from_numpy shares memory with the array; tc.tensor(array) makes an independent copy")
+    shared[1, 2] = -1.0
+    t.true(array[1, 2] == -1.0, "a write into the shared tensor to show up in the array",
+           hint="a shared tensor and its array are two views of one block of memory")
+
+
+# ---- 01.2 -------------------------------------------------------------------------------------------------
+def _minmax_reference(rows):
+    x = np.asarray(rows, dtype=np.float64)
+    lo, hi = x.min(axis=0), x.max(axis=0)
+    return ((x - lo) / (hi - lo)).astype(np.float32)
+
+
+def _truncated(got, expected):
+    return np.allclose(got, np.trunc(expected)) and not np.allclose(expected, np.trunc(expected))
+
+
+@exercise("01.2", title="integer features", points=2)
+def features_check(t, features_to_tensor):
+    rows = [[23, 48000, 1], [41, 72000, 3], [35, 61000, 2], [58, 39000, 4]]
+    result = features_to_tensor(rows)
+    _expect_tensor(t, result, "features_to_tensor(rows)")
+    if result.dtype in (tc.int64, tc.int32):
+        t.fail("features_to_tensor(rows)",
+               f"the result has dtype {result.dtype}: the integer rows became an integer tensor\n"
+               "  hint: ask for floats when you create it: tc.tensor(rows, dtype=tc.float32)")
+    if result.dtype == tc.float64:
+        t.fail("features_to_tensor(rows)",
+               "the result has dtype tc.float64 (NumPy's default float), but models work in float32\n"
+               "  hint: pass dtype=tc.float32 when creating the tensor")
+    t.close(result, _minmax_reference(rows), "features_to_tensor(rows)", check_dtype=True, mistakes=[
+        mistakes.custom(_truncated, "values were truncated to whole numbers: some arithmetic ran on integers "
+                                    "(e.g. assigning floats into an integer tensor); convert to float32 first"),
+        mistakes.custom(lambda g, e: np.allclose(g.min(axis=0), 0) and not np.allclose(g.max(axis=0), 1),
+                        "the minimum of each column is 0 but the maximum is not 1: divide by (max - min)"),
+    ])
+    # the features go straight into a float32 layer: this only works with a float32 tensor
+    weight = tc.ones(3, 2)
+    t.close(result @ weight, _minmax_reference(rows) @ np.ones((3, 2), np.float32), "your features @ a float32 weight")
+
+
+# ---- 01.3 -------------------------------------------------------------------------------------------------
+@exercise("01.3", title="strides of a contiguous tensor", points=1)
+def strides_check(t, contiguous_strides):
+    for shape in [(2, 3, 4), (5,), (3, 1, 2), (2, 2, 2, 3), ()]:
+        got = contiguous_strides(shape)
+        expected = tc.zeros(shape).stride()
+        hint = None
+        if got is not None and len(got) == len(shape) and tuple(got) == tuple(reversed(expected)):
+            hint = "the strides are in reverse order: the LAST dimension moves by 1 element"
+        elif got is not None and len(got) == len(shape) and tuple(got) == tuple(
+                int(np.prod(shape[i:])) for i in range(len(shape))):
+            hint = "a dimension's stride is the product of the sizes AFTER it, not including its own size"
+        t.equal(tuple(got) if isinstance(got, list) else got, tuple(expected),
+                f"contiguous_strides({shape})", hint=hint or "multiply the sizes from the right, starting at 1")
+
+
+# ---- 01.4 -------------------------------------------------------------------------------------------------
+@exercise("01.4", title="index to storage offset", points=2)
+def storage_index_check(t, storage_index):
+    t.equal(storage_index((1, 2), (4, 1), 0), 6, "storage_index((1, 2), strides=(4, 1), offset=0)",
+            hint="multiply each index by its stride and add them up")
+    got = storage_index((1, 2), (4, 1), 5)
+    t.equal(got, 11, "storage_index((1, 2), strides=(4, 1), offset=5)",
+            hint="add the storage offset: a view may start in the middle of the storage"
+            if got == 6 else "offset + index[0] * stride[0] + index[1] * stride[1]")
+    t.equal(storage_index((), (), 3), 3, "storage_index((), (), offset=3) (a 0-d view)",
+            hint="with no dimensions the element sits at the offset itself")
+    # the learner's formula, run against real views of one storage
+    base = tc.arange(24.0).view(2, 3, 4)
+    storage = base.numpy().reshape(-1)
+    views = {"x.transpose(0, 2)": base.transpose(0, 2), "x[1, :, ::2]": base[1, :, ::2],
+             "x.permute(2, 0, 1)": base.permute(2, 0, 1), "x[:, 1:, 1:3]": base[:, 1:, 1:3]}
+    for name, view in views.items():
+        for index in itertools.product(*(range(n) for n in view.shape)):
+            position = storage_index(index, view.stride(), view.storage_offset())
+            if not isinstance(position, (int, np.integer)) or not 0 <= position < storage.size \
+                    or storage[position] != view[index].item():
+                t.fail(f"{name} at index {index}",
+                       f"your storage_index gave {position!r}, which holds "
+                       f"{storage[position] if isinstance(position, (int, np.integer)) and 0 <= position < storage.size else 'nothing'}"
+                       f", but the view's element is {view[index].item():g} "
+                       f"(strides {view.stride()}, offset {view.storage_offset()})")
+    t.count += 1
+
+
+# ---- 01.5 -------------------------------------------------------------------------------------------------
+def _left_aligned(a, b):
+    n = max(len(a), len(b))
+    a, b = tuple(a) + (1,) * (n - len(a)), tuple(b) + (1,) * (n - len(b))
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        return None
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+@exercise("01.5", title="the broadcast shape rule", points=2,
+          forbidden=["tinygrad_course.broadcast_shapes", "tinygrad_course.broadcast_tensors",
+                     "numpy.broadcast_shapes", "numpy.broadcast", "numpy.broadcast_to"])
+def broadcast_shape_check(t, broadcast_shape):
+    t.equal(broadcast_shape((3, 1), (1, 4)), (3, 4), "broadcast_shape((3, 1), (1, 4))",
+            hint="a size-1 dimension stretches to the other size, on both sides")
+    got = broadcast_shape((5, 3), (3,))
+    t.equal(got, (5, 3), "broadcast_shape((5, 3), (3,))",
+            hint="you aligned the shapes from the left; align them from the right (the last dimensions meet)"
+            if got is not None and _left_aligned((5, 3), (3,)) == tuple(got) else
+            "align from the right; a missing leading dimension counts as size 1")
+    t.equal(broadcast_shape((4,), (2, 3, 4)), (2, 3, 4), "broadcast_shape((4,), (2, 3, 4))",
+            hint="the shorter shape may be either argument: pad it with 1s on the left")
+    t.raises(ValueError, broadcast_shape, (2, 3), (4,), what="broadcast_shape((2, 3), (4,))",
+             hint="sizes 3 and 4 differ and neither is 1: raise ValueError")
+    # the learner's rule against what real tensor arithmetic does
+    for a, b in [((2, 1, 3), (4, 1)), ((1,), (3, 2)), ((6, 1, 1), (1, 5, 1))]:
+        actual = tuple((tc.zeros(a) + tc.zeros(b)).shape)
+        t.equal(broadcast_shape(a, b), actual, f"broadcast_shape({a}, {b}) vs the shape of tc.zeros{a} + tc.zeros{b}")
+
+
+# ---- 01.6 -------------------------------------------------------------------------------------------------
+@exercise("01.6", title="normalize rows with keepdim", points=1)
+def normalize_rows_check(t, normalize_rows):
+    x = tc.tensor([[1.0, 2.0, 1.0], [3.0, 3.0, 4.0], [0.5, 0.25, 0.25]])
+    xs = x.numpy()
+    row_sums = xs.sum(axis=1)
+    got = normalize_rows(x)
+    _expect_tensor(t, got, "normalize_rows(x)")
+    t.close(got, xs / row_sums[:, None], "normalize_rows(x) for a 3x3 x", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, xs / row_sums[None, :]),
+                        "each column was divided by a row sum: without keepdim=True the sums have shape (3,) "
+                        "and broadcast as a ROW; use x.sum(dim=1, keepdim=True)"),
+        mistakes.custom(lambda g, e: np.allclose(g, xs / xs.sum(axis=0, keepdims=True)),
+                        "each column now sums to 1: you summed over dim=0 (down the columns); rows are dim=1"),
+    ])
+    wide = tc.arange(1.0, 9.0).view(2, 4)
+    t.close(normalize_rows(wide), wide.numpy() / wide.numpy().sum(axis=1, keepdims=True), "normalize_rows of a 2x4 x")
+    t.close(normalize_rows(x).sum(dim=1), np.ones(3), "row sums of your result")
+    # used for real: normalizing exponentials is a softmax
+    logits = tc.tensor([[2.0, 1.0, 0.1]])
+    e = np.exp(logits.numpy())
+    t.close(normalize_rows(logits.exp()), e / e.sum(), "normalize_rows(logits.exp()) (a softmax)")
+
+
+# ---- 01.7 -------------------------------------------------------------------------------------------------
+@exercise("01.7", title="pick the label scores (gather)", points=1)
+def pick_check(t, pick):
+    scores = tc.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2], [0.25, 0.25, 0.5], [0.6, 0.1, 0.3]])
+    labels = tc.tensor([1, 0, 2, 0])
+    expected = scores.numpy()[np.arange(4), labels.numpy()]
+    got = pick(scores, labels)
+    _expect_tensor(t, got, "pick(scores, labels)")
+    if tuple(got.shape) == (4, 1):
+        t.fail("pick(scores, labels)", "shape (4, 1) instead of (4,)\n  hint: gather keeps the dimension it "
+                                       "picked along: .squeeze(1) it away")
+    if tuple(got.shape) == (4, 3):
+        t.fail("pick(scores, labels)", "shape (4, 3) instead of (4,)\n  hint: scores[labels] picks whole ROWS; "
+                                       "you need one element per row: row i, column labels[i]")
+    t.close(got, expected, "pick(scores, labels)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, scores.numpy()[labels.numpy(), np.arange(4)]),
+                        "you picked scores[labels[i], i]: gather along dim=1 (columns), not dim=0"),
+    ])
+    # used for real: the negative log-likelihood of the labels
+    log_probs = (scores / scores.sum(dim=1, keepdim=True)).log()
+    t.close(-pick(log_probs, labels).mean(), -np.log(expected).mean(), "-pick(log_probs, labels).mean() (the NLL loss)")
