@@ -461,7 +461,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         coeff, denom = _coefficients(xp, tgt, c, weight, ignore_index, label_smoothing, dtype)
     out = _fused.CrossEntropy.apply(rows, coeff, reduction, denom)
-    return out.reshape(out_shape) if reduction == "none" else out
+    return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -473,7 +473,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("expected scalar type Long but found " + tgt.type().split(".")[-1].replace("Tensor", ""))
     coeff, denom = _coefficients(rows._xp, tgt, rows.shape[1], weight, ignore_index, 0.0, rows._data.dtype)
     out = _fused.NllLoss.apply(rows, coeff, reduction, denom)
-    return out.reshape(out_shape) if reduction == "none" else out
+    return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
 
 
 def _warn_size(input, target):
