@@ -45,11 +45,11 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, list(self._modules.keys())[self._index(idx)])
-        # keep the keys numbered 0..n-1, as PyTorch does
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._modules.update(OrderedDict(zip(str_indices, self._modules.values())))
-        for k in list(self._modules.keys())[len(str_indices):]:
-            del self._modules[k]
+        # renumber the keys 0..n-1, as PyTorch does
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
 
     def __len__(self):
         return len(self._modules)
