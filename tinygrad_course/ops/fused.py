@@ -12,6 +12,7 @@ import math
 
 from ..autograd.function import Op, _state
 from ..tensor import _wrap
+from . import gpu_kernels
 from ._util import normalize_dim
 
 
@@ -93,8 +94,12 @@ class CrossEntropy(Op):
     @staticmethod
     def forward(ctx, x, coeff, reduction, denom):
         xp = x._xp
-        logp, p = _log_softmax_array(xp, x._data, 1)
-        per_row = -(coeff * logp).sum(axis=1)
+        if x._device.type == "cuda":  # fused kernels; backward rebuilds the softmax from the row log-sum-exp
+            per_row, ctx.lse = gpu_kernels.cross_entropy_forward(x._data, coeff)
+            p = None
+        else:
+            logp, p = _log_softmax_array(xp, x._data, 1)
+            per_row = -(coeff * logp).sum(axis=1)
         ctx.p, ctx.coeff, ctx.reduction, ctx.denom = p, coeff, reduction, denom
         ctx.save_for_backward(x)
         if reduction == "none":
@@ -113,6 +118,8 @@ class CrossEntropy(Op):
         row_total = coeff.sum(axis=1, keepdims=True)
         if not _recording():
             gd = g._data[:, None] if ctx.reduction == "none" else g._data
+            if ctx.p is None:
+                return _wrap(gpu_kernels.cross_entropy_backward(x._data, ctx.lse, coeff, gd * scale))
             return _wrap(((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False))
         p = Softmax.apply(x, 1)
         gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
@@ -209,6 +216,8 @@ class Gelu(Op):
         xp, a = x._xp, x._data
         ctx.approximate = approximate
         ctx.save_for_backward(x)
+        if x._device.type == "cuda":
+            return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
         return (a * 0.5 * (1.0 + _erf(xp, a * _SQRT_HALF))).astype(a.dtype, copy=False)
@@ -216,6 +225,8 @@ class Gelu(Op):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        if x._device.type == "cuda" and not _recording():
+            return _wrap(gpu_kernels.gelu_backward(x._data, g._data, ctx.approximate))
         if ctx.approximate == "tanh":
             inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
             t = inner.tanh()

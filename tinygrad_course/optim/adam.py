@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..ops import gpu_kernels
 from ..tensor import _wrap
 from .optimizer import Optimizer, bump_version, check_float, grad_array
 
@@ -49,6 +50,11 @@ class Adam(Optimizer):
             step_arr = state["step"]._data
             step_arr += 1
             step = float(step_arr)
+            if p._device.type == "cuda" and not amsgrad:  # one fused kernel instead of a dozen array calls
+                gpu_kernels.adam_update(w, g, state["exp_avg"]._data, state["exp_avg_sq"]._data, lr=lr, beta1=beta1,
+                                        beta2=beta2, eps=eps, weight_decay=weight_decay, decoupled=decoupled, step=step)
+                bump_version(p)
+                continue
             if weight_decay != 0:
                 if decoupled:
                     w *= 1 - lr * weight_decay
