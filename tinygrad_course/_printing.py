@@ -47,10 +47,8 @@ class _Formatter:
             for v in flat:
                 self.max_width = max(self.max_width, len(_plain(v)))
             return
+        # like PyTorch, only non-zero finite values set the width ("nan" and "inf" are not padded for)
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
-        # non-finite values still need room ("nan", "-inf")
-        for v in flat[~np.isfinite(flat)]:
-            self.max_width = max(self.max_width, len(f"{v:.0f}") + (0 if finite.size == 0 else 0))
         if finite.size == 0:
             return
         a = np.abs(finite)

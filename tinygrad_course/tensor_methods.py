@@ -16,11 +16,7 @@ from .ops import reduce as R
 
 def _operand(o):
     """A tensor or Python scalar usable in arithmetic, or None when the type is not supported."""
-    from .tensor import Tensor
-
-    if isinstance(o, Tensor):
-        return o
-    if isinstance(o, (bool, int, float)):
+    if type(o) in _PLAIN_OPERANDS or isinstance(o, TensorMethods):  # tensors (any subclass) and numbers
         return o
     if isinstance(o, np.generic):
         return o.item()
@@ -31,6 +27,9 @@ def _operand(o):
     if isinstance(o, numbers.Number):
         return float(o)
     return None
+
+
+_PLAIN_OPERANDS = {float, int, bool}
 
 
 def _binary(fn_op, **kw):
@@ -543,7 +542,7 @@ class TensorMethods:
             sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
         else:
             sizes = list(split_size_or_sections)
-        return V.Split.apply(self, sizes, dim)
+        return V.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
 
     def chunk(self, chunks, dim=0):
         """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""

@@ -210,7 +210,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     for events in _recorders:
                         events.append((node, tuple(node_grads), ()))
                     continue
-                if all(g is None for g in node_grads) or (
+                # `is None`, never `==`: comparing tensors would run the element-wise comparison op
+                no_grads = node_grads[0] is None if len(node_grads) == 1 else all(g is None for g in node_grads)
+                if no_grads or (
                         needed is not None and not any(c in needed for c, _ in node.next_functions)):
                     out = (None,) * len(node.next_functions)
                 else:
@@ -248,7 +250,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for pos, g in enumerate(captured):
             if g is None and not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {pos} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if g is not None and not create_graph:

@@ -138,7 +138,7 @@ class Node:
     def save_for_backward(self, *tensors):
         """Save tensors that `backward` needs; read them back with `ctx.saved_tensors`."""
         self._saved = tensors
-        self._saved_versions = tuple(None if t is None else t._version[0] for t in tensors)
+        self._saved_versions = [None if t is None else t._version[0] for t in tensors]
 
     @property
     def saved_tensors(self):
@@ -216,7 +216,8 @@ class Node:
     def apply(self, *grad_outputs):
         """Run this node's backward on the gradients of its outputs; one gradient per next_function."""
         fn = self._fn
-        if self._materialize and any(g is None for g in grad_outputs):
+        # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
+        if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
             grad_outputs = tuple(
                 _Tensor._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
             )
@@ -237,7 +238,10 @@ class Node:
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {self._num_args}, got {len(grads)})"
                 )
-        out = tuple(grads[i] for i in positions)
+        if positions is None:
+            out = grads if len(grads) == self._num_args else grads[:self._num_args]
+        else:
+            out = tuple([grads[i] for i in positions])
         if fn._check_grads:
             out = tuple(self._validate_grad(i, g) for i, g in enumerate(out))
         return out
@@ -387,7 +391,8 @@ def _link(ctx, args, needs):
             else:
                 nexts.append((None, 0))
     ctx.next_functions = tuple(nexts)
-    ctx._input_pos = tuple(pos)
+    # None: every argument is a tensor, so backward's gradients need no remapping (the common case)
+    ctx._input_pos = None if len(pos) == len(args) else tuple(pos)
     ctx._num_args = len(args)
     ctx._seq = next(_sequence)
     ctx.modules = module_stack.modules
@@ -438,7 +443,7 @@ class Op(Function):
                     break
         ctx = cls._Node()
         if record:
-            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         out = cls.forward(ctx, *args, **kwargs)
         wrap = _wrap
         if type(out) is tuple:

@@ -154,11 +154,16 @@ class Div(Op):
 
 
 class Pow(Op):
+    """a ** b. PyTorch names the node by overload: PowBackward0 (tensor ** number),
+    PowBackward1 (tensor ** tensor), PowBackward2 (number ** tensor)."""
+
     node_name = "PowBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
+        if ctx.needs_input_grad and _meta(b) is not None:
+            ctx.__class__ = _POW_NODES[_meta(a) is not None]
         if rd.category < 2 and ctx is not None and _meta(b) is None and xb < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if rd.category < 2 and hasattr(xb, "shape") and bool((xb < 0).any()):
@@ -203,6 +208,9 @@ def _integer_pow(xp, xa, xb, rd):
     pos = xa ** xp.abs(xb)
     neg = xp.where(xa == 1, 1, xp.where(xa == -1, xp.where(xb % 2 == 0, 1, -1), 0))
     return xp.where(xb < 0, neg, pos).astype(rd.np_dtype)
+
+
+_POW_NODES = {True: type("PowBackward1", (Pow._Node,), {}), False: type("PowBackward2", (Pow._Node,), {})}
 
 
 class Remainder(Op):
@@ -364,7 +372,7 @@ class Log(Op):
 
 
 class Log1p(Op):
-    node_name = "Log1pBackward0"
+    node_name = "Log1PBackward0"
 
     @staticmethod
     def forward(ctx, x):

@@ -4,6 +4,8 @@ views, so they share storage and strides with their input, as in PyTorch; advanc
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autograd.function import Op
@@ -16,11 +18,11 @@ def infer_shape(shape, numel):
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1]))
+        known = math.prod([s for s in shape if s != -1])
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != numel:
+    if math.prod(shape) != numel:
         raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
     return shape
 
@@ -429,7 +431,7 @@ class Stack(Op):
 
 
 class Narrow(Op):
-    node_name = "NarrowBackward0"
+    node_name = "SliceBackward0"  # PyTorch's narrow is a slice
     view = True
 
     @staticmethod
@@ -589,7 +591,7 @@ class Split(Op):
     view = True
 
     @staticmethod
-    def forward(ctx, x, sizes, dim=0):
+    def forward(ctx, x, sizes, dim=0, by_size=False):
         d = normalize_dim(dim, x.ndim)
         total = x._data.shape[d]
         if sum(sizes) != total:
@@ -598,6 +600,8 @@ class Split(Op):
                 f"{d}), but got split_sizes={list(sizes)}"
             )
         ctx.d, ctx.shape, ctx.sizes, ctx.dtype = d, x._data.shape, sizes, x.dtype
+        if by_size and ctx.needs_input_grad:
+            ctx.__class__ = _SPLIT_BY_SIZE_NODE
         out, start = [], 0
         for s in sizes:
             out.append(x._data[(slice(None),) * d + (slice(start, start + s),)])
@@ -616,6 +620,9 @@ class Split(Op):
                 g = factories.zeros(shape, dtype=ctx.dtype)
             parts.append(g)
         return factories.cat(parts, ctx.d)
+
+
+_SPLIT_BY_SIZE_NODE = type("SplitBackward0", (Split._Node,), {})  # x.split(int) rather than x.split(list)
 
 
 class MaskedFill(Op):

@@ -5,6 +5,7 @@ reduced dimensions (`_unreduce`) and broadcasts the gradient back over them.
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -64,7 +65,7 @@ class Mean(Op):
             )
         dims = normalize_dims(dim, x.ndim)
         ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, x._data.shape
-        ctx.count = int(np.prod([x._data.shape[d] for d in dims])) if dims else 1
+        ctx.count = math.prod([x._data.shape[d] for d in dims]) if dims else 1
         od = _dt.to_dtype(dtype) if dtype is not None else x.dtype
         with np.errstate(invalid="ignore", divide="ignore"):
             return x._data.mean(axis=dims, keepdims=keepdim, dtype=od.np_dtype)
@@ -86,7 +87,7 @@ class Var(Op):
         dims = normalize_dims(dim, x.ndim)
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        n = int(np.prod([x._data.shape[d] for d in dims])) if dims else 1
+        n = math.prod([x._data.shape[d] for d in dims]) if dims else 1
         ctx.denom = max(n - correction, 0)
         with np.errstate(invalid="ignore", divide="ignore"):
             return x._data.var(axis=dims, ddof=correction, keepdims=keepdim)
@@ -108,7 +109,7 @@ class Std(Op):
         dims = normalize_dims(dim, x.ndim)
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        n = int(np.prod([x._data.shape[d] for d in dims])) if dims else 1
+        n = math.prod([x._data.shape[d] for d in dims]) if dims else 1
         ctx.denom = max(n - correction, 0)
         with np.errstate(invalid="ignore", divide="ignore"):
             return x._data.std(axis=dims, ddof=correction, keepdims=keepdim)
