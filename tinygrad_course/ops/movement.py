@@ -311,7 +311,7 @@ class IndexPutZeros(Op):
         if basic:
             out[idx] = g._data
         else:
-            xp.add.at(out, idx, g._data) if xp is np else out.__setitem__(idx, g._data)
+            xp.add.at(out, idx, g._data)  # repeated indices accumulate (cupy.add.at on the GPU; setitem would not)
         ctx.idx, ctx.basic = idx, basic
         return out
 
