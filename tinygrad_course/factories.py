@@ -160,18 +160,39 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dt = _infer_dtype(data)
         try:
             arr = np.array(_to_plain(data), dtype=dt.np_dtype if dt is not _dt.bfloat16 else np.float32)
-        except ValueError as e:
-            raise ValueError(f"expected sequence of equal-length lists: {e}") from None
+        except ValueError:
+            raise _ragged_error(data) from None
         if arr.dtype == object:
-            raise ValueError("expected sequence of equal-length lists (a ragged nested list was given)")
+            raise _ragged_error(data)
     if dtype is not None:
         dt = _dt.to_dtype(dtype)
     if arr.dtype != dt.np_dtype:
         arr = arr.astype(dt.np_dtype)
-    t = _wrap(_place(arr, dev or CPU))
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _finish(_place(arr, dev or CPU), requires_grad)
+
+
+def _ragged_error(data):
+    """PyTorch's error for nested lists whose lengths disagree: the sizes are taken from the first
+    element at each depth, and the first sequence that differs is reported."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    stack = [(data, 0)]
+    while stack:
+        x, dim = stack.pop()
+        if dim < len(sizes):
+            if not isinstance(x, (list, tuple)):
+                return TypeError(f"not a sequence")
+            if len(x) != sizes[dim]:
+                return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(x)})")
+            stack.extend((item, dim + 1) for item in reversed(x))
+        elif isinstance(x, (list, tuple)):
+            return TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+    return ValueError("expected sequence of equal-length lists")
 
 
 def _place(arr, dev):
@@ -199,11 +220,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 # ---- filled with constants ---------------------------------------------------------------------------
 
-def _shape(size):
+def _shape(size, check=True):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
+    if check and any(s < 0 for s in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: [{', '.join(map(str, shape))}]")
     return shape
 
@@ -211,6 +232,11 @@ def _shape(size):
 def _finish(arr, requires_grad):
     t = _wrap(arr)
     if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients. "
+                "Hint: create it with a float dtype (e.g. tc.tensor([1., 2.]) or dtype=tc.float32)."
+            )
         t.requires_grad_(True)
     return t
 
@@ -224,7 +250,10 @@ def _creation(dtype, device):
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros of the given shape."""
     dt, dev, xp = _creation(dtype, device)
-    return _finish(xp.zeros(_shape(size), dtype=dt.np_dtype), requires_grad)
+    shape = _shape(size, check=False)
+    if any(s < 0 for s in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _finish(xp.zeros(shape, dtype=dt.np_dtype), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
@@ -235,7 +264,8 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor of the given shape (here: zero-filled, so results are reproducible)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    dt, dev, xp = _creation(dtype, device)
+    return _finish(xp.zeros(_shape(size), dtype=dt.np_dtype), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):

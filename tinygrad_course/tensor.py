@@ -359,7 +359,7 @@ class Tensor(TensorMethods):
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients. "
+                "only Tensors of floating point dtype can require gradients. "
                 "Hint: create it with dtype=tc.float32 (e.g. tc.tensor([1., 2.]))."
             )
         self._requires_grad = bool(requires_grad)

@@ -548,6 +548,8 @@ class TensorMethods:
         """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""
         from .ops._util import normalize_dim
 
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         size = self._data.shape[normalize_dim(dim, self.ndim)]
         step = -(-size // chunks)
         return self.split(step, dim) if step else self.split([0] * 1, dim)

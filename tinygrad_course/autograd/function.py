@@ -377,6 +377,27 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
+def _broadcast_error(args, error):
+    """PyTorch's RuntimeError for tensor arguments that do not broadcast (NumPy raises ValueError);
+    other errors are returned unchanged."""
+    if "broadcast" not in str(error):
+        return error
+    shapes = [a._data.shape for a in args if isinstance(a, _Tensor)]
+    acc = ()
+    for shape in shapes:
+        n = max(len(acc), len(shape))
+        a, b = (1,) * (n - len(acc)) + acc, (1,) * (n - len(shape)) + shape
+        for i in reversed(range(n)):  # PyTorch reports the right-most mismatch
+            x, y = a[i], b[i]
+            if x != y and x != 1 and y != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}. "
+                    "Hint: shapes are compared from the right; each pair of sizes must be equal or one of them 1."
+                )
+        acc = tuple(max(x, y) for x, y in zip(a, b))
+    return error
+
+
 def _link(ctx, args, needs):
     """Connect a new node to the graph: next_functions for each tensor argument."""
     Tensor = _Tensor
@@ -444,7 +465,10 @@ class Op(Function):
         ctx = cls._Node()
         if record:
             ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-        out = cls.forward(ctx, *args, **kwargs)
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        except ValueError as e:
+            raise _broadcast_error(args, e) from None
         wrap = _wrap
         if type(out) is tuple:
             results = tuple(wrap(o) for o in out)

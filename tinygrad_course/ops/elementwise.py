@@ -497,7 +497,7 @@ class Clamp(Op):
     @staticmethod
     def forward(ctx, x, min=None, max=None):
         if min is None and max is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+            raise RuntimeError("tc.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = min, max
         rd = _dt.result_type(x, *(v for v in (min, max) if v is not None))
