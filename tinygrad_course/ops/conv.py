@@ -104,10 +104,10 @@ class Conv2d(Op):
         n = x._data.shape[0]
         cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
         if groups == 1:
-            out = weight._data.reshape(o, -1) @ cols  # (O, N*OH*OW): the whole convolution in one matmul
+            out = matmul_arrays(xp, weight._data.reshape(o, -1), cols)  # (O, N*OH*OW): the whole convolution in one matmul
         else:
             w_g = weight._data.reshape(groups, o // groups, -1)
-            out = (w_g @ cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
+            out = matmul_arrays(xp, w_g, cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
             out += bias._data[:, None]
         ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
