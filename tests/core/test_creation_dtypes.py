@@ -108,7 +108,7 @@ def test_creation_keywords():
     t = tc.ones(2, dtype=tc.float64, device="cpu", requires_grad=True)
     assert t.requires_grad and t.is_leaf and t.dtype is tc.float64 and str(t.device) == "cpu"
     assert tc.tensor([1.0], device=tc.device("cpu")).device.type == "cpu"
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
         tc.tensor([1, 2], requires_grad=True)
 
 
