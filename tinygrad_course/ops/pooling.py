@@ -23,7 +23,7 @@ class MaxPool2d(Op):
         xp, a = x._xp, x._data
         n, c, h, w = a.shape
         (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-        fill = -xp.inf if a.dtype.kind == "f" else xp.iinfo(a.dtype).min
+        fill = xp.iinfo(a.dtype).min if a.dtype.kind in "iu" else -xp.inf  # bfloat16 has kind "V"
         win = window_view(xp, _pad_array(xp, a, ph, pw, fill), kernel, stride, dilation)
         _, _, oh, ow = win.shape[:4]
         # running maximum over the kh*kw window offsets (each a strided view): no copy of the windows
