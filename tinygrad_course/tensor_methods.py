@@ -363,7 +363,7 @@ class TensorMethods:
             return self.maximum(dim)
         if dim is None:
             return R.MaxMinAll.apply(self, None, False, True)
-        return R.values_indices(*R.MaxMinDim.apply(self, dim, keepdim, True))
+        return R.values_indices("max", *R.MaxMinDim.apply(self, dim, keepdim, True))
 
     def min(self, dim=None, keepdim=False):
         """Smallest element; with `dim`, a (values, indices) pair; with a tensor, `minimum`."""
@@ -371,7 +371,7 @@ class TensorMethods:
             return self.minimum(dim)
         if dim is None:
             return R.MinAll.apply(self, None, False, False)
-        return R.values_indices(*R.MinDim.apply(self, dim, keepdim, False))
+        return R.values_indices("min", *R.MinDim.apply(self, dim, keepdim, False))
 
     def amax(self, dim=(), keepdim=False):
         return R.AmaxOp.apply(self, dim if dim != () else None, keepdim, True)

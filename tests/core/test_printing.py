@@ -80,3 +80,10 @@ def test_dtype_and_device_reprs():
     assert repr(tc.float32) == "tc.float32" and repr(tc.int64) == "tc.int64" and repr(tc.bool) == "tc.bool"
     assert repr(tc.device("cpu")) == "device(type='cpu')"
     assert tc.zeros(1).type() == "tc.FloatTensor"
+
+
+def test_max_with_dim_prints_like_torch():
+    data = [[1.0, 5.0], [7.0, 2.0]]
+    for op in ("max", "min"):
+        ours = repr(getattr(tc.tensor(data), op)(1))
+        assert ours == repr(getattr(torch.tensor(data), op)(1)).replace("torch.", "tc.")

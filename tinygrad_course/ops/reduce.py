@@ -14,7 +14,22 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ._util import normalize_dim, normalize_dims
 
-values_indices = namedtuple("return_types", ["values", "indices"])
+class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):
+    """(values, indices) of max/min along a dim; prints like `torch.return_types.max(...)`."""
+
+    __slots__ = ()
+    op_name = ""
+
+    def __repr__(self):
+        return f"tc.return_types.{self.op_name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+
+RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "op_name": name}) for name in ("max", "min")}
+
+
+def values_indices(name, values, indices):
+    """The named (values, indices) pair PyTorch returns from `max(dim)` / `min(dim)`."""
+    return RETURN_TYPES[name](values, indices)
 
 
 def _unreduce(g, in_shape, dims, keepdim):
