@@ -177,3 +177,30 @@ def test_bad_device_type():
 
 def test_top_level_alias():
     assert tc.autocast is tc.amp.autocast
+
+
+def test_a_small_cnn_under_autocast_matches_torch_dtypes_and_values():
+    tc.manual_seed(0)
+    ours = tc.nn.Sequential(tc.nn.Conv2d(1, 4, 3, padding=1), tc.nn.ReLU(), tc.nn.MaxPool2d(2),
+                            tc.nn.Conv2d(4, 8, 3, padding=1), tc.nn.ReLU(), tc.nn.Flatten(), tc.nn.Linear(8 * 4 * 4, 3))
+    theirs = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                                 torch.nn.Conv2d(4, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
+                                 torch.nn.Linear(8 * 4 * 4, 3))
+    with torch.no_grad():
+        for p, tp in zip(ours.parameters(), theirs.parameters()):
+            tp.copy_(torch.tensor(p.detach().numpy()))
+    x, tx = _pair(2, 1, 8, 8)
+    y = np.array([0, 2])
+    with tc.autocast("cpu"):
+        out = ours(x)
+        loss = F.cross_entropy(out, tc.tensor(y))
+    with torch.autocast("cpu"):
+        tout = theirs(tx)
+        tloss = TF.cross_entropy(tout, torch.tensor(y))
+    assert out.dtype is tc.bfloat16 and tout.dtype is torch.bfloat16
+    np.testing.assert_allclose(_np(out), _np(tout), rtol=5e-2, atol=5e-2)
+    loss.backward()
+    tloss.backward()
+    for p, tp in zip(ours.parameters(), theirs.parameters()):
+        assert p.grad.dtype is tc.float32
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=0.1, atol=2e-2)

@@ -36,13 +36,9 @@ _LOWER = {_dt.float16, _dt.bfloat16}
 _CASTABLE = {_dt.float16, _dt.bfloat16, _dt.float32}
 
 
-def _policy(op_cls, device_type):
-    """'lower', 'float32' or None for an op class on a device type."""
-    return _policy_by_name(op_cls.__name__, device_type)
-
-
 @functools.lru_cache(maxsize=None)
 def _policy_by_name(name, device_type):
+    """'lower', 'float32' or None for an op (by its class name) on a device type."""
     if name in LOWER_PRECISION_OPS:
         return "lower"
     if name in FLOAT32_OPS[device_type]:
@@ -59,10 +55,25 @@ def _first_device_type(args):
 
 
 def _cast_inputs(op_cls, args):
+    return _cast_for(op_cls.__name__, args)
+
+
+def autocast_args(op_name, *tensors):
+    """`tensors` cast as op `op_name` (an `Op` class name, e.g. "Conv2d") would cast them under autocast.
+
+    For functions that check dtypes before they reach the op (PyTorch casts at dispatch, before any
+    check): `x, weight, bias = autocast_args("Conv2d", x, weight, bias)`.
+    """
+    if not autocast_state.active:
+        return tensors
+    return _cast_for(op_name, tensors)
+
+
+def _cast_for(op_name, args):
     device_type = _first_device_type(args)
     if device_type is None or not autocast_state.enabled[device_type]:
         return args
-    policy = _policy(op_cls, device_type)
+    policy = _policy_by_name(op_name, device_type)
     if policy is None:
         return args
     if policy == "lower":

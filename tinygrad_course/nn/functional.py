@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..amp.autocast_mode import autocast_args
 from ..autograd.grad_mode import _state, no_grad
 from ..ops import conv as _conv
 from ..ops import fused as _fused
@@ -213,6 +214,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                 f"Kernel size: ({dilation[0] * (kh - 1) + 1} x {dilation[1] * (kw - 1) + 1}). "
                 "Kernel size can't be greater than actual input size"
             )
+    x, weight, bias = autocast_args("Conv2d", x, weight, bias)  # tc.autocast casts before the dtype check
     if weight.dtype is not x.dtype:
         raise RuntimeError(
             f"Input type ({x.type()}) and weight type ({weight.type()}) should be the same"
