@@ -143,6 +143,16 @@ def scalar_dtype(value) -> dtype:
     return _default_float
 
 
+PYTHON_SCALARS = {bool: bool_, int: int64, float: None}  # None: the default float dtype
+
+
+def with_python_scalar(d: dtype, value) -> dtype:
+    """`result_type(tensor_of_dtype_d, value)` for a Python bool/int/float (the fast common case):
+    the scalar changes the dtype only when it is of a higher category."""
+    s = PYTHON_SCALARS[type(value)] or _default_float
+    return d if d.category >= s.category else s
+
+
 def _combine_categories(higher, lower):
     if higher is None:
         return lower

@@ -44,6 +44,9 @@ def binary_operands(a, b, float_only=False):
         check_same_device(a, b)
         rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)
         xp = a._xp
+    elif ta and type(b) in _dt.PYTHON_SCALARS:  # the most common mixed case: tensor (op) number
+        rd = _dt.with_python_scalar(a.dtype, b)
+        xp = a._xp
     else:
         rd = _dt.result_type(a, b)
         xp = (a if ta else b)._xp

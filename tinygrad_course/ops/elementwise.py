@@ -50,8 +50,9 @@ def _meta(x):
 def _save_operands(ctx, a, b):
     """Save a (for b's gradient) and b (for a's gradient) when they are tensors and needed."""
     need = ctx.needs_input_grad
-    ctx.save_for_backward(a if need and need[1] and ctx.ma is not None else None,
-                          b if need and need[0] and ctx.mb is not None else None)
+    if need:  # empty when nothing is recorded
+        ctx.save_for_backward(a if need[1] and ctx.ma is not None else None,
+                              b if need[0] and ctx.mb is not None else None)
 
 
 # ---- arithmetic ----------------------------------------------------------------------------------
