@@ -23,3 +23,8 @@ class DistError(RuntimeError):
 
 class DistBackendError(DistError):
     """A collective failed or timed out in the communication backend (MPI or NCCL)."""
+
+
+# Tracebacks name them by their public home, as PyTorch's do (torch.distributed.DistBackendError).
+for _cls in (ReduceOp, DistError, DistBackendError):
+    _cls.__module__ = "tinygrad_course.distributed"
