@@ -3,6 +3,8 @@
 The weights must stay bit-identical across ranks after every step and equal a single-process run
 on the combined batch (to float32 tolerance); `no_sync()` must defer the averaging.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,15 @@ def test_no_sync_accumulates_locally_then_averages(ddp_run):
         loss_fn(model(x[2:]), y[2:]).backward()
         per_rank.append(np.concatenate([p.grad.numpy().ravel() for p in model.parameters()]))
     np.testing.assert_allclose(r0["accumulated_grads"], np.mean(per_rank, axis=0), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, message", [
+    ("model", "DDP expects same model across all ranks"),
+    ("branch", r"rank \d reduced the gradient of parameter \d+ while another rank reduced a different one"),
+])
+def test_misuse_stops_the_job_with_a_clear_error(mode, message):
+    result = run_mpi("ddp_misuse.py", mode, n=2, timeout=60)
+    assert result.returncode != 0
+    assert re.search(message, result.output)
+    assert "UNEXPECTEDLY" not in result.output

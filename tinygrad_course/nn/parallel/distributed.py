@@ -27,6 +27,8 @@ class DistributedDataParallel(Module):
 
     Call it like the wrapped model; `ddp.module` is the model itself (save `ddp.module.state_dict()`).
     After `loss.backward()` each parameter's `.grad` is the average over all processes.
+    Parameters that no rank uses in a step keep `.grad = None` everywhere; a parameter used on some ranks
+    but not on others is an error (`find_unused_parameters` is accepted for compatibility only).
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
