@@ -5,18 +5,26 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 STAMP := $(VENV)/.installed
+LAB_STAMP := $(VENV)/.lab-installed
 
 .PHONY: lab test test-fast venv bench release clean
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+# The course itself needs no PyTorch; the tests use it as the reference, so only `make test` installs it.
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip setuptools wheel
+
+$(LAB_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e ".[course,dist]"
+	touch $(LAB_STAMP)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PIP) -e ".[course,test,dist]"
-	touch $(STAMP)
+	touch $(STAMP) $(LAB_STAMP)
 
 venv: $(STAMP)
 
-lab: $(STAMP)
+lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
 
 test: $(STAMP)

@@ -1,5 +1,5 @@
-"""environment.yml (conda/Binder) lists the same packages and pins as pyproject.toml's base and
-`course` dependencies, so `make lab` and Binder build the same environment."""
+"""environment.yml (conda/Binder) lists the same packages and pins as pyproject.toml's base,
+`course` and `dist` dependencies, so `make lab` and Binder build the same environment."""
 import re
 import tomllib
 from pathlib import Path
@@ -33,7 +33,8 @@ def _conda_packages(text: str) -> set[tuple[str, str]]:
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    expected = {_normalise(r) for r in project["dependencies"] + project["optional-dependencies"]["course"]}
+    extras = project["optional-dependencies"]
+    expected = {_normalise(r) for r in project["dependencies"] + extras["course"] + extras["dist"]}
     listed = _conda_packages((ROOT / "environment.yml").read_text())
     assert listed == expected, (
         f"only in environment.yml: {sorted(listed - expected)}; only in pyproject.toml: {sorted(expected - listed)}"
