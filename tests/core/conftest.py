@@ -1,11 +1,16 @@
-"""Shared settings for the framework-core tests: modest Hypothesis budgets, no deadlines."""
+"""Shared settings for the framework-core tests: modest Hypothesis budgets, no deadlines.
+
+`TC_HYPOTHESIS_PROFILE=thorough` runs many more examples (for a bug hunt, not for `make test`)."""
+import os
+
 import pytest
 from hypothesis import settings
 
 import tinygrad_course as tc
 
 settings.register_profile("core", max_examples=25, deadline=None)
-settings.load_profile("core")
+settings.register_profile("thorough", max_examples=400, deadline=None)
+settings.load_profile(os.environ.get("TC_HYPOTHESIS_PROFILE", "core"))
 
 
 @pytest.fixture(autouse=True)

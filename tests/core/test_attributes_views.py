@@ -2,7 +2,10 @@
 import numpy as np
 import pytest
 import torch
-from core_helpers import assert_same, assert_same_error, pair, to_torch
+from core_helpers import assert_same, assert_same_error, error_of, pair
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import tinygrad_course as tc
 
@@ -185,3 +188,45 @@ def test_expand_has_zero_stride_and_errors_like_torch():
     assert x.expand(3, 4).stride() == tx.expand(3, 4).stride()
     assert_same(x.expand(2, -1, 4), tx.expand(2, -1, 4))
     assert_same_error(lambda: x.expand(2, 4), lambda: tx.expand(2, 4))
+
+
+@st.composite
+def basic_index(draw):
+    """A random shape and a PyTorch basic index for it (ints, positive-step slices, None, ...)."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=4, max_side=5))
+    parts, dims_left = [], list(shape)
+    use_ellipsis = draw(st.booleans())
+    for size in list(dims_left)[: draw(st.integers(0, len(shape)))]:
+        kind = draw(st.sampled_from(["int", "slice", "none", "full"]))
+        if kind == "int":
+            parts.append(draw(st.integers(-size, size - 1)))
+        elif kind == "slice":
+            start = draw(st.one_of(st.none(), st.integers(-size - 1, size + 1)))
+            stop = draw(st.one_of(st.none(), st.integers(-size - 1, size + 1)))
+            parts.append(slice(start, stop, draw(st.one_of(st.none(), st.integers(1, 3)))))
+        elif kind == "none":
+            parts.extend([None, slice(None)])
+        else:
+            parts.append(slice(None))
+    if use_ellipsis:
+        parts.insert(draw(st.integers(0, len(parts))), Ellipsis)
+    return shape, tuple(parts)
+
+
+@given(case=basic_index())
+def test_random_basic_indexing_matches_torch(case):
+    shape, index = case
+    data = np.arange(float(np.prod(shape))).reshape(shape)
+    x, tx = pair(data, requires_grad=True)
+    if error_of(lambda: tx[index])[0] is not None:
+        assert_same_error(lambda: x[index], lambda: tx[index])
+        return
+    v, tv = x[index], tx[index]
+    assert_same(v, tv)
+    # strides of size-1 dims and of empty views may differ (NumPy normalises them; see the test above)
+    assert v.stride() == tv.stride() or 1 in tuple(tv.shape) or v.numel() == 0
+    assert v.storage_offset() == tv.storage_offset() or v.numel() == 0
+    g = np.arange(float(tv.numel())).reshape(tuple(tv.shape))
+    v.backward(tc.tensor(g))
+    tv.backward(torch.tensor(g))
+    assert_same(x.grad, tx.grad)
