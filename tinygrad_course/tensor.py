@@ -467,7 +467,8 @@ class Tensor(TensorMethods):
                     "Hint: wrap parameter updates in `with tc.no_grad():`."
                 )
             base = self._base
-            if base is not None and base._requires_grad and base.grad_fn is None:
+            # a view that does not require grad while its base does is detached (`x.data`, `x.detach()`)
+            if base is not None and self._requires_grad and base._requires_grad and base.grad_fn is None:
                 raise RuntimeError(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 )
@@ -478,7 +479,8 @@ class Tensor(TensorMethods):
         others_need_grad = any(getattr(a, "_requires_grad", False) for a in args)
         record = _state.enabled and (self._requires_grad or others_need_grad)
         if record:
-            if self._base is not None and (self._base._requires_grad or others_need_grad):
+            base = self._base
+            if base is not None and (self._requires_grad or not base._requires_grad):  # not a detached view
                 return self._inplace_on_view(fn, args, kwargs)
             old = _wrap(self._data.copy())
             old._requires_grad, old.grad_fn, old._output_nr = self._requires_grad, self.grad_fn, self._output_nr

@@ -173,3 +173,31 @@ def test_in_place_returns_self_and_shares_storage():
     v = x[1:]
     v.fill_(7)
     assert x.tolist() == [4.0, 7.0, 7.0]
+
+
+def test_parameter_updates_through_data_and_no_grad_match_torch():
+    def train(lib):
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        for _ in range(3):
+            (w * w * w).sum().backward()
+            w.data -= 0.1 * w.grad
+            with lib.no_grad():
+                w -= 0.05 * w.grad
+                w[0] = w[0] * 0.5
+            w.data[1] += 0.25
+            w.detach().mul_(0.9)
+            w.grad.zero_()
+        return w
+
+    w, tw = train(tc), train(torch)
+    assert_same(w, tw)
+    assert w.is_leaf and w.requires_grad and w.grad.tolist() == [0.0, 0.0]
+
+
+def test_in_place_on_a_plain_view_copies_history_into_its_base():
+    x, tx = pair(np.array([1.0, 2.0]), requires_grad=True)
+    for lib, src in ((tc, x), (torch, tx)):
+        b = lib.zeros(4, dtype=lib.float64)
+        b[1:3].copy_(src * 3)
+        (b * b).sum().backward()
+    assert_same(x.grad, tx.grad)
