@@ -150,6 +150,8 @@ def test_operator_forms_of_comparisons_and_bitwise():
     assert_same(a.logical_not(), ta.logical_not())
     assert_same(tc.where(m, a, -a), torch.where(tm, ta, -ta))
     assert_same(tc.where(m, a, 0.5), torch.where(tm, ta, 0.5))
+    assert_same(tc.where(m, 1.0, 0.0), torch.where(tm, 1.0, 0.0))
+    assert_same(tc.where(m, 1, 0), torch.where(tm, 1, 0))
     assert_same(a.isnan(), ta.isnan())
 
 

@@ -49,7 +49,7 @@ def binary_operands(a, b, float_only=False):
         xp = a._xp
     else:
         rd = _dt.result_type(a, b)
-        xp = (a if ta else b)._xp
+        xp = (a if ta else b)._xp if ta or tb else None  # two numbers (tc.where(cond, 1.0, 0.0))
     if float_only:
         rd = _dt.float_result(rd)
     return as_array(a, rd, xp), as_array(b, rd, xp), rd
