@@ -214,3 +214,14 @@ def test_float16_and_bfloat16_arithmetic_match_torch():
     assert isinstance(tc.tensor(1.5, dtype=tc.float16).item(), float)
     back = to_tc(torch.tensor([1.5], dtype=torch.bfloat16))
     assert back.dtype is tc.bfloat16
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_half_precision_forward_and_backward_match_torch(dt):
+    def run(lib):
+        x = lib.tensor([[1.5, 2.25], [3.0, 4.0]], dtype=getattr(lib, dt), requires_grad=True)
+        y = (x @ x).sum() + x.mean() + x.exp().sum() + x.var()
+        y.backward()
+        return y, x.grad
+
+    assert_same(run(tc), run(torch), rtol=2e-2, atol=1e-2)
