@@ -407,6 +407,12 @@ def test_grad_mode_context_managers_and_decorators():
         return t * 2
 
     assert not h(x).requires_grad
+
+    @tc.set_grad_enabled(False)
+    def k(t):
+        return t * 2
+
+    assert tc.is_grad_enabled() and not k(x).requires_grad and tc.is_grad_enabled()
     with tc.autograd.no_grad():
         assert not tc.autograd.is_grad_enabled()
 
