@@ -60,6 +60,7 @@ def _wrap(arr):
     t._version = [0]
     t._base = None
     t._grad_acc = None
+    t._view_version = 0  # for views: the version of the shared storage when the view's grad_fn was made
     t._hooks = None
     t._name = None
     return t
@@ -73,7 +74,7 @@ class Tensor(TensorMethods):
     """
 
     __slots__ = ("_data", "dtype", "_device", "_requires_grad", "grad", "grad_fn", "_output_nr", "_version",
-                 "_base", "_grad_acc", "_hooks", "_name", "__weakref__")
+                 "_base", "_grad_acc", "_hooks", "_name", "_view_version", "__weakref__")
     __array_priority__ = 1000  # make `ndarray + Tensor` defer to Tensor.__radd__
 
     def __new__(cls, *args, **kwargs):
@@ -431,6 +432,7 @@ class Tensor(TensorMethods):
         """A tensor sharing this one's data, cut from the graph (`requires_grad=False`)."""
         t = _wrap(self._data)
         t._version = self._version
+        t._view_version = self._version[0]
         t._base = self if self._base is None else self._base
         return t
 
@@ -516,7 +518,22 @@ class Tensor(TensorMethods):
         base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
         view = AsStridedView.apply(new_base, idx, False)
         self.grad_fn, self._output_nr, self._requires_grad = view.grad_fn, 0, True
+        self._view_version = self._version[0]
         return self
+
+    def _refresh_view_history(self):
+        """Give a view whose base was modified in place since the view was made (`a = y[0]; y.mul_(2)`)
+        a grad_fn that reads it from the base's current history, as PyTorch regenerates it."""
+        base = self._base
+        self._view_version = self._version[0]
+        if self.grad_fn is None or base.grad_fn is None:
+            return  # detached views (leaves of their own), and views of leaves (whose history cannot change)
+        idx = _positions_in_base(self, base)
+        if idx is not None:
+            from .ops.movement import AsStridedView
+
+            view = AsStridedView.apply(base, idx, False)
+            self.grad_fn, self._output_nr = view.grad_fn, 0
 
     def _write(self, result):
         """Copy `result`'s values into this tensor's storage (dtype rules and shape checks as in PyTorch)."""

@@ -201,3 +201,38 @@ def test_in_place_on_a_plain_view_copies_history_into_its_base():
         b[1:3].copy_(src * 3)
         (b * b).sum().backward()
     assert_same(x.grad, tx.grad)
+
+
+VIEW_THEN_MODIFY = {
+    "select_then_base_mul_": lambda x: _view_then(x, lambda y: y[0], lambda y: y.mul_(2)),
+    "slice_then_setitem": lambda x: _view_then(x, lambda y: y[:, 1:], lambda y: y.__setitem__((0, 2), 5.0)),
+    "transpose_then_other_view_add_": lambda x: _view_then(x, lambda y: y.t(), lambda y: y[1].add_(y[0])),
+    "view_then_exp_": lambda x: _view_then(x, lambda y: y.view(-1), lambda y: y.exp_()),
+}
+
+
+def _view_then(x, make_view, modify):
+    y = x * 1
+    v = make_view(y)
+    modify(y)
+    return v * v  # uses the view made before the in-place op: its values and gradient include it
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_THEN_MODIFY))
+def test_view_made_before_an_in_place_op_on_its_base_gets_correct_grads(name):
+    x, tx = pair(np.array([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]]), requires_grad=True)
+    out, tout = VIEW_THEN_MODIFY[name](x), VIEW_THEN_MODIFY[name](tx)
+    assert_same(out, tout)
+    g = np.arange(float(tout.numel())).reshape(tuple(tout.shape))
+    out.backward(tc.tensor(g))
+    tout.backward(torch.tensor(g))
+    assert_same(x.grad, tx.grad)
+
+
+def test_detached_tensor_made_to_require_grad_is_a_leaf():
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    d = y.detach().requires_grad_()
+    y.mul_(2)  # bumps the shared version counter
+    (d * d).sum().backward()
+    assert d.grad.tolist() == [12.0, 24.0] and x.grad is None

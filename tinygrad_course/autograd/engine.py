@@ -68,6 +68,8 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
 
 
 def _root_node(t, i):
+    if t._base is not None and t._view_version != t._version[0]:
+        t._refresh_view_history()
     if t.grad_fn is not None:
         return t.grad_fn
     if t._requires_grad:

@@ -407,6 +407,8 @@ def _link(ctx, args, needs):
         if isinstance(a, Tensor):
             pos.append(i)
             if needs[i]:
+                if a._base is not None and a._view_version != a._version[0]:
+                    a._refresh_view_history()  # its base was modified in place after the view was made
                 fn = a.grad_fn
                 nexts.append((fn, a._output_nr) if fn is not None else (a._grad_accumulator(), 0))
             else:
@@ -479,6 +481,7 @@ class Op(Function):
             src = args[0]
             for r in (results if results is not None else (res,)):
                 r._version = src._version
+                r._view_version = src._version[0]
                 r._base = src if src._base is None else src._base
         if not record:
             return res if results is None else results
