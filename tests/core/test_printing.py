@@ -43,6 +43,20 @@ CASES = {
     "mixed_sign": lambda m: m.tensor([[-1.5, 2.0], [3.25, -400.5]]),
     "column": lambda m: m.arange(5.0).reshape(5, 1),
     "row_of_rows": lambda m: m.ones(2, 1, 3),
+    "wide_with_grad_fn": lambda m: m.arange(30.0, requires_grad=True) * 1.25,
+    "wide_2d_with_grad_fn": lambda m: m.arange(40.0, requires_grad=True).reshape(4, 10) * 1.25,
+    "float64_rows": lambda m: m.arange(12.0, dtype=m.float64).reshape(3, 4) / 3,
+    "negative_int_range": lambda m: m.arange(-50, 50),
+    "sum_float64_grad_fn": lambda m: m.ones(3, dtype=m.float64, requires_grad=True).sum(),
+    "very_small": lambda m: m.tensor([1e-8, 2e-8]),
+    "big_and_small": lambda m: m.tensor([123456.7, 0.001]),
+    "bool_2d": lambda m: m.tensor([[True, False], [False, True]]),
+    "int8": lambda m: m.tensor([-1, 2], dtype=m.int8),
+    "half_grad_fn": lambda m: m.tensor([1.5], dtype=m.float16, requires_grad=True) * 2,
+    "empty_requires_grad": lambda m: m.zeros(0, requires_grad=True),
+    "zero_dim_grad_fn": lambda m: m.tensor(2.0, requires_grad=True) * 3,
+    "summarised_3d_int": lambda m: m.arange(1100).reshape(11, 10, 10),
+    "inf_only": lambda m: m.tensor([float("inf"), -float("inf")]),
 }
 
 
