@@ -299,3 +299,10 @@ def test_max_with_dim_returns_named_tuple():
     v, i = x.min(0)
     assert_same(v, tr.values * 0 + torch.tensor([1.0, 2.0]))
     assert_same(x.max(x.flip(0)), tx.max(tx.flip(0)))
+
+
+def test_python_ints_outside_an_integer_dtype_wrap_like_torch():
+    for dtype, value in (("int8", 200), ("uint8", -2), ("int32", 2 ** 40), ("int16", -40000)):
+        x, tx = tc.tensor([1, 100], dtype=getattr(tc, dtype)), torch.tensor([1, 100], dtype=getattr(torch, dtype))
+        assert_same(x + value, tx + value)
+        assert_same(x * value, tx * value)

@@ -1,6 +1,8 @@
 """Helpers shared by the op families: operand preparation, device checks, dim normalisation."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.function import _state  # noqa: F401  (re-exported for ops that branch on grad mode)
 
@@ -26,10 +28,19 @@ def check_same_device(a, b):
         )
 
 
+_INT_BOUNDS = {d: (int(np.iinfo(d.np_dtype).min), int(np.iinfo(d.np_dtype).max))
+               for d in _dt.ALL_DTYPES if d.category == 1}
+
+
 def as_array(x, dt, xp):
-    """The backend array of tensor `x` in dtype `dt`, or a Python scalar left as it is."""
+    """The backend array of tensor `x` in dtype `dt`, or a Python scalar left as it is (a Python int
+    outside an integer dtype's range wraps around, as in PyTorch, where NumPy would raise)."""
     d = getattr(x, "_data", None)
     if d is None:
+        if type(x) is int and dt.category == 1:
+            lo, hi = _INT_BOUNDS[dt]
+            if not lo <= x <= hi:
+                return np.uint64(x % 2 ** 64).astype(dt.np_dtype)  # a NumPy scalar: fine for CuPy too
         return x
     if x.dtype is dt:
         return d
