@@ -141,3 +141,9 @@ def test_gradcheck_detects_a_wrong_backward():
     with pytest.raises(GradcheckError, match="Jacobian mismatch"):
         gradcheck(WrongSquare.apply, (_x(3),))
     assert gradcheck(WrongSquare.apply, (_x(3),), raise_exception=False) is False
+
+
+def test_gradcheck_with_a_non_contiguous_input():
+    x = tc.tensor(np.arange(6.0).reshape(2, 3) / 5, dtype=tc.float64).t().detach().requires_grad_()
+    assert not x.is_contiguous()
+    assert gradcheck(lambda t: (t * t).sum(0), (x,))

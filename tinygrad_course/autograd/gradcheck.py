@@ -19,17 +19,16 @@ def _outputs(func, inputs):
 
 def _numerical_jacobian(func, inputs, i, out_index, eps):
     x = inputs[i]
-    data = x._data
-    flat = data.reshape(-1)
+    data = x._data  # perturbed in place, element by element (works for non-contiguous inputs too)
     cols = []
-    for k in range(flat.size):
-        orig = flat[k].item()
+    for k in np.ndindex(data.shape):
+        orig = data[k].item()
         with no_grad():
-            flat[k] = orig + eps
+            data[k] = orig + eps
             plus = _outputs(func, inputs)[out_index].detach()._data.astype(np.float64).copy()
-            flat[k] = orig - eps
+            data[k] = orig - eps
             minus = _outputs(func, inputs)[out_index].detach()._data.astype(np.float64).copy()
-            flat[k] = orig
+            data[k] = orig
         cols.append(((plus - minus) / (2 * eps)).reshape(-1))
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
 
