@@ -260,3 +260,10 @@ def test_timeout_option():
 
     with pytest.raises(RuntimeError, match="DataLoader timed out after 0.3 seconds"):
         list(D.DataLoader(Slow(), num_workers=1, timeout=0.3))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("context", ["spawn", "forkserver"])
+def test_workers_with_spawn_and_forkserver_contexts(context):
+    loader = D.DataLoader(SquareDataset(8), batch_size=4, num_workers=2, multiprocessing_context=context)
+    assert [b[1].tolist() for b in loader] == [[0, 1, 4, 9], [16, 25, 36, 49]]
