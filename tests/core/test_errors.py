@@ -1,5 +1,4 @@
 """Common mistakes raise PyTorch's exception types and messages (ours may add a one-sentence hint)."""
-import numpy as np
 import pytest
 import torch
 from core_helpers import assert_same_error
