@@ -1,7 +1,6 @@
 """Matrix products: `matmul`/`@` (with batch broadcasting), `mm`, `bmm`, `mv`, `dot`, `addmm`."""
 from __future__ import annotations
 
-from .. import dtypes as _dt
 from ..autograd.function import Op
 from ._util import check_same_device
 from .elementwise import _grad_like
