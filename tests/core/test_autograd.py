@@ -452,3 +452,50 @@ def test_dtype_conversion_gradient():
     (x.double() ** 2).sum().backward()
     (tx.double() ** 2).sum().backward()
     assert_same(x.grad, tx.grad)
+
+
+def _custom_functions(lib):
+    class TwoOutputs(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x * k, x + 1
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            (x,) = ctx.saved_tensors
+            return ga * ctx.k + gb * 2 * x, None
+
+    class SetupContextExp(lib.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.exp()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    return TwoOutputs, SetupContextExp
+
+
+def test_custom_functions_with_two_outputs_and_setup_context_match_torch():
+    results = {}
+    for lib in (tc, torch):
+        two, exp = _custom_functions(lib)
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        a, b = two.apply(x, 3.0)
+        (a.sum() + b.sum()).backward()
+        both = x.grad
+        x.grad = None
+        two.apply(x, 3.0)[0].sum().backward()  # the unused output's gradient arrives as zeros
+        only_first = x.grad
+        (g,) = lib.autograd.grad(exp.apply(x).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        results[lib.__name__] = (both, only_first, g, gg)
+    assert_same(results["tinygrad_course"], results["torch"])
