@@ -215,12 +215,13 @@ REDUCTIONS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(REDUCTIONS))
-@pytest.mark.parametrize("dim", [None, 0, 1, -1, (0, 2)])
+ONE_DIM_ONLY = ("max", "min", "argmax", "argmin", "prod", "cumsum", "all", "any")  # torch takes a single dim
+
+
+@pytest.mark.parametrize("name,dim", [(n, d) for n in sorted(REDUCTIONS) for d in (None, 0, 1, -1, (0, 2))
+                                      if not (isinstance(d, tuple) and n in ONE_DIM_ONLY)])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_reductions_match_torch(name, dim, keepdim):
-    if isinstance(dim, tuple) and name in ("max", "min", "argmax", "argmin", "prod", "cumsum", "all", "any"):
-        pytest.skip("torch takes one dim here")
     rng = np.random.default_rng(3)
     x, tx = pair(rng.standard_normal((3, 4, 2)), requires_grad=True)
     out, tout = REDUCTIONS[name](x, dim, keepdim), REDUCTIONS[name](tx, dim, keepdim)
