@@ -277,3 +277,27 @@ def hooks_check(t, record_shapes):
         model(x)
     t.equal(len(got), recorded, what="entries added to the first result by a later model(x)",
             hint="remove every hook after the forward pass (handle.remove()), or they keep firing")
+
+
+# --- 03.8 -------------------------------------------------------------------------------------------------
+@exercise("03.8", title="a classifier that returns logits", points=1)
+def classifier_check(t, DigitClassifier):
+    tc.manual_seed(0)
+    model = DigitClassifier()
+    for name, shape in (("hidden", (32, 64)), ("out", (10, 32))):
+        layer = getattr(model, name, None)
+        t.true(isinstance(layer, tc.nn.Linear) and tuple(layer.weight.shape) == shape,
+               f"model.{name} to be an nn.Linear with weight shape {shape}")
+    X, y = digits(0, 256)
+    with tc.no_grad():
+        expected = model.out(tc.nn.functional.relu(model.hidden(X))).numpy()
+        got = model(X)
+    log_probs = expected - np.log(np.exp(expected - expected.max(1, keepdims=True)).sum(1, keepdims=True)) \
+        - expected.max(1, keepdims=True)
+    t.close(got, expected, what="model(x)", rtol=1e-4, atol=1e-5, mistakes=[
+        mistakes.probabilities_instead_of_logits(
+            "you returned probabilities (softmax); return the raw logits: F.cross_entropy applies log_softmax itself"),
+        mistakes.custom(lambda g, e: np.allclose(g, log_probs, atol=1e-4),
+                        "you returned log-probabilities; return the raw logits of the last Linear layer")])
+    final = train_full_batch(model, X, y, steps=60, lr=0.02)
+    t.true(final < 0.2, f"your classifier to fit 256 digits in 60 Adam steps (loss {final:.3f}, expected below 0.2)")
