@@ -470,7 +470,10 @@ class Op(Function):
         try:
             out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
-            raise _broadcast_error(args, e) from None
+            error = _broadcast_error(args, e)
+            if error is e:
+                raise
+            raise error from None
         wrap = _wrap
         if type(out) is tuple:
             results = tuple(wrap(o) for o in out)
