@@ -53,11 +53,10 @@ class View(Op):
         return g.reshape(ctx.shape)
 
 
-class Reshape(Op):
-    """reshape: a view when strides allow it, otherwise a copy (PyTorch's UnsafeViewBackward0)."""
+class Reshape(View):
+    """reshape of a non-contiguous tensor: a view when strides allow it, otherwise a copy."""
 
     node_name = "ViewBackward0"
-    view = True
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -66,10 +65,6 @@ class Reshape(Op):
         out = x._data.reshape(shape)
         ctx.view = out.base is not None and np.shares_memory(out, x._data) if isinstance(out, np.ndarray) else True
         return out
-
-    @staticmethod
-    def backward(ctx, g):
-        return g.reshape(ctx.shape)
 
 
 class Permute(Op):
