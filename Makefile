@@ -4,6 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# One BLAS thread per process: on a small shared machine extra threads make small matmuls
+# many times slower, and tests, notebooks and worker processes already run side by side.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.lab-installed
 
