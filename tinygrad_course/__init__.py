@@ -8,6 +8,7 @@ from ._backend import device
 from ._functions import *  # noqa: F401,F403  (tc.exp, tc.sum, ...)
 from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, is_tensor
 from ._printing import set_printoptions
+from ._threads import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      promote_types, result_type, set_default_dtype, uint8)
