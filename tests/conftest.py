@@ -1,5 +1,12 @@
 """Fixtures shared by every test folder."""
-import pytest
+import os
+
+# Notebook kernels and worker processes started by the tests inherit this: committed notebook outputs
+# were computed with one BLAS thread, and a different thread count changes float rounding.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
 
 from devices import DEVICES
 
