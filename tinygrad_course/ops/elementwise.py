@@ -252,35 +252,35 @@ class FloorDivide(Op):
 
 
 class Maximum(Op):
+    """Element-wise maximum of two tensors (`Minimum` reuses it with the comparison flipped)."""
+
     node_name = "MaximumBackward0"
+    pick = "maximum"
+
+    @staticmethod
+    def wins(a, b):
+        return a > b
 
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
         ctx.ma, ctx.mb = _meta(a), _meta(b)
         ctx.save_for_backward(a, b)
-        return _as_dtype(a._xp.maximum(xa, xb), rd)
+        return _as_dtype(getattr(a._xp, ctx._fn.pick)(xa, xb), rd)
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        return _minmax_grads(ctx, g, a > b, a == b)
+        return _minmax_grads(ctx, g, ctx._fn.wins(a, b), a == b)
 
 
-class Minimum(Op):
+class Minimum(Maximum):
     node_name = "MinimumBackward0"
+    pick = "minimum"
 
     @staticmethod
-    def forward(ctx, a, b):
-        xa, xb, rd = binary_operands(a, b)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        ctx.save_for_backward(a, b)
-        return _as_dtype(a._xp.minimum(xa, xb), rd)
-
-    @staticmethod
-    def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        return _minmax_grads(ctx, g, a < b, a == b)
+    def wins(a, b):
+        return a < b
 
 
 def _minmax_grads(ctx, g, a_wins, tie):

@@ -1,8 +1,6 @@
 """`Conv2d`."""
 from __future__ import annotations
 
-import math
-
 from ... import factories
 from .. import functional as F
 from .. import init
@@ -56,12 +54,7 @@ class Conv2d(Module):
 
     def reset_parameters(self) -> None:
         """Re-draw weight and bias with PyTorch's default initialisation."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init.default_reset_(self.weight, self.bias)
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

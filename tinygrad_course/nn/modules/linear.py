@@ -1,8 +1,6 @@
 """`Linear`, `Identity`, `Flatten`, `Unflatten`."""
 from __future__ import annotations
 
-import math
-
 from ... import factories
 from .. import functional as F
 from .. import init
@@ -39,11 +37,7 @@ class Linear(Module):
 
     def reset_parameters(self) -> None:
         """Re-draw weight and bias with PyTorch's default initialisation."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_features
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.default_reset_(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
