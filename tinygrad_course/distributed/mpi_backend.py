@@ -56,7 +56,7 @@ class MPIBackend:
         while not request.Test():
             spins += 1
             if spins > 100:  # after a short spin, sleep so that waiting ranks leave the CPU to others
-                delay = min(2e-3, delay * 2 or 2e-6)
+                delay = min(2e-4, delay * 2 or 2e-6)
                 time.sleep(delay)
             if time.monotonic() > deadline:
                 self.broken = (
