@@ -17,6 +17,30 @@ from .function import AccumulateGrad, profilers
 from .grad_mode import _state
 
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
+_final_callbacks = []  # one list per running backward pass (innermost last)
+
+
+def queue_callback(callback):
+    """Run `callback()` once the current backward pass has finished, like PyTorch's
+    `Variable._execution_engine.queue_callback` (DDP uses it to wait for its gradient all-reduces)."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
+
+
+@contextlib.contextmanager
+def _callbacks_at_end():
+    """Collect callbacks queued during the block and run them in order when it ends without error."""
+    queue = []
+    _final_callbacks.append(queue)
+    try:
+        yield
+        i = 0
+        while i < len(queue):  # a callback may queue further callbacks
+            queue[i]()
+            i += 1
+    finally:
+        _final_callbacks.remove(queue)
 
 
 @contextlib.contextmanager
@@ -273,15 +297,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = tuple(grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    if inputs is not None:
-        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-        grads = run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs,
-                             allow_unused=True, accumulate=False)
-        for t, g in zip(inputs, grads):
-            if g is not None:
-                _accumulate(t, g, create_graph)
-        return
-    run_backward(tensors, grad_tensors, retain_graph, create_graph)
+    with _callbacks_at_end():
+        if inputs is not None:
+            inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+            grads = run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs,
+                                 allow_unused=True, accumulate=False)
+            for t, g in zip(inputs, grads):
+                if g is not None:
+                    _accumulate(t, g, create_graph)
+            return
+        run_backward(tensors, grad_tensors, retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
@@ -300,8 +325,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    result = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
-                          allow_unused=allow_unused, accumulate=False)
+    with _callbacks_at_end():
+        result = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
+                              allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
         from ..factories import zeros_like
 
