@@ -1,7 +1,9 @@
 """DDP used wrongly on 2 ranks; the job must stop with a clear error.
 
-Modes: model (the ranks build different models), branch (the ranks' forward passes use different
-parameters of the same sizes, so their gradient all-reduces would pair up the wrong tensors).
+Modes: model (the ranks build different models); branch (the ranks' forward passes use different
+parameters of the same sizes: an unused-parameter error); branch_find_unused (the same with
+find_unused_parameters=True, one bucket: the ranks disagree on which parameters got gradients);
+branch_buckets (the same with one bucket per parameter: the ranks' bucket all-reduces pair up wrongly).
 """
 import datetime
 import sys
@@ -28,6 +30,8 @@ class TwoBranches(tc.nn.Module):
 if mode == "model":
     DistributedDataParallel(tc.nn.Linear(3, 4 if rank == 0 else 5))
 else:
-    ddp = DistributedDataParallel(TwoBranches())
+    options = {"branch": {}, "branch_find_unused": {"find_unused_parameters": True},
+               "branch_buckets": {"find_unused_parameters": True, "bucket_cap_mb": 1e-6}}[mode]
+    ddp = DistributedDataParallel(TwoBranches(), **options)
     ddp(tc.ones(2, 3)).sum().backward()
 print(f"rank {rank} UNEXPECTEDLY finished", flush=True)

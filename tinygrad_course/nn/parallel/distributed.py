@@ -1,15 +1,11 @@
 """`DistributedDataParallel`: keep one model copy per process identical by averaging gradients.
 
-At construction rank 0's parameters and buffers are broadcast, so every copy starts the same. Each
-parameter then gets a gradient hook: when backward has computed a parameter's gradient on this rank,
-the hook all-reduces it with the other ranks and hands back the average, so after `loss.backward()`
-every rank holds the same `.grad` (the gradient of the mean loss over all ranks' batches) and the same
-optimizer step keeps the copies identical.
-
-The engine runs gradient hooks in the same order on every rank (the graphs are the same), so the
-ranks' all-reduces pair up. Each all-reduce also carries the parameter's index as a check: if ranks
-disagree about which gradient comes next (the model took different paths on different ranks), the
-step fails with a clear error instead of mixing gradients of different parameters.
+At construction rank 0's parameters and buffers are broadcast, so every copy starts the same. The
+gradients are then averaged by a `Reducer` (reducer.py), bucket by bucket as PyTorch does: parameters are
+grouped into buckets of about `bucket_cap_mb`, and each bucket is all-reduced with one non-blocking
+collective as soon as backward has produced all its gradients, overlapping the rest of backward. After
+`loss.backward()` every rank holds the same `.grad` (the gradient of the mean loss over all ranks' batches),
+so the same optimizer step keeps the copies identical.
 """
 from __future__ import annotations
 
@@ -18,8 +14,8 @@ import contextlib
 from ... import distributed as dist
 from ...dtypes import float64
 from ...factories import tensor
-from ...tensor import _wrap
 from ..modules.module import Module
+from .reducer import Reducer
 
 
 class DistributedDataParallel(Module):
@@ -27,8 +23,10 @@ class DistributedDataParallel(Module):
 
     Call it like the wrapped model; `ddp.module` is the model itself (save `ddp.module.state_dict()`).
     After `loss.backward()` each parameter's `.grad` is the average over all processes.
-    Parameters that no rank uses in a step keep `.grad = None` everywhere; a parameter used on some ranks
-    but not on others is an error (`find_unused_parameters` is accepted for compatibility only).
+    Gradients are all-reduced in buckets of about `bucket_cap_mb` MiB (default 25, with a first bucket of
+    1 MiB), in reverse parameter order. By default every parameter must get a gradient in each backward
+    (otherwise a helpful error); with `find_unused_parameters=True`, parameters that no rank used keep
+    `.grad = None`. A parameter used on some ranks but not on others is an error either way.
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
@@ -46,13 +44,15 @@ class DistributedDataParallel(Module):
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
         self.world_size = dist.get_world_size()
-        self._grad_params = [p for p in module.parameters() if p.requires_grad]
+        named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+        self._grad_params = [p for _, p in named]
         if not self._grad_params:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
         self._check_same_model()
         self._broadcast_state()
-        self._hook_handles = [p.register_hook(self._make_hook(i, p)) for i, p in enumerate(self._grad_params)]
+        self.reducer = Reducer(self._grad_params, [n for n, _ in named], bucket_cap_mb, find_unused_parameters)
+        self._hook_handles = [p.register_hook(self._make_hook(i)) for i, p in enumerate(self._grad_params)]
 
     # ---- construction -----------------------------------------------------------------------------
     def _check_same_model(self):
@@ -75,30 +75,15 @@ class DistributedDataParallel(Module):
             dist.broadcast(t.detach(), src=0)
 
     # ---- gradient averaging -----------------------------------------------------------------------
-    def _make_hook(self, index, param):
-        world = self.world_size
+    def _make_hook(self, index):
+        mark_ready = self.reducer.hook_for(index)
 
-        def average_gradient(grad):
-            if not self.require_backward_grad_sync:
-                return None  # inside no_sync(): accumulate locally, reduce at the next synced backward
-            total = grad if param.grad is None else param.grad.detach() + grad
-            data = total._data
-            xp = total._xp
-            n = data.size
-            buf = xp.empty(n + 1, dtype=data.dtype)
-            buf[:n] = data.reshape(-1)
-            buf[n] = index
-            dist.all_reduce(_wrap(buf))
-            if buf[n] != index * world:
-                raise RuntimeError(
-                    f"DistributedDataParallel: rank {dist.get_rank()} reduced the gradient of parameter {index} "
-                    "while another rank reduced a different one. Hint: every rank's forward must use the same "
-                    "parameters (no data-dependent branches that skip layers on some ranks)."
-                )
-            param.grad = None  # the hook's result becomes the whole gradient, not an addition to it
-            return _wrap(buf[:n].reshape(data.shape) / world)
+        def hook(grad):
+            if self.require_backward_grad_sync:
+                mark_ready(grad)
+            return None  # inside no_sync(): accumulate locally, reduce at the next synced backward
 
-        return average_gradient
+        return hook
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -113,6 +98,7 @@ class DistributedDataParallel(Module):
 
     # ---- forward ----------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
+        self.reducer.prepare_for_forward()
         if self.broadcast_buffers and self.world_size > 1:
             for b in self.module.buffers():
                 dist.broadcast(b, src=0)
