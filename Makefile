@@ -29,8 +29,11 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 
 venv: $(STAMP)
 
+# Jupyter refuses to run as root unless told to (containers, Binder-like machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_welcome.ipynb
 
 test: $(STAMP)
 	sh scripts/ensure_chromium.sh
