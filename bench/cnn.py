@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 import tinygrad_course as tc
+from _timing import time_steps
 
 BATCH = 64
 
@@ -57,13 +58,6 @@ def make(lib, ws):
         return loss.item()
 
     return step
-
-
-def time_steps(step, start, n):
-    t0 = time.perf_counter()
-    for i in range(start, start + n):
-        step(i)
-    return (time.perf_counter() - t0) / n
 
 
 def main(argv=None):

@@ -15,12 +15,12 @@ import argparse
 import os
 import platform
 import statistics
-import time
 
 import numpy as np
 import torch
 
 import tinygrad_course as tc
+from _timing import time_steps
 
 SIZES = [784, 256, 256, 10]
 BATCH = 64
@@ -126,13 +126,6 @@ def make_numpy(weights):
 
 def _value(loss) -> float:
     return float(loss.item()) if hasattr(loss, "item") else float(loss)
-
-
-def time_steps(step, start, n):
-    t0 = time.perf_counter()
-    for i in range(start, start + n):
-        step(i)
-    return (time.perf_counter() - t0) / n
 
 
 def main(argv=None):
