@@ -56,6 +56,7 @@ class LogSoftmax(Op):
         return g - p * g.sum(ctx.dim, keepdim=True)
 
 
+
 class Softmax(Op):
     """exp(x - max) / sum(exp(x - max)) along `dim`."""
 
@@ -81,6 +82,17 @@ class Softmax(Op):
 
 # ---- losses over class scores ------------------------------------------------------------------------
 
+def _reduce_rows(xp, per_row, reduction, denom, dtype):
+    """Per-row losses reduced as `reduction` says ("none", "sum", or "mean" = sum / denom)."""
+    if reduction == "none":
+        return per_row.astype(dtype, copy=False)
+    total = per_row.sum()
+    if reduction == "mean":
+        with _errstate(xp):
+            total = total / denom
+    return xp.asarray(total, dtype=dtype)
+
+
 class CrossEntropy(Op):
     """Fused log-softmax + negative log-likelihood over logits `x` of shape (M, C).
 
@@ -102,13 +114,7 @@ class CrossEntropy(Op):
             per_row = -(coeff * logp).sum(axis=1)
         ctx.p, ctx.coeff, ctx.reduction, ctx.denom = p, coeff, reduction, denom
         ctx.save_for_backward(x)
-        if reduction == "none":
-            return per_row.astype(x._data.dtype, copy=False)
-        total = per_row.sum()
-        if reduction == "mean":
-            with _errstate(xp):
-                total = total / denom
-        return xp.asarray(total, dtype=x._data.dtype)
+        return _reduce_rows(xp, per_row, reduction, denom, x._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -136,13 +142,7 @@ class NllLoss(Op):
         xp = logp._xp
         per_row = -(coeff * logp._data).sum(axis=1)
         ctx.coeff, ctx.reduction, ctx.denom, ctx.dtype = coeff, reduction, denom, logp._data.dtype
-        if reduction == "none":
-            return per_row.astype(logp._data.dtype, copy=False)
-        total = per_row.sum()
-        if reduction == "mean":
-            with _errstate(xp):
-                total = total / denom
-        return xp.asarray(total, dtype=logp._data.dtype)
+        return _reduce_rows(xp, per_row, reduction, denom, logp._data.dtype)
 
     @staticmethod
     def backward(ctx, g):
