@@ -7,7 +7,58 @@ from collections import OrderedDict
 from .module import Module, _addindent
 
 
-class Sequential(Module):
+class _NumberedModules(Module):
+    """What Sequential and ModuleList share: submodules kept in order under the keys "0", "1", ..."""
+
+    def _position(self, idx) -> int:
+        n = len(self)
+        idx = operator.index(idx)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def _renumber(self, modules):
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def __delitem__(self, idx):
+        modules = list(self._modules.values())
+        if isinstance(idx, slice):
+            del modules[idx]
+        else:
+            del modules[self._position(idx)]
+        self._renumber(modules)  # the keys become 0..n-1 again, as in PyTorch
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add `module` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        """Append every module of an iterable; returns self."""
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        """Insert `module` before position `index`."""
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+
+class Sequential(_NumberedModules):
     """Modules applied one after another: `Sequential(nn.Linear(2, 3), nn.ReLU())(x)`.
 
     Also accepts an OrderedDict of named modules. Supports indexing, slicing (a new Sequential),
@@ -23,62 +74,14 @@ class Sequential(Module):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def _index(self, idx):
-        n = len(self)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[self._index(idx)]
+        return list(self._modules.values())[self._position(idx)]
 
     def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[self._index(idx)]
+        key = list(self._modules.keys())[self._position(idx)]
         setattr(self, key, module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            delattr(self, list(self._modules.keys())[self._index(idx)])
-        # renumber the keys 0..n-1, as PyTorch does
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        """Add `module` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def insert(self, index, module):
-        """Insert `module` before position `index`."""
-        n = len(self._modules)
-        if not -n <= index <= n:
-            raise IndexError(f"Index out of range: {index}")
-        index = index % (n + 1) if index < 0 else index
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
 
     def forward(self, input):
         for module in self._modules.values():
@@ -86,7 +89,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_NumberedModules):
     """A list of submodules that are registered (their parameters are the list's parameters)."""
 
     def __init__(self, modules=None):
@@ -94,63 +97,19 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def _index(self, idx):
-        n = len(self)
-        idx = operator.index(idx)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx % n)
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
-        return self._modules[self._index(idx)]
+        return self._modules[str(self._position(idx))]
 
     def __setitem__(self, idx, module):
-        setattr(self, self._index(idx), module)
-
-    def __delitem__(self, idx):
-        if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, self._index(idx))
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        setattr(self, str(self._position(idx)), module)
 
     def __iadd__(self, modules):
         return self.extend(modules)
 
     def __add__(self, other):
         return ModuleList(list(self) + list(other))
-
-    def append(self, module):
-        """Add `module` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        """Append every module of an iterable; returns self."""
-        offset = len(self)
-        for i, m in enumerate(modules):
-            self.add_module(str(offset + i), m)
-        return self
-
-    def insert(self, index, module):
-        """Insert `module` before position `index`."""
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
 
     def __repr__(self):
         reprs = [repr(item) for item in self]
