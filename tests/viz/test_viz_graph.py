@@ -132,6 +132,27 @@ def test_svg_fallback_is_deterministic_and_well_formed(F):
     assert "w1" in svg and "-0.08983" in svg
 
 
+def test_a_times_a_draws_two_edges_with_distinct_paths_and_own_gradients(F):
+    a = F.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    y = (a * a).sum()
+    g = viz.graph(y)
+    data = g.data()
+    mul = next(n["id"] for n in data["nodes"] if n["title"] == "MulBackward0")
+    leaf = next(n["id"] for n in data["nodes"] if n["title"] == "a")
+    pair = [e for e in data["edges"] if (e["src"], e["dst"]) == (mul, leaf)]
+    assert len(pair) == 2
+    assert pair[0]["d"] != pair[1]["d"]
+    assert {e["anchor"] for e in pair} == {"start", "end"}  # labels written away from each other
+    # each edge carries its own gradient, grad * a, once the Mul step has run
+    for e in pair:
+        assert e["grad"] is not None and e["grad"]["value"] == "[0.5, -1, 2, 0.25]"
+    mul_step = next(s for s in g.steps if s["title"] == "MulBackward0")
+    assert len(mul_step["outgoing"]) == 2
+    svg = g.to_svg()
+    assert svg.count('class="tcv-edge"') == len(data["edges"])
+    assert all(f'd="{e["d"]}"' in svg for e in pair)
+
+
 def test_mimebundle_has_static_svg_and_widget_view(F):
     _, g, _ = seed_example(F)
     bundle = g._repr_mimebundle_()

@@ -100,3 +100,43 @@ def test_crossing_check_detects_a_crossing():
     assert segment_hits_box((0, 15), (30, 15), box)
     assert not segment_hits_box((0, 5), (30, 5), box)
     assert not segment_hits_box((15, 0), (15, 10), box)  # ending on the border is touching, not crossing
+
+
+def test_parallel_edges_get_distinct_paths_side_by_side():
+    # y = a * a: two edges Mul -> a between the same pair of boxes
+    ids = ["mul", "a"]
+    sizes = {"mul": (110, 28), "a": (280, 56)}
+    lay = layout(ids, sizes, [("e0", "mul", "a"), ("e1", "mul", "a")])
+    assert lay.paths["e0"] != lay.paths["e1"]
+    left, right = lay.points["e0"], lay.points["e1"]
+    # side by side along the whole way, not just at one point, and bowed apart in the gap
+    assert all(p[0] < q[0] for p, q in zip(left, right))
+    assert max(q[0] - p[0] for p, q in zip(left, right)) >= 20
+    # both still start on the source's bottom edge and end on the target's top edge
+    for pts in (left, right):
+        assert abs(pts[0][1] - (lay.y["mul"] + 14)) < 1e-6 and abs(pts[-1][1] - (lay.y["a"] - 28)) < 1e-6
+        assert abs(pts[0][0] - lay.x["mul"]) < 55 and abs(pts[-1][0] - lay.x["a"]) < 140
+    # their gradient labels are written away from each other
+    assert lay.label_anchor == {"e0": "end", "e1": "start"}
+    assert lay.label_at["e0"][0] < lay.label_at["e1"][0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parallel_edges_in_random_dags_never_cross_boxes(seed):
+    ids, sizes, edges = random_dag(seed)
+    rng = random.Random(seed)
+    doubled = edges + [(f"p{k}", s, d) for k, (_, s, d) in enumerate(rng.sample(edges, len(edges) // 3))]
+    doubled += [(f"q{k}", s, d) for k, (_, s, d) in enumerate(edges[:3])]  # some bundles of three
+    lay = layout(ids, sizes, doubled)
+    assert lay == layout(list(ids), dict(sizes), list(doubled))
+    bx = boxes(lay, sizes)
+    for eid, src, dst in doubled:
+        pts = lay.points[eid]
+        for p, q in zip(pts, pts[1:]):
+            for v, box in bx.items():
+                if v not in (src, dst):
+                    assert not segment_hits_box(p, q, box), f"edge {eid} {src}->{dst} crosses node {v}"
+    bundles = {}
+    for eid, src, dst in doubled:
+        bundles.setdefault((src, dst), []).append(lay.paths[eid])
+    assert all(len(set(paths)) == len(paths) for paths in bundles.values())

@@ -67,10 +67,13 @@ def make_view(model, expanded=None):
         s, d = node_of[e.src], node_of[e.dst]
         if s == d:
             continue
-        if (s, d) not in by_pair:
-            by_pair[(s, d)] = {"id": e.id, "src": s, "dst": d, "members": []}
-            edges.append(by_pair[(s, d)])
-        by_pair[(s, d)]["members"].append(e.id)
-        edge_of[e.id] = by_pair[(s, d)]["id"]
+        # edges into or out of a module box merge into one; between two drawn nodes each edge stays
+        # (``a * a`` has two edges Mul -> a, drawn side by side, each with its own gradient)
+        key = (s, d) if (s, d) != (e.src, e.dst) else e.id
+        if key not in by_pair:
+            by_pair[key] = {"id": e.id, "src": s, "dst": d, "members": []}
+            edges.append(by_pair[key])
+        by_pair[key]["members"].append(e.id)
+        edge_of[e.id] = by_pair[key]["id"]
     mods = [dict(m, expanded=expanded is None or m["path"] in expanded) for m in modules.values()]
     return View(nodes, edges, node_of, edge_of, mods)

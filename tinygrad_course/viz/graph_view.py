@@ -79,7 +79,7 @@ class Graph:
             grad = min(grads, key=lambda g: g["step"]) if grads else None
             lx, ly = lay.label_at[e["id"]]
             edges.append({"id": e["id"], "src": e["src"], "dst": e["dst"], "d": lay.paths[e["id"]],
-                          "lx": lx, "ly": ly, "grad": grad})
+                          "lx": lx, "ly": ly, "anchor": lay.label_anchor[e["id"]], "grad": grad})
         steps = []
         for s in self.steps:
             s = dict(s, node=view.node_of[s["node"]])

@@ -4,7 +4,8 @@ Steps: longest-path ranks (sources on top) -> dummy nodes on long edges -> baryc
 sweeps that keep the ordering with the fewest crossings -> x by isotonic regression towards the
 neighbours' mean (nodes never overlap, long edges straighten) -> edge paths that run vertically
 inside a layer's band (directly above/below their own node or dummy) and bend only in the empty gap
-between bands, so an edge never crosses a node box.
+between bands, so an edge never crosses a node box. Parallel edges (same source and target, as in
+``a * a``) leave and enter their boxes side by side and bow apart in the gap, so each stays visible.
 """
 from bisect import bisect_right, insort
 from dataclasses import dataclass
@@ -14,6 +15,8 @@ DUMMY_WIDTH = 14.0   # width reserved for an edge passing through a layer
 LAYER_GAP = 46.0     # vertical space between layers (edge bends and gradient labels live here)
 MARGIN = 16.0
 SWEEPS = 8
+PARALLEL_GAP = 10.0     # distance between the ports of parallel edges (same source and target)
+PARALLEL_BULGE = 14.0   # how far parallel edges bow apart in the gap between layers
 
 
 @dataclass
@@ -27,6 +30,7 @@ class Layout:
     points: dict       # edge id -> list of (x, y) along the path (beziers sampled)
     label_at: dict     # edge id -> (x, y) for the edge's gradient label
     ranks: dict
+    label_anchor: dict  # edge id -> "start" | "end": the side of (lx, ly) its label is written on
 
 
 def _ranks(ids, edges):
@@ -61,6 +65,24 @@ def _crossings(upper_pos, lower_pos, links):
     return count
 
 
+def _bezier(curve, t):
+    """Point at ``t`` on the cubic Bezier with control points ``curve``."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = curve
+    a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3
+    return a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
+
+
+def _parallel_offsets(edges):
+    """Edge id -> its offset from the centre of its bundle of parallel edges (0 when alone).
+
+    ``y = a * a`` has two edges Mul -> a; they get -0.5 and +0.5 so they are drawn side by side.
+    """
+    bundles = {}
+    for eid, s, d in edges:
+        bundles.setdefault((s, d), []).append(eid)
+    return {eid: k - (len(bundle) - 1) / 2 for bundle in bundles.values() for k, eid in enumerate(bundle)}
+
+
 def _isotonic(targets, mins):
     """Positions closest (least squares) to ``targets`` with x[i+1] - x[i] >= mins[i] (PAVA)."""
     offs = [0.0]
@@ -91,6 +113,10 @@ def layout(ids, sizes, edges):
     width = {i: float(sizes[i][0]) for i in ids}
     height = {i: float(sizes[i][1]) for i in ids}
     chains = {}
+    parallel = _parallel_offsets(edges)
+    parallel_count = {}
+    for _, s, d in edges:
+        parallel_count[(s, d)] = parallel_count.get((s, d), 0) + 1
     up, down = {i: [] for i in ids}, {i: [] for i in ids}
     for eid, s, d in edges:
         chain = [s]
@@ -179,39 +205,39 @@ def layout(ids, sizes, edges):
         cur += h + LAYER_GAP
     total_h = cur - LAYER_GAP + MARGIN
 
-    paths, points, label_at = {}, {}, {}
+    paths, points, label_at, label_anchor = {}, {}, {}, {}
     for eid, chain in chains.items():
-        s = chain[0]
-        px, py = x[s], y[s] + height[s] / 2
+        s, t = chain[0], chain[-1]
+        off = parallel[eid]
+        gap = min(PARALLEL_GAP, (min(width[s], width[t]) - 12) / max(parallel_count[(s, t)] - 1, 1))
+        dx, bulge = off * gap, off * PARALLEL_BULGE
+        # parallel edges leave and enter their boxes side by side (ports dx apart) and bow apart in the
+        # empty gap between bands; passing through a dummy they run at its centre
+        xs = [x[v] + (dx if k in (0, len(chain) - 1) else 0.0) for k, v in enumerate(chain)]
+        px, py = xs[0], y[s] + height[s] / 2
         d = [f"M{px:.1f},{py:.1f}"]
         pts = [(px, py)]
-        mids = []
-        for a, b in zip(chain, chain[1:]):
-            top = band_top[rank[a]][1]
-            bot = band_top[rank[b]][0]
-            xa, xb = x[a], x[b]
+        for k, (a, b) in enumerate(zip(chain, chain[1:])):
+            top, bot = band_top[rank[a]][1], band_top[rank[b]][0]
+            xa, xb = xs[k], xs[k + 1]
             mid = (top + bot) / 2
-            d.append(f"L{xa:.1f},{top:.1f}C{xa:.1f},{mid:.1f} {xb:.1f},{mid:.1f} {xb:.1f},{bot:.1f}")
+            curve = ((xa, top), (xa + bulge, mid), (xb + bulge, mid), (xb, bot))
+            d.append(f"L{xa:.1f},{top:.1f}C{xa + bulge:.1f},{mid:.1f} {xb + bulge:.1f},{mid:.1f} {xb:.1f},{bot:.1f}")
             pts.append((xa, top))
-            for k in range(1, 9):
-                t = k / 8
-                bx = (1 - t) ** 3 * xa + 3 * (1 - t) ** 2 * t * xa + 3 * (1 - t) * t ** 2 * xb + t ** 3 * xb
-                by = (1 - t) ** 3 * top + 3 * (1 - t) ** 2 * t * mid + 3 * (1 - t) * t ** 2 * mid + t ** 3 * bot
-                pts.append((bx, by))
-            t = 0.7  # labels sit near the receiving end, so fanned-out labels do not collide
-            mids.append(((1 - t) ** 3 * xa + 3 * (1 - t) ** 2 * t * xa + 3 * (1 - t) * t ** 2 * xb + t ** 3 * xb,
-                         (1 - t) ** 3 * top + 3 * (1 - t) ** 2 * t * mid + 3 * (1 - t) * t ** 2 * mid + t ** 3 * bot))
-            if b != chain[-1]:  # pass straight through the dummy's band
+            pts += [_bezier(curve, j / 8) for j in range(1, 9)]
+            if b != t:  # pass straight through the dummy's band
                 b_bottom = band_top[rank[b]][1]
                 d.append(f"L{xb:.1f},{b_bottom:.1f}")
                 pts.append((xb, b_bottom))
-        t = chain[-1]
-        end = (x[t], y[t] - height[t] / 2)
+        end = (xs[-1], y[t] - height[t] / 2)
         d.append(f"L{end[0]:.1f},{end[1]:.1f}")
         pts.append(end)
         paths[eid] = "".join(d)
         points[eid] = [(round(a, 2), round(b, 2)) for a, b in pts]
-        label_at[eid] = tuple(round(v, 1) for v in mids[-1])
+        # labels sit near the receiving end, so fanned-out labels do not collide; labels of parallel
+        # edges go to their own side of the pair and, further out, a little higher
+        label_at[eid] = tuple(round(v, 1) for v in _bezier(curve, 0.7 - 0.22 * int(abs(off))))
+        label_anchor[eid] = "end" if off < 0 else "start"
     real = set(ids)
     return Layout({v: x[v] for v in ids}, {v: y[v] for v in ids}, round(right, 1), round(total_h, 1),
-                  paths, points, label_at, {v: rank[v] for v in real})
+                  paths, points, label_at, {v: rank[v] for v in real}, label_anchor)

@@ -118,7 +118,10 @@ function render({ model, el }) {
       const p = s("path", { d: e.d, class: "tcv-edge", "data-id": e.id, "marker-end": "url(#tcv-arrow)" });
       gEdges.appendChild(p); edgeEls[e.id] = p;
       if (e.grad) {
-        const t = s("text", { x: e.lx + 4, y: e.ly + 4, class: "tcv-edge-label", "data-id": e.id });
+        // parallel edges (a * a) label to their own side: "end" labels sit left of the point
+        const anchor = e.anchor || "start";
+        const t = s("text", { x: e.lx + (anchor === "end" ? -4 : 4), y: e.ly + 4, "text-anchor": anchor,
+                              class: "tcv-edge-label", "data-id": e.id });
         t.textContent = e.grad.value;
         gLabels.appendChild(t); labelEls[e.id] = t;
       }
@@ -291,10 +294,15 @@ function render({ model, el }) {
   // export the whole graph (current highlight state included)
   function exportSvgText() {
     const clone = svg.cloneNode(true);
-    clone.setAttribute("width", data.width); clone.setAttribute("height", data.height);
-    clone.setAttribute("viewBox", `0 0 ${data.width} ${data.height}`);
+    // the picture covers the graph and any gradient label written past its edge
+    const bb = world.getBBox();
+    const x0 = Math.floor(Math.min(0, bb.x)), y0 = Math.floor(Math.min(0, bb.y));
+    const w = Math.ceil(Math.max(data.width, bb.x + bb.width) - x0);
+    const hgt = Math.ceil(Math.max(data.height, bb.y + bb.height) - y0);
+    clone.setAttribute("width", w); clone.setAttribute("height", hgt);
+    clone.setAttribute("viewBox", `${x0} ${y0} ${w} ${hgt}`);
     clone.querySelector(".tcv-world").removeAttribute("transform");
-    const bg = s("rect", { width: data.width, height: data.height, fill: "white" });
+    const bg = s("rect", { x: x0, y: y0, width: w, height: hgt, fill: "white" });
     clone.insertBefore(bg, clone.querySelector(".tcv-world"));
     return new XMLSerializer().serializeToString(clone);
   }
@@ -303,7 +311,7 @@ function render({ model, el }) {
     const img = new Image(), scale = 2;
     img.onload = () => {
       const c = document.createElement("canvas");
-      c.width = data.width * scale; c.height = data.height * scale;
+      c.width = img.width * scale; c.height = img.height * scale;
       const ctx = c.getContext("2d"); ctx.scale(scale, scale); ctx.drawImage(img, 0, 0);
       c.toBlob((b) => download("graph.png", b), "image/png");
     };
