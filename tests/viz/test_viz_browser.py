@@ -1,9 +1,14 @@
 """The graph widget in a real browser: JupyterLab 4 and Notebook 7, driven by headless Chromium.
 
-Asserts on what a learner sees: one element per node, a click showing a node's shape in the side
-panel, and backward steps that highlight the engine's next node and show the gradient it receives.
-Screenshots go to test-artifacts/.
+Asserts on what a learner sees: one element per node and edge (the two edges of ``a * a`` included),
+a click showing a node's shape in the side panel, backward steps that highlight the engine's next node
+and show the gradient it receives, zoom (buttons and wheel) and pan (drag), and the SVG/PNG downloads.
+Screenshots and the downloaded SVG go to test-artifacts/.
 """
+import re
+import struct
+import xml.etree.ElementTree as ET
+
 import nbformat
 import pytest
 
@@ -31,6 +36,70 @@ def expected():
 
 
 URLS = {"lab": "/lab/tree/{nb}", "notebook7": "/notebooks/{nb}"}
+
+
+def _view(page):
+    """(x, y, scale) of the graph's transform, as the widget draws it."""
+    transform = page.locator(".tcv-root .tcv-world").get_attribute("transform")
+    match = re.fullmatch(r"translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)", transform)
+    assert match, transform
+    return tuple(float(v) for v in match.groups())
+
+
+def _zoom_and_pan(page):
+    """The zoom buttons and the wheel change the scale; dragging the background moves the graph."""
+    x, y, k = _view(page)
+    page.locator(".tcv-root .tcv-btn-zoom-in").click()
+    assert _view(page)[2] == pytest.approx(k * 1.25)
+    page.locator(".tcv-root .tcv-btn-zoom-out").click()
+    assert _view(page)[2] == pytest.approx(k)
+
+    canvas = page.locator(".tcv-root .tcv-canvas").bounding_box()
+    corner = (canvas["x"] + 12, canvas["y"] + 12)  # background: the graph is centred, nodes are not here
+    page.mouse.move(*corner)
+    page.mouse.wheel(0, -120)
+    page.wait_for_function("k => !document.querySelector('.tcv-world').getAttribute('transform')"
+                           ".endsWith(`scale(${k})`)", arg=k)
+    x2, y2, k2 = _view(page)
+    assert k2 == pytest.approx(k * 1.15)
+    # zooming keeps the point under the mouse in place
+    px, py = corner[0] - canvas["x"], corner[1] - canvas["y"]
+    assert (px - x2) / k2 == pytest.approx((px - x) / k, abs=0.5)
+    assert (py - y2) / k2 == pytest.approx((py - y) / k, abs=0.5)
+
+    page.mouse.down()
+    page.mouse.move(corner[0] + 80, corner[1] + 50, steps=5)
+    page.mouse.up()
+    x3, y3, k3 = _view(page)
+    assert (x3 - x2, y3 - y2, k3) == (pytest.approx(80, abs=1), pytest.approx(50, abs=1), pytest.approx(k2))
+    page.locator(".tcv-root .tcv-btn-fit").click()
+    assert _view(page) == pytest.approx((x, y, k))
+
+
+def _export(page, ui, expected, artifacts):
+    """The SVG button downloads a valid SVG with the node labels; the PNG button a PNG image."""
+    with page.expect_download() as info:
+        page.locator(".tcv-root .tcv-btn-svg").click()
+    download = info.value
+    assert download.suggested_filename == "graph.svg"
+    path = artifacts / f"graph_{ui}_export.svg"
+    download.save_as(path)
+    root = ET.parse(path).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert {n["title"] for n in expected["nodes"]} <= texts
+    edges = [p for p in root.iter("{http://www.w3.org/2000/svg}path") if "tcv-edge" in p.get("class", "").split()]
+    assert len(edges) == len(expected["edges"])
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert width >= expected["width"] and height >= expected["height"]
+
+    with page.expect_download() as info:
+        page.locator(".tcv-root .tcv-btn-png").click()
+    info.value.save_as(artifacts / f"graph_{ui}_export.png")
+    png = (artifacts / f"graph_{ui}_export.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    png_w, png_h = struct.unpack(">II", png[16:24])
+    assert (png_w, png_h) == (round(width) * 2, round(height) * 2)  # drawn at twice the size
 
 
 def _run_all(page):
@@ -86,5 +155,9 @@ def test_graph_widget_in_browser(ui, jupyter, chromium, notebook, expected, arti
         reduced = next(o["reduced"] for o in steps[k]["outgoing"] if o["reduced"])
         assert reduced in panel.inner_text()
         page.screenshot(path=str(artifacts / f"graph_{ui}_broadcast.png"))
+
+        _zoom_and_pan(page)
+        page.screenshot(path=str(artifacts / f"graph_{ui}_zoomed.png"))
+        _export(page, ui, expected, artifacts)
     finally:
         page.close()

@@ -15,7 +15,7 @@ DUMMY_WIDTH = 14.0   # width reserved for an edge passing through a layer
 LAYER_GAP = 46.0     # vertical space between layers (edge bends and gradient labels live here)
 MARGIN = 16.0
 SWEEPS = 8
-PARALLEL_GAP = 10.0     # distance between the ports of parallel edges (same source and target)
+PARALLEL_GAP = 16.0     # distance between the ports of parallel edges (same source and target)
 PARALLEL_BULGE = 14.0   # how far parallel edges bow apart in the gap between layers
 
 
