@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..factories import from_numpy
-from ..utils.data import Dataset
+from .vision import VisionDataset
 
 
-class Digits(Dataset):
+class Digits(VisionDataset):
     """The 8x8 digits, split once into train (80%) and test (20%), stratified by class with a fixed seed.
 
     A sample is `(image, label)`: a float32 tensor of shape (1, 8, 8) scaled to [0, 1] and an int.
@@ -42,13 +42,8 @@ class Digits(Dataset):
         self.data = from_numpy(np.ascontiguousarray(images[keep]))
         self.targets = from_numpy(labels[keep])
 
-    def __getitem__(self, index):
-        img, target = self.data[index], int(self.targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+    def _raw_item(self, index):
+        return self.data[index], int(self.targets[index])
 
     def __len__(self):
         return len(self.targets)

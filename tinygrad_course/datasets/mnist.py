@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 
 from ..factories import from_numpy
-from ..utils.data import Dataset
+from .vision import VisionDataset
 from .idx import read_idx
 
 
@@ -53,7 +53,7 @@ def download_url(urls, path, md5, timeout=30.0):
     )
 
 
-class MNIST(Dataset):
+class MNIST(VisionDataset):
     """The MNIST handwritten digits (60,000 training and 10,000 test images, 28x28 grey levels)."""
 
     mirrors = ["https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/"]
@@ -111,13 +111,8 @@ class MNIST(Dataset):
                 continue
             download_url([mirror + filename for mirror in self.mirrors], path, md5)
 
-    def __getitem__(self, index):
-        img, target = self.data[index]._data, int(self.targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+    def _raw_item(self, index):
+        return self.data[index]._data, int(self.targets[index])
 
     def __len__(self):
         return len(self.data)
