@@ -1,10 +1,9 @@
 """`Conv2d`."""
 from __future__ import annotations
 
-from ... import factories
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from .linear import add_weight_and_bias
 from .module import Module
 
 
@@ -44,13 +43,7 @@ class Conv2d(Module):
         self.output_padding = (0, 0)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(factories.empty(out_channels, in_channels // groups, *self.kernel_size,
-                                                device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        add_weight_and_bias(self, (out_channels, in_channels // groups, *self.kernel_size), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         """Re-draw weight and bias with PyTorch's default initialisation."""

@@ -8,6 +8,16 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def add_weight_and_bias(module, weight_shape, bias, device, dtype):
+    """Register `weight` (weight_shape) and `bias` (weight_shape[0], or None) and initialise them."""
+    module.weight = Parameter(factories.empty(*weight_shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(factories.empty(weight_shape[0], device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer); accepts and ignores any arguments."""
 
@@ -28,12 +38,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(factories.empty(out_features, in_features, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        add_weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         """Re-draw weight and bias with PyTorch's default initialisation."""
