@@ -13,14 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import time
 
 import numpy as np
 import torch
 
 import tinygrad_course as tc
-from _timing import time_steps
+from _timing import interleaved_medians
 
 BATCH = 64
 
@@ -72,13 +71,7 @@ def main(argv=None):
     runners = {"tinygrad_course": make(tc, ws), "pytorch": make(torch, ws)}
     first = {name: [step(i) for i in range(3)] for name, step in runners.items()}
     assert np.allclose(first["tinygrad_course"], first["pytorch"], rtol=1e-4), first
-    for step in runners.values():
-        time_steps(step, 3, 3)
-    times = {name: [] for name in runners}
-    for r in range(args.rounds):
-        for name, step in runners.items():
-            times[name].append(time_steps(step, 10 + r * args.steps, args.steps))
-    med = {name: statistics.median(ts) for name, ts in times.items()}
+    med = interleaved_medians(runners, args.rounds, args.steps, warmup=3, start=10)
     print(f"CNN conv16-pool-conv32-pool-linear, 28x28, Adam, batch {BATCH}, float32 -- "
           f"{platform.processor() or platform.machine()}, {cores} cores available, torch.set_num_threads({cores})")
     for name, t in med.items():

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 
 import numpy as np
 import torch
 
 import tinygrad_course as tc
-from _timing import time_steps
+from _timing import interleaved_medians
 
 SIZES = [784, 256, 256, 10]
 BATCH = 64
@@ -142,13 +141,7 @@ def main(argv=None):
     losses = {name: [_value(step(i)) for i in range(3)] for name, step in runners.items()}
     for name, ls in losses.items():
         assert np.allclose(ls, losses["pytorch"], rtol=1e-4), (name, ls, losses["pytorch"])
-    for step in runners.values():
-        time_steps(step, 3, 10)  # warm-up
-    times = {name: [] for name in runners}
-    for r in range(args.rounds):
-        for name, step in runners.items():
-            times[name].append(time_steps(step, 100 + r * args.steps, args.steps))
-    med = {name: statistics.median(ts) for name, ts in times.items()}
+    med = interleaved_medians(runners, args.rounds, args.steps, warmup=10, start=100)
     print(f"MLP 784-256-256-10, Adam, batch {BATCH}, float32 -- {platform.processor() or platform.machine()}, "
           f"{cores} cores available, torch.set_num_threads({cores}), numpy {np.__version__}, torch {torch.__version__}")
     for name, t in med.items():
