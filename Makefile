@@ -12,7 +12,7 @@ export MKL_NUM_THREADS ?= 1
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.lab-installed
 
-.PHONY: lab test test-fast venv bench release clean
+.PHONY: lab test test-fast test-gpu-stand-in venv bench release clean
 
 # The course itself needs no PyTorch; the tests use it as the reference, so only `make test` installs it.
 $(VENV)/bin/python:
@@ -35,9 +35,15 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_welcome.ipynb
 
+# The second run repeats the GPU suite against the strict CuPy stand-in (tests/strict_cupy.py), so the
+# cuda code path is exercised on machines without a GPU too; on a GPU machine the first run covers it.
 test: $(STAMP)
 	sh scripts/ensure_chromium.sh
 	$(PY) -m pytest
+	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q -p no:cacheprovider
+
+test-gpu-stand-in: $(STAMP)
+	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not browser and not notebook and not gpu" -q

@@ -8,7 +8,12 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import pytest  # noqa: E402
 
-from devices import DEVICES
+if os.environ.get("TC_STRICT_CUPY") == "1":  # the cuda cases against the strict CuPy stand-in (no GPU needed)
+    import strict_cupy
+
+    strict_cupy.install()
+
+from devices import DEVICES  # noqa: E402
 
 
 @pytest.fixture(params=DEVICES)

@@ -1,7 +1,8 @@
 """Device parametrization for tests: every device-aware test runs on "cpu" and on "cuda".
 
 The cuda cases carry the `gpu` marker (so `pytest -m gpu` selects exactly them) and skip with one clear
-reason where CuPy or a GPU is missing. Use the `device` fixture (tests/conftest.py) or, for module-level
+reason where CuPy or a GPU is missing. With TC_STRICT_CUPY=1 they run on any machine against the strict
+CuPy stand-in (tests/strict_cupy.py); tests marked `requires_real_gpu` still skip there. Use the `device` fixture (tests/conftest.py) or, for module-level
 parametrization, `@pytest.mark.parametrize("device", DEVICES)`.
 """
 import numpy as np
@@ -10,8 +11,11 @@ import pytest
 import tinygrad_course as tc
 
 CUDA_SKIP_REASON = "CUDA not available (CuPy or a GPU missing)"
+ON_STAND_IN = getattr(tc._backend.cupy_module(), "is_strict_stand_in", False)
 
 requires_cuda = pytest.mark.skipif(not tc.cuda.is_available(), reason=CUDA_SKIP_REASON)
+requires_real_gpu = pytest.mark.skipif(not tc.cuda.is_available() or ON_STAND_IN,
+                                       reason="needs a real GPU (kernels, memory, speed)")
 
 CUDA = pytest.param("cuda", marks=[pytest.mark.gpu, requires_cuda], id="cuda")
 DEVICES = ["cpu", CUDA]

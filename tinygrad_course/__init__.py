@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 
 from . import dtypes as _dtypes
-from ._backend import device
+from ._backend import device, get_default_device, set_default_device
 from ._functions import *  # noqa: F401,F403  (tc.exp, tc.sum, ...)
 from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, is_tensor
 from ._printing import set_printoptions

@@ -79,10 +79,32 @@ class device:
 CPU = device("cpu")
 
 
+_default_device = None  # set by set_default_device; None means the CPU
+
+
+def set_default_device(d) -> None:
+    """Make factory functions (`tc.tensor`, `tc.zeros`, layers' parameters, ...) create tensors on `d`
+    when no `device=` is given, like `torch.set_default_device`; `None` or "cpu" restores the CPU."""
+    global _default_device
+    _default_device = None if d is None or device(d).type == "cpu" else canonical_device(d)
+
+
+def get_default_device() -> device:
+    """The device factory functions use when no `device=` is given, like `torch.get_default_device`."""
+    return _default_device or CPU
+
+
+def requested_device(d):
+    """The device a factory was asked for: `d` made concrete, or the default device if one was set with
+    `set_default_device` (else None, so that `tc.tensor(data)` keeps `data`'s device)."""
+    return canonical_device(d) if d is not None else _default_device
+
+
 def canonical_device(d) -> device:
-    """A concrete device: `None` -> cpu; "cuda" -> cuda:<current>. Raises if CUDA is unavailable."""
+    """A concrete device: `None` -> the default device (cpu unless changed); "cuda" -> cuda:<current>.
+    Raises if CUDA is unavailable."""
     if d is None:
-        return CPU
+        return _default_device or CPU
     d = device(d)
     if d.type == "cpu":
         return CPU

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from ._backend import CPU, array_module, canonical_device, device_of_array
+from ._backend import CPU, array_module, canonical_device, device_of_array, requested_device
 from .tensor import Tensor, _wrap
 
 
@@ -144,7 +144,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype is inferred like PyTorch: bools -> bool, ints -> int64, floats -> float32; NumPy arrays
     keep their dtype.
     """
-    dev = canonical_device(device) if device is not None else None
+    dev = requested_device(device)
     if isinstance(data, Tensor):
         arr = data.detach()._data.copy()
         dt = data.dtype
@@ -205,7 +205,8 @@ def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but reuses `data`'s memory when dtype and device already match."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
-    if isinstance(data, np.ndarray) and (dtype is None or _dt.to_dtype(dtype).np_dtype == data.dtype) and device in (None, "cpu"):
+    same_dtype = dtype is None or _dt.to_dtype(dtype).np_dtype == data.dtype
+    if isinstance(data, np.ndarray) and same_dtype and requested_device(device) in (None, CPU):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 

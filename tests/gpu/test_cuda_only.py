@@ -1,5 +1,6 @@
-"""Checks that only mean something on a real GPU: memory statistics, transfers, real mixed-device errors,
-checkpoints across devices, float16 autocast with a GradScaler, and the fused kernels being selected."""
+"""Checks that need cuda tensors: transfers, real mixed-device errors, checkpoints across devices, float16
+autocast with a GradScaler; on a real GPU also memory statistics and the fused kernels being selected.
+All but those two also run against the strict CuPy stand-in (TC_STRICT_CUPY=1)."""
 import io
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import tinygrad_course as tc
 import tinygrad_course.nn.functional as F
-from devices import requires_cuda
+from devices import requires_cuda, requires_real_gpu
 from tinygrad_course.ops import gpu_kernels
 
 pytestmark = [pytest.mark.gpu, requires_cuda]
@@ -20,6 +21,7 @@ def test_device_queries():
     assert tc.ones(1).cuda().device == tc.device("cuda:0")
 
 
+@requires_real_gpu
 def test_memory_statistics_follow_allocations():
     tc.cuda.synchronize()
     before = tc.cuda.memory_allocated()
@@ -82,6 +84,7 @@ def test_optimizer_state_on_gpu_and_load_state_dict_moves_it():
     assert all(not s["exp_avg"].is_cuda for s in cpu_opt.state.values())
 
 
+@requires_real_gpu
 def test_adam_on_cuda_uses_the_fused_kernel(monkeypatch):
     calls = []
     original = gpu_kernels.adam_update

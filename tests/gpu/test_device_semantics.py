@@ -195,3 +195,17 @@ def test_amp_on_cuda_without_a_gpu_warns_and_disables():
         ctx = tc.autocast("cuda")
     assert not scaler.is_enabled() and not ctx._enabled
     assert len(caught) == 2
+
+
+# ---- default device -------------------------------------------------------------------------------------
+def test_default_device_is_the_cpu_like_torch():
+    assert repr(tc.get_default_device()) == repr(torch.get_default_device())
+    tc.set_default_device("cpu")
+    assert tc.get_default_device() == tc.device("cpu") and tc.zeros(1).device == tc.device("cpu")
+
+
+@NO_GPU
+def test_default_device_cuda_without_a_gpu_raises_and_keeps_the_cpu():
+    with pytest.raises(RuntimeError, match="Torch not compiled with CUDA enabled"):
+        tc.set_default_device("cuda")
+    assert tc.get_default_device() == tc.device("cpu")

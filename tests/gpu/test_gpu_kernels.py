@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as TF
 
 import tinygrad_course as tc
-from devices import requires_cuda
+from devices import requires_real_gpu
 from tinygrad_course.ops import gpu_kernels as K
 
 
@@ -88,7 +88,7 @@ def _cp():
 
 
 @pytest.mark.gpu
-@requires_cuda
+@requires_real_gpu
 @pytest.mark.parametrize("decoupled,weight_decay", [(False, 0.0), (False, 0.1), (True, 0.01)])
 def test_adam_kernel_matches_reference(decoupled, weight_decay):
     cp = _cp()
@@ -101,7 +101,7 @@ def test_adam_kernel_matches_reference(decoupled, weight_decay):
 
 
 @pytest.mark.gpu
-@requires_cuda
+@requires_real_gpu
 @pytest.mark.parametrize("m,c", [(1, 2), (512, 10), (100, 1000)])
 def test_cross_entropy_kernels_match_reference(m, c):
     cp = _cp()
@@ -121,7 +121,7 @@ def test_cross_entropy_kernels_match_reference(m, c):
 
 
 @pytest.mark.gpu
-@requires_cuda
+@requires_real_gpu
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_kernels_match_reference(approximate):
     cp = _cp()
@@ -134,7 +134,7 @@ def test_gelu_kernels_match_reference(approximate):
 
 
 @pytest.mark.gpu
-@requires_cuda
+@requires_real_gpu
 def test_non_float32_gpu_arrays_use_the_reference_path():
     cp = _cp()
     x = cp.linspace(-3, 3, 7, dtype=cp.float64)

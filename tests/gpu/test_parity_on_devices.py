@@ -213,9 +213,11 @@ def test_inplace_ops_and_version_counter(device):
 
 # ---- layers, optimizers, training ----------------------------------------------------------------------
 def _model():
+    # No conv bias before BatchNorm: its true gradient is zero, so the rounding noise left in it would be
+    # amplified into steps of size lr by Adam-like optimizers and differ from device to device.
     tc.manual_seed(0)
     return tc.nn.Sequential(
-        tc.nn.Conv2d(1, 4, 3, padding=1), tc.nn.BatchNorm2d(4), tc.nn.ReLU(), tc.nn.MaxPool2d(2),
+        tc.nn.Conv2d(1, 4, 3, padding=1, bias=False), tc.nn.BatchNorm2d(4), tc.nn.ReLU(), tc.nn.MaxPool2d(2),
         tc.nn.Flatten(), tc.nn.Linear(4 * 4 * 4, 16), tc.nn.LayerNorm(16), tc.nn.GELU(), tc.nn.Dropout(0.0),
         tc.nn.Linear(16, 3))
 
@@ -295,3 +297,17 @@ def test_a_short_training_run_matches_the_cpu(device):
         losses[dev] = history
     np.testing.assert_allclose(losses[device], losses["cpu"], rtol=1e-3, atol=1e-4)
     assert losses[device][-1] < 0.5 * losses[device][0]
+
+
+def test_set_default_device_places_new_tensors_and_layers(device):
+    tc.set_default_device(device)
+    try:
+        assert tc.get_default_device().type == tc.device(device).type
+        made = [tc.zeros(2), tc.tensor([1.0]), tc.tensor(tc.ones(2, device="cpu")), tc.arange(3), tc.randn(2),
+                tc.full((2,), 3.0), tc.as_tensor(np.ones(2)), tc.nn.Linear(2, 3).weight, tc.nn.BatchNorm1d(2).running_mean]
+        assert all(t.device.type == tc.device(device).type for t in made)
+        cpu = tc.ones(2, device="cpu")
+        assert tc.zeros_like(cpu).device.type == "cpu" and tc.from_numpy(np.ones(2)).device.type == "cpu"
+    finally:
+        tc.set_default_device(None)
+    assert tc.zeros(2).device == tc.device("cpu") and tc.get_default_device() == tc.device("cpu")

@@ -17,6 +17,11 @@ def _outputs(func, inputs):
     return out if isinstance(out, tuple) else (out,)
 
 
+def _host(t):
+    """A tensor's values as a float64 NumPy array, whatever its device (the Jacobians are built on the host)."""
+    return t.detach().cpu()._data.astype(np.float64)
+
+
 def _numerical_jacobian(func, inputs, i, out_index, eps):
     x = inputs[i]
     data = x._data  # perturbed in place, element by element (works for non-contiguous inputs too)
@@ -25,9 +30,9 @@ def _numerical_jacobian(func, inputs, i, out_index, eps):
         orig = data[k].item()
         with no_grad():
             data[k] = orig + eps
-            plus = _outputs(func, inputs)[out_index].detach()._data.astype(np.float64).copy()
+            plus = _host(_outputs(func, inputs)[out_index])
             data[k] = orig - eps
-            minus = _outputs(func, inputs)[out_index].detach()._data.astype(np.float64).copy()
+            minus = _host(_outputs(func, inputs)[out_index])
             data[k] = orig
         cols.append(((plus - minus) / (2 * eps)).reshape(-1))
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
@@ -44,7 +49,7 @@ def _analytical_jacobian(func, inputs, out_index, diff_inputs):
             gs = _grad(flat[k], [inputs[i] for i in diff_inputs], retain_graph=True, allow_unused=True)
             for i, g in zip(diff_inputs, gs):
                 g = zeros_like(inputs[i]) if g is None else g
-                rows[i].append(g.detach()._data.astype(np.float64).reshape(-1))
+                rows[i].append(_host(g).reshape(-1))
     return {i: (np.stack(r) if r else np.zeros((0, inputs[i].numel()))) for i, r in rows.items()}
 
 

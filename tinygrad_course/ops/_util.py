@@ -55,6 +55,8 @@ def binary_operands(a, b, float_only=False):
         check_same_device(a, b)
         rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)
         xp = a._xp
+        if a._device is not b._device and a._device != b._device:
+            return _with_cpu_scalar(a, b, _dt.float_result(rd) if float_only else rd)
     elif ta and type(b) in _dt.PYTHON_SCALARS:  # the most common mixed case: tensor (op) number
         rd = _dt.with_python_scalar(a.dtype, b)
         xp = a._xp
@@ -64,6 +66,15 @@ def binary_operands(a, b, float_only=False):
     if float_only:
         rd = _dt.float_result(rd)
     return as_array(a, rd, xp), as_array(b, rd, xp), rd
+
+
+def _with_cpu_scalar(a, b, rd):
+    """Operands where one tensor is a 0-d CPU tensor and the other lives on a GPU: as in PyTorch, the CPU
+    value takes part as a scalar (a NumPy scalar, which CuPy accepts) and the result lives on the GPU."""
+    xa, xb = as_array(a, rd, a._xp), as_array(b, rd, b._xp)
+    if a._device.type == "cpu":
+        return xa[()], xb, rd
+    return xa, xb[()], rd
 
 
 def normalize_dim(dim, ndim, wrap_scalar=True):

@@ -129,7 +129,7 @@ class CrossEntropy(Op):
             return _wrap(((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False))
         p = Softmax.apply(x, 1)
         gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
-        return (p * _wrap(row_total.astype(x._data.dtype)) - _wrap(coeff.astype(x._data.dtype))) * (gcol * scale)
+        return (p * _wrap(row_total.astype(x._data.dtype)) - _wrap(coeff.astype(x._data.dtype))) * (gcol * _factor(scale, g))
 
 
 class NllLoss(Op):
@@ -148,7 +148,13 @@ class NllLoss(Op):
     def backward(ctx, g):
         scale = -1.0 / ctx.denom if ctx.reduction == "mean" else -1.0
         gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
-        return _wrap(ctx.coeff.astype(ctx.dtype, copy=False)) * (gcol * scale)
+        return _wrap(ctx.coeff.astype(ctx.dtype, copy=False)) * (gcol * _factor(scale, g))
+
+
+def _factor(value, like):
+    """A loss scale ready for tensor arithmetic: a Python number stays one; a backend scalar or 0-d array
+    (the weighted 'mean' denominator, which stays on the GPU) becomes a 0-d tensor on `like`'s device."""
+    return value if isinstance(value, (int, float)) else _wrap(like._xp.asarray(value))
 
 
 class _errstate:

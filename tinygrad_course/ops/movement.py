@@ -497,7 +497,7 @@ class Scatter(Op):
         grids[d] = idx
         where = tuple(grids)
         if reduce == "add":
-            xp.add.at(out, where, sv) if xp is np else xp.add.at(out, where, sv)
+            xp.add.at(out, where, sv)
         else:
             out[where] = sv
         ctx.d, ctx.reduce = d, reduce
@@ -569,15 +569,15 @@ class Unbind(Op):
     @staticmethod
     def forward(ctx, x, dim=0):
         d = normalize_dim(dim, x.ndim)
-        ctx.d, ctx.shape, ctx.dtype = d, x._data.shape, x.dtype
+        ctx.d, ctx.shape, ctx.dtype, ctx.device = d, x._data.shape, x.dtype, x._device
         return tuple(x._data[(slice(None),) * d + (i,)] for i in range(x._data.shape[d]))
 
     @staticmethod
     def backward(ctx, *grads):
         from .. import factories
 
-        parts = [g if g is not None else factories.zeros(ctx.shape[:ctx.d] + ctx.shape[ctx.d + 1:], dtype=ctx.dtype)
-                 for g in grads]
+        shape = ctx.shape[:ctx.d] + ctx.shape[ctx.d + 1:]
+        parts = [g if g is not None else factories.zeros(shape, dtype=ctx.dtype, device=ctx.device) for g in grads]
         return factories.stack(parts, ctx.d)
 
 
@@ -594,7 +594,7 @@ class Split(Op):
                 f"split_with_sizes expects split_sizes to sum exactly to {total} (input tensor's size at dimension "
                 f"{d}), but got split_sizes={list(sizes)}"
             )
-        ctx.d, ctx.shape, ctx.sizes, ctx.dtype = d, x._data.shape, sizes, x.dtype
+        ctx.d, ctx.shape, ctx.sizes, ctx.dtype, ctx.device = d, x._data.shape, sizes, x.dtype, x._device
         if by_size and ctx.needs_input_grad:
             ctx.__class__ = _SPLIT_BY_SIZE_NODE
         out, start = [], 0
@@ -612,7 +612,7 @@ class Split(Op):
             if g is None:
                 shape = list(ctx.shape)
                 shape[ctx.d] = s
-                g = factories.zeros(shape, dtype=ctx.dtype)
+                g = factories.zeros(shape, dtype=ctx.dtype, device=ctx.device)
             parts.append(g)
         return factories.cat(parts, ctx.d)
 

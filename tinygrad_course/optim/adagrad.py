@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..tensor import _wrap
-from .optimizer import Optimizer, bump_version, check_float, grad_array
+from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
 
 
 class Adagrad(Optimizer):
@@ -26,7 +26,7 @@ class Adagrad(Optimizer):
     def _init_group_state(self, group):
         for p in group["params"]:
             state = self.state[p]
-            state["step"] = _wrap(p._xp.zeros((), dtype=p._xp.float32))
+            state["step"] = new_step_count()
             state["sum"] = _wrap(p._xp.full_like(p._data, group["initial_accumulator_value"]))
 
     def _update_group(self, group):
@@ -37,9 +37,7 @@ class Adagrad(Optimizer):
             xp, w = p._xp, p._data
             g = grad_array(p, group["maximize"])
             state = self.state[p]
-            step_arr = state["step"]._data
-            step_arr += 1
-            step = float(step_arr)
+            step = advance_step(state)
             if weight_decay != 0:
                 g = g + weight_decay * w
             clr = lr / (1 + (step - 1) * lr_decay)

@@ -4,8 +4,7 @@ from __future__ import annotations
 import math
 
 from ..ops import gpu_kernels
-from ..tensor import _wrap
-from .optimizer import Optimizer, bump_version, check_float, grad_array
+from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
 
 
 class Adam(Optimizer):
@@ -42,14 +41,12 @@ class Adam(Optimizer):
             g = grad_array(p, maximize)
             state = self.state[p]
             if not state:
-                state["step"] = _wrap(xp.zeros((), dtype=xp.float32))
+                state["step"] = new_step_count()
                 state["exp_avg"] = self._state_zeros(p)
                 state["exp_avg_sq"] = self._state_zeros(p)
                 if amsgrad:
                     state["max_exp_avg_sq"] = self._state_zeros(p)
-            step_arr = state["step"]._data
-            step_arr += 1
-            step = float(step_arr)
+            step = advance_step(state)
             if p._device.type == "cuda" and not amsgrad:  # one fused kernel instead of a dozen array calls
                 gpu_kernels.adam_update(w, g, state["exp_avg"]._data, state["exp_avg_sq"]._data, lr=lr, beta1=beta1,
                                         beta2=beta2, eps=eps, weight_decay=weight_decay, decoupled=decoupled, step=step)

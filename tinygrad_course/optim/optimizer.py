@@ -13,6 +13,8 @@ import warnings
 from collections import defaultdict
 from itertools import chain
 
+import numpy as np
+
 from ..autograd.function import add_hook
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor, _wrap
@@ -238,6 +240,19 @@ def _cast_state(param, value, key):
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_state(param, v, key) for v in value)
     return copy.deepcopy(value)
+
+
+def new_step_count():
+    """A fresh `state["step"]`: a 0-d float32 tensor on the CPU for every parameter, as in PyTorch (which
+    keeps it there unless `capturable`), so reading the count never waits for the GPU."""
+    return _wrap(np.zeros((), dtype=np.float32))
+
+
+def advance_step(state) -> float:
+    """Add one to `state["step"]` in place and return the new count."""
+    arr = state["step"]._data
+    arr += 1
+    return float(arr)
 
 
 def grad_array(p, maximize: bool):

@@ -1,9 +1,8 @@
 """`RMSprop`: divide the gradient by a running root-mean-square (like `torch.optim.RMSprop`)."""
 from __future__ import annotations
 
-from ..tensor import _wrap
 from .adam import _lerp_
-from .optimizer import Optimizer, bump_version, check_float, grad_array
+from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
 
 
 class RMSprop(Optimizer):
@@ -34,13 +33,13 @@ class RMSprop(Optimizer):
             g = grad_array(p, group["maximize"])
             state = self.state[p]
             if not state:
-                state["step"] = _wrap(xp.zeros((), dtype=xp.float32))
+                state["step"] = new_step_count()
                 state["square_avg"] = self._state_zeros(p)
                 if momentum > 0:
                     state["momentum_buffer"] = self._state_zeros(p)
                 if centered:
                     state["grad_avg"] = self._state_zeros(p)
-            state["step"]._data += 1
+            advance_step(state)
             if weight_decay != 0:
                 g = g + weight_decay * w
             sq = state["square_avg"]._data
