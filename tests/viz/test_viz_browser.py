@@ -3,6 +3,8 @@
 Asserts on what a learner sees: one element per node and edge (the two edges of ``a * a`` included),
 a click showing a node's shape in the side panel, backward steps that highlight the engine's next node
 and show the gradient it receives, zoom (buttons and wheel) and pan (drag), and the SVG/PNG downloads.
+A fan-out graph is stepped through to the end while the drawn gradient labels are measured: none
+overlaps another label or a node box, and each stays inside the spot the Python layout reserved for it.
 Screenshots and the downloaded SVG go to test-artifacts/.
 """
 import re
@@ -12,20 +14,26 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
-from viz_examples import GRAPH_CELL, run_example
+from tinygrad_course.viz.graph_view import label_size
+from viz_examples import FAN_OUT_CELL, GRAPH_CELL, run_example
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 NOTEBOOK = "graph_test.ipynb"
+FAN_OUT_NOTEBOOK = "fan_out_test.ipynb"
+
+
+def _write_notebook(jupyter, name, cell):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(cell)]
+    nbformat.write(nb, str(jupyter.root / name))
+    return name
 
 
 @pytest.fixture(scope="module")
 def notebook(jupyter):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(GRAPH_CELL)]
-    nbformat.write(nb, str(jupyter.root / NOTEBOOK))
-    return NOTEBOOK
+    return _write_notebook(jupyter, NOTEBOOK, GRAPH_CELL)
 
 
 @pytest.fixture(scope="module")
@@ -159,5 +167,70 @@ def test_graph_widget_in_browser(ui, jupyter, chromium, notebook, expected, arti
         _zoom_and_pan(page)
         page.screenshot(path=str(artifacts / f"graph_{ui}_zoomed.png"))
         _export(page, ui, expected, artifacts)
+    finally:
+        page.close()
+
+
+# the drawn boxes of every node rectangle and every shown gradient label, in graph coordinates
+MEASURE = """() => {
+  const root = document.querySelector('.tcv-root');
+  const box = (b) => [b.x, b.y, b.x + b.width, b.y + b.height];
+  return {
+    nodes: [...root.querySelectorAll('.tcv-node')].map((g) => [g.dataset.id, box(g.querySelector('rect').getBBox())]),
+    labels: [...root.querySelectorAll('.tcv-edge-label.tcv-shown')].map((t) => [t.dataset.id, box(t.getBBox()),
+                                                                               t.classList.contains('tcv-active')]),
+  };
+}"""
+
+
+def _overlap(a, b, tol=0.25):
+    return a[0] + tol < b[2] and b[0] + tol < a[2] and a[1] + tol < b[3] and b[1] + tol < a[3]
+
+
+def _check_drawn_labels(drawn, expected):
+    """No drawn label overlaps another or a node; each lies inside its reserved rectangle."""
+    edges = {e["id"]: e for e in expected["edges"]}
+    labels = drawn["labels"]
+    for i, (a, ra, _) in enumerate(labels):
+        assert ra[2] - ra[0] > 0, f"label {a} has no size"
+        for b, rb, _ in labels[i + 1:]:
+            assert not _overlap(ra, rb), f"drawn labels {a} and {b} overlap: {ra} {rb}"
+        for v, box in drawn["nodes"]:
+            assert not _overlap(ra, box), f"drawn label {a} overlaps node {v}: {ra} {box}"
+        e = edges[a]
+        w, h = label_size(e["grad"]["value"])
+        reserved = (e["lx"] - w / 2, e["ly"] - h / 2, e["lx"] + w / 2, e["ly"] + h / 2)
+        inside = (ra[0] >= reserved[0] - 0.5 and ra[1] >= reserved[1] - 0.5 and ra[2] <= reserved[2] + 0.5
+                  and ra[3] <= reserved[3] + 0.5)
+        assert inside, f"drawn label {a} {ra} does not fit the spot reserved for it {reserved}"
+
+
+def test_fan_out_labels_never_overlap_while_stepping(jupyter, chromium, artifacts):
+    """Step a graph whose tensor feeds seven consumers to the end; measure the labels at every step."""
+    expected = run_example(FAN_OUT_CELL).data()
+    name = _write_notebook(jupyter, FAN_OUT_NOTEBOOK, FAN_OUT_CELL)
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(jupyter.url + URLS["lab"].format(nb=name))
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        page.wait_for_timeout(1500)
+        _run_all(page)
+        page.locator(".tcv-root .tcv-node").first.wait_for(timeout=60_000)
+        assert page.locator(".tcv-root .tcv-node").count() == len(expected["nodes"])
+        steps = expected["steps"]
+        nxt = page.locator(".tcv-root .tcv-btn-next")
+        seen_active = set()
+        for k, step in enumerate(steps):
+            nxt.click()
+            page.wait_for_function(
+                "id => document.querySelector('.tcv-node.tcv-current')?.dataset.id === id", arg=step["node"])
+            drawn = page.evaluate(MEASURE)
+            _check_drawn_labels(drawn, expected)
+            seen_active |= {a for a, _, active in drawn["labels"] if active}
+        # after the last step every edge shows its gradient, and each was drawn bold (active) once
+        labelled = {e["id"] for e in expected["edges"] if e["grad"]}
+        assert {a for a, _, _ in drawn["labels"]} == labelled
+        assert seen_active == labelled
+        page.screenshot(path=str(artifacts / "graph_fan_out_last_step.png"))
     finally:
         page.close()

@@ -8,6 +8,9 @@ from .svg_graph import render_svg
 from .trace import replay_backward
 
 CHAR_W, TITLE_W, LINE_H = 7.3, 7.9, 15.0
+# gradient labels: 10 px monospace, 11 px bold while their step is the current one (static/graph.js);
+# reserve the larger size (advance 0.6 em, line box about 1.2 em) so highlighting never makes them collide
+LABEL_CHAR_W, LABEL_H = 6.7, 14.0
 AUTO_COLLAPSE_NODES = 60
 
 
@@ -16,6 +19,11 @@ def box_size(node):
     w = max([len(node["title"]) * TITLE_W] + [len(s) * CHAR_W for s in node["lines"]]) + 20
     h = 26 + LINE_H * len(node["lines"]) if node["lines"] else 28
     return round(max(w, 44.0), 1), h
+
+
+def label_size(text):
+    """Width/height reserved for an edge's gradient label ``text`` (drawn centred on the edge's lx, ly)."""
+    return round(len(text) * LABEL_CHAR_W + 4, 1), LABEL_H
 
 
 class Graph:
@@ -66,7 +74,13 @@ class Graph:
     def _compute_data(self):
         view = make_view(self.model, self.expanded)
         sizes = {n["id"]: box_size(n) for n in view.nodes}
-        lay = layout([n["id"] for n in view.nodes], sizes, [(e["id"], e["src"], e["dst"]) for e in view.edges])
+        grad_of = {}
+        for e in view.edges:
+            grads = [self.edge_grads[m] for m in e["members"] if m in self.edge_grads]
+            grad_of[e["id"]] = min(grads, key=lambda g: g["step"]) if grads else None
+        label_sizes = {eid: label_size(g["value"]) for eid, g in grad_of.items() if g}
+        lay = layout([n["id"] for n in view.nodes], sizes, [(e["id"], e["src"], e["dst"]) for e in view.edges],
+                     label_sizes)
         nodes = []
         for n in view.nodes:
             w, h = sizes[n["id"]]
@@ -75,11 +89,9 @@ class Graph:
                           "details": _jsonable(n["details"])})
         edges = []
         for e in view.edges:
-            grads = [self.edge_grads[m] for m in e["members"] if m in self.edge_grads]
-            grad = min(grads, key=lambda g: g["step"]) if grads else None
-            lx, ly = lay.label_at[e["id"]]
+            lx, ly = lay.label_at.get(e["id"], (None, None))  # the centre of its label, if it has one
             edges.append({"id": e["id"], "src": e["src"], "dst": e["dst"], "d": lay.paths[e["id"]],
-                          "lx": lx, "ly": ly, "anchor": lay.label_anchor[e["id"]], "grad": grad})
+                          "lx": lx, "ly": ly, "grad": grad_of[e["id"]]})
         steps = []
         for s in self.steps:
             s = dict(s, node=view.node_of[s["node"]])

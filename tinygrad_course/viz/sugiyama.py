@@ -6,9 +6,13 @@ neighbours' mean (nodes never overlap, long edges straighten) -> edge paths that
 inside a layer's band (directly above/below their own node or dummy) and bend only in the empty gap
 between bands, so an edge never crosses a node box. Parallel edges (same source and target, as in
 ``a * a``) leave and enter their boxes side by side and bow apart in the gap, so each stays visible.
+Edge labels of known sizes are then placed beside their own edges, clear of boxes and of each other
+(``label_placement.py``), and the drawing is widened to hold them.
 """
 from bisect import bisect_right, insort
 from dataclasses import dataclass
+
+from .label_placement import place_labels
 
 NODE_GAP = 24.0      # horizontal space between neighbours in a layer
 DUMMY_WIDTH = 14.0   # width reserved for an edge passing through a layer
@@ -28,9 +32,9 @@ class Layout:
     height: float
     paths: dict        # edge id -> SVG path 'd'
     points: dict       # edge id -> list of (x, y) along the path (beziers sampled)
-    label_at: dict     # edge id -> (x, y) for the edge's gradient label
+    label_at: dict     # edge id -> (x, y): centre of the edge's label (edges given a label size only)
     ranks: dict
-    label_anchor: dict  # edge id -> "start" | "end": the side of (lx, ly) its label is written on
+    label_box: dict    # edge id -> (x0, y0, x1, y1): the rectangle reserved for its label
 
 
 def _ranks(ids, edges):
@@ -102,11 +106,13 @@ def _isotonic(targets, mins):
     return [y + o for y, o in zip(out, offs)]
 
 
-def layout(ids, sizes, edges):
+def layout(ids, sizes, edges, label_sizes=None):
     """Lay out nodes ``ids`` with ``sizes[id] = (w, h)`` and ``edges = [(edge_id, src, dst), ...]``.
 
-    Edges point downwards (src above dst). Returns a :class:`Layout`.
+    Edges point downwards (src above dst). ``label_sizes[edge_id] = (w, h)`` gives the edges that carry
+    a label; their label rectangles touch no node box and no other label. Returns a :class:`Layout`.
     """
+    label_sizes = label_sizes or {}
     ids = list(ids)
     rank = _ranks(ids, edges)
     n_layers = max(rank.values(), default=-1) + 1
@@ -205,7 +211,7 @@ def layout(ids, sizes, edges):
         cur += h + LAYER_GAP
     total_h = cur - LAYER_GAP + MARGIN
 
-    paths, points, label_at, label_anchor = {}, {}, {}, {}
+    segments, points, preferred = {}, {}, {}
     for eid, chain in chains.items():
         s, t = chain[0], chain[-1]
         off = parallel[eid]
@@ -215,29 +221,48 @@ def layout(ids, sizes, edges):
         # empty gap between bands; passing through a dummy they run at its centre
         xs = [x[v] + (dx if k in (0, len(chain) - 1) else 0.0) for k, v in enumerate(chain)]
         px, py = xs[0], y[s] + height[s] / 2
-        d = [f"M{px:.1f},{py:.1f}"]
+        seg = [("M", px, py)]
         pts = [(px, py)]
         for k, (a, b) in enumerate(zip(chain, chain[1:])):
             top, bot = band_top[rank[a]][1], band_top[rank[b]][0]
             xa, xb = xs[k], xs[k + 1]
             mid = (top + bot) / 2
             curve = ((xa, top), (xa + bulge, mid), (xb + bulge, mid), (xb, bot))
-            d.append(f"L{xa:.1f},{top:.1f}C{xa + bulge:.1f},{mid:.1f} {xb + bulge:.1f},{mid:.1f} {xb:.1f},{bot:.1f}")
+            seg += [("L", xa, top), ("C", xa + bulge, mid, xb + bulge, mid, xb, bot)]
             pts.append((xa, top))
             pts += [_bezier(curve, j / 8) for j in range(1, 9)]
             if b != t:  # pass straight through the dummy's band
                 b_bottom = band_top[rank[b]][1]
-                d.append(f"L{xb:.1f},{b_bottom:.1f}")
+                seg.append(("L", xb, b_bottom))
                 pts.append((xb, b_bottom))
         end = (xs[-1], y[t] - height[t] / 2)
-        d.append(f"L{end[0]:.1f},{end[1]:.1f}")
+        seg.append(("L", end[0], end[1]))
         pts.append(end)
-        paths[eid] = "".join(d)
-        points[eid] = [(round(a, 2), round(b, 2)) for a, b in pts]
-        # labels sit near the receiving end, so fanned-out labels do not collide; labels of parallel
-        # edges go to their own side of the pair and, further out, a little higher
-        label_at[eid] = tuple(round(v, 1) for v in _bezier(curve, 0.7 - 0.22 * int(abs(off))))
-        label_anchor[eid] = "end" if off < 0 else "start"
+        segments[eid] = seg
+        points[eid] = pts
+        # a label is wanted near the receiving end; parallel edges write theirs to their own side
+        preferred[eid] = (_bezier(curve, 0.7 - 0.22 * int(abs(off)))[1], -1 if off < 0 else 1)
+
+    boxes = [(x[v] - width[v] / 2, y[v] - height[v] / 2, x[v] + width[v] / 2, y[v] + height[v] / 2) for v in ids]
+    label_box = place_labels({e: label_sizes[e] for e in chains if e in label_sizes}, points, boxes, preferred)
+    # widen the drawing so every label fits: shift right if one sticks out on the left
+    shift = max(0.0, MARGIN - min((r[0] for r in label_box.values()), default=MARGIN))
+    right = max([right - MARGIN] + [r[2] for r in label_box.values()]) + shift + MARGIN
+    if shift:
+        x = {v: round(x[v] + shift, 2) for v in x}
+    paths = {eid: "".join(_fmt_segment(sg, shift) for sg in seg) for eid, seg in segments.items()}
+    points = {eid: [(round(a + shift, 2), round(b, 2)) for a, b in pts] for eid, pts in points.items()}
+    label_box = {e: (round(r[0] + shift, 1), round(r[1], 1), round(r[2] + shift, 1), round(r[3], 1))
+                 for e, r in label_box.items()}
+    label_at = {e: (round((r[0] + r[2]) / 2, 1), round((r[1] + r[3]) / 2, 1)) for e, r in label_box.items()}
     real = set(ids)
     return Layout({v: x[v] for v in ids}, {v: y[v] for v in ids}, round(right, 1), round(total_h, 1),
-                  paths, points, label_at, {v: rank[v] for v in real}, label_anchor)
+                  paths, points, label_at, {v: rank[v] for v in real}, label_box)
+
+
+def _fmt_segment(seg, shift):
+    """One SVG path command, its x coordinates moved right by ``shift``."""
+    if seg[0] == "C":
+        _, x1, y1, x2, y2, x3, y3 = seg
+        return f"C{x1 + shift:.1f},{y1:.1f} {x2 + shift:.1f},{y2:.1f} {x3 + shift:.1f},{y3:.1f}"
+    return f"{seg[0]}{seg[1] + shift:.1f},{seg[2]:.1f}"

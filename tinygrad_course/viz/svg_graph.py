@@ -4,8 +4,7 @@ from html import escape
 # fill, stroke per node kind; the widget's CSS uses the same palette
 COLORS = {"output": ("#d9f2d9", "#2e7d32"), "leaf": ("#dbe9fb", "#1f5fa8"), "tensor": ("#fff4cc", "#a07800"),
           "op": ("#eeeeee", "#555555"), "module": ("#efe3f7", "#6a3d9a")}
-LABEL_CHAR_W = 6.1   # advance of one character of a 10 px monospace gradient label
-MARGIN = 8.0
+LABEL_BASELINE = 4.0  # a label's baseline sits this far below its centre (matches static/graph.js)
 FONT = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
 
 
@@ -27,27 +26,23 @@ def _node_svg(n):
 
 
 def render_svg(data, grads=True):
-    """SVG text for ``data``; with ``grads`` each edge is labelled with the gradient it carries."""
-    labels = []  # (x, y, anchor, text) of each gradient label
-    for e in data["edges"] if grads else []:
-        if e.get("grad"):
-            anchor = e.get("anchor", "start")
-            labels.append((e["lx"] + (-4 if anchor == "end" else 4), e["ly"] + 4, anchor, e["grad"]["value"]))
-    # widen the picture so labels written past the graph's edge are not cut off
-    left = min([0.0] + [x - LABEL_CHAR_W * len(t) for x, _, a, t in labels if a == "end"])
-    right = max([data["width"]] + [x + LABEL_CHAR_W * len(t) for x, _, a, t in labels if a == "start"])
-    x0 = round(left - (MARGIN if left < 0 else 0), 1)
-    w, h = round(right + (MARGIN if right > data["width"] else 0) - x0, 1), data["height"]
+    """SVG text for ``data``; with ``grads`` each edge is labelled with the gradient it carries.
+
+    Labels are centred on the edge's ``(lx, ly)``, which the layout chose clear of boxes and other labels.
+    """
+    labels = [(e["lx"], e["ly"] + LABEL_BASELINE, e["grad"]["value"])
+              for e in (data["edges"] if grads else []) if e.get("grad") and e.get("lx") is not None]
+    w, h = data["width"], data["height"]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
-             f'viewBox="{x0:.1f} 0 {w:.1f} {h:.1f}" font-family="{FONT}" font-size="12">',
+             f'viewBox="0 0 {w:.1f} {h:.1f}" font-family="{FONT}" font-size="12">',
              '<defs><marker id="tcv-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#777"/></marker></defs>',
-             f'<rect x="{x0:.1f}" width="{w:.1f}" height="{h:.1f}" fill="white"/>']
+             f'<rect width="{w:.1f}" height="{h:.1f}" fill="white"/>']
     for e in data["edges"]:
         parts.append(f'<path class="tcv-edge" d="{e["d"]}" fill="none" stroke="#888" stroke-width="1.2" '
                      'marker-end="url(#tcv-arrow)"/>')
-    for x, y, anchor, text in labels:
-        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="10" '
+    for x, y, text in labels:
+        parts.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" font-size="10" '
                      f'fill="#b23c17">{escape(text)}</text>')
     parts += [_node_svg(n) for n in data["nodes"]]
     parts.append("</svg>")

@@ -117,10 +117,10 @@ function render({ model, el }) {
     for (const e of data.edges) {
       const p = s("path", { d: e.d, class: "tcv-edge", "data-id": e.id, "marker-end": "url(#tcv-arrow)" });
       gEdges.appendChild(p); edgeEls[e.id] = p;
-      if (e.grad) {
-        // parallel edges (a * a) label to their own side: "end" labels sit left of the point
-        const anchor = e.anchor || "start";
-        const t = s("text", { x: e.lx + (anchor === "end" ? -4 : 4), y: e.ly + 4, "text-anchor": anchor,
+      if (e.grad && e.lx !== null && e.lx !== undefined) {
+        // (lx, ly) is the centre of the spot the layout reserved for this label, clear of boxes and
+        // other labels (sized for the bold 11 px active style); the baseline sits 4 px below the centre
+        const t = s("text", { x: e.lx, y: e.ly + 4, "text-anchor": "middle",
                               class: "tcv-edge-label", "data-id": e.id });
         t.textContent = e.grad.value;
         gLabels.appendChild(t); labelEls[e.id] = t;
