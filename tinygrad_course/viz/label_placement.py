@@ -11,7 +11,7 @@ and candidates depends only on the input.
 """
 from bisect import bisect_left
 
-CELL = 64.0        # grid cell size for the collision index
+CELL = 96.0        # grid cell size for the collision index
 EDGE_GAP = 3.0     # space between a label and its own edge
 PAD = 2.0          # space kept free around each label
 STEP = 4.0         # vertical step between candidate spots along an edge
