@@ -110,8 +110,10 @@ def _adam_update_reference(param, grad, exp_avg, exp_avg_sq, beta1, beta2, eps, 
 @functools.lru_cache(maxsize=None)
 def _ce_kernels():
     cp = cupy_module()
+    # CuPy's post-map expression sees only the outputs and the reduced value `a`, not the inputs, so the
+    # row maximum is added back outside the kernel.
     sum_exp = cp.ReductionKernel(
-        "float32 x, float32 m", "float32 y", "expf(x - m)", "a + b", "y = m + logf(a)", "0", "tc_row_logsumexp")
+        "float32 x, float32 m", "float32 y", "expf(x - m)", "a + b", "y = a", "0", "tc_row_sum_exp")
     weighted_nll = cp.ReductionKernel(
         "float32 x, float32 lse, float32 c", "float32 y", "c * (lse - x)", "a + b", "y = a", "0", "tc_row_nll")
     backward = cp.ElementwiseKernel(
@@ -127,7 +129,7 @@ def cross_entropy_forward(x, coeff):
     m = x.max(axis=1, keepdims=True)
     if uses_kernel(x, coeff):
         sum_exp, weighted_nll, _ = _ce_kernels()
-        lse = sum_exp(x, m, axis=1, keepdims=True)
+        lse = m + xp.log(sum_exp(x, m, axis=1, keepdims=True))
         return weighted_nll(x, lse, coeff, axis=1), lse
     lse = m + xp.log(xp.exp(x - m).sum(axis=1, keepdims=True))
     return (coeff * (lse - x)).sum(axis=1), lse

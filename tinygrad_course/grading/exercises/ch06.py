@@ -8,8 +8,11 @@ import numpy as np
 
 import tinygrad_course as tc
 
+from ...ops import cuda_source
 from .. import mistakes
 from ..registry import exercise
+
+_KERNEL_IN, _KERNEL_OUT = "T grad, T lr, T momentum", "T param, T buf"
 
 
 # ---- 06.1 -------------------------------------------------------------------------------------------------
@@ -115,12 +118,18 @@ def fused_momentum_check(t, momentum_update, momentum_kernel_body):
     body = momentum_kernel_body()
     t.true(isinstance(body, str) and "buf" in body and "param" in body,
            "momentum_kernel_body() to return a string of C code that updates buf and param")
+    if cuda_source.nvrtc_available():  # compile errors are found here, on any machine, with NVIDIA's compiler
+        try:
+            cuda_source.compile_cuda(cuda_source.elementwise_source(_KERNEL_IN, _KERNEL_OUT, body, "learner_momentum"))
+        except cuda_source.CudaCompileError as e:
+            t.fail("momentum_kernel_body()", f"the kernel body does not compile:\n{e}")
     if not tc.cuda.is_available():
-        print("06.3: GPU part skipped (no CUDA GPU here): your NumPy version was checked; "
-              "the kernel body is compiled and checked on a machine with a GPU.")
+        compiled = "compiles (checked with NVRTC)" if cuda_source.nvrtc_available() else "is compiled on a GPU machine"
+        print(f"06.3: GPU part skipped (no CUDA GPU here): your NumPy version was checked and your kernel body "
+              f"{compiled}; running the kernel needs a GPU.")
         return
     cp = tc._backend.cupy_module()
-    kernel = cp.ElementwiseKernel("T grad, T lr, T momentum", "T param, T buf", body, "learner_momentum")
+    kernel = cp.ElementwiseKernel(_KERNEL_IN, _KERNEL_OUT, body, "learner_momentum")
     gp, gbuf = cp.asarray(p0), cp.zeros(50, cp.float32)
     for g in grads:
         kernel(cp.asarray(g), np.float32(0.1), np.float32(0.9), gp, gbuf)
