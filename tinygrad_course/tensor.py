@@ -178,6 +178,10 @@ class Tensor(TensorMethods):
         """Address of the first element."""
         return _address(self._data)
 
+    def _is_view(self) -> bool:
+        """True when this tensor is a view of another one (`_base`), like PyTorch's `Tensor._is_view()`."""
+        return self._base is not None
+
     def is_contiguous(self, memory_format=None) -> bool:
         """True when elements are laid out row-major without gaps (size-1 dims are ignored)."""
         return bool(self._data.flags.c_contiguous)

@@ -444,7 +444,10 @@ class TensorMethods:
         shape = _shape_args(shape)
         if self._data.flags.c_contiguous:
             return V.View.apply(self, shape)
-        return V.Reshape.apply(self, shape)
+        try:
+            return V.ReshapeAlias.apply(self, shape)  # the strides may still allow a view
+        except RuntimeError:
+            return V.UnsafeView.apply(self.contiguous(), shape)  # a copy: CloneBackward0 -> UnsafeViewBackward0
 
     def reshape_as(self, other):
         return self.reshape(other.shape)

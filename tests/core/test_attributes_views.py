@@ -81,6 +81,33 @@ def test_reshape_copies_when_needed_and_view_fails_with_torch_message():
     assert_same_error(lambda: x.view(-1, -1), lambda: tx.view(-1, -1))
 
 
+RESHAPES = {
+    "contiguous": lambda a: a.reshape(24),
+    "transposed_copy": lambda a: a.t().reshape(24),
+    "strided_rows_copy": lambda a: a[::2].reshape(12),
+    "strided_alias": lambda a: a[:, ::2].reshape(4, 3),
+    "transposed_alias_split": lambda a: a.t().reshape(6, 2, 2),
+    "slice_alias_unsqueeze": lambda a: a[:, :3].reshape(4, 3, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESHAPES))
+def test_reshape_records_torchs_nodes_and_copies_are_not_views(name):
+    fn = RESHAPES[name]
+    x, tx = pair(np.arange(24.0).reshape(4, 6))
+    x.requires_grad_(), tx.requires_grad_()
+    ours, theirs = fn(x * 1), fn(tx * 1)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    assert [n.name() for n, _ in ours.grad_fn.next_functions] == [n.name() for n, _ in theirs.grad_fn.next_functions]
+    assert ours._is_view() == theirs._is_view()
+    base, tbase = x * 1, tx * 1
+    r, tr = fn(base), fn(tbase)
+    r.mul_(2), tr.mul_(2)  # through a view this changes the base; through a copy it does not
+    assert_same(base, tbase)
+    (r * r).sum().backward(), (tr * tr).sum().backward()
+    assert_same(x.grad, tx.grad)
+
+
 def test_item_tolist_numpy():
     assert tc.tensor(3).item() == 3 and isinstance(tc.tensor(3).item(), int)
     assert tc.tensor([2.5]).item() == 2.5 and tc.tensor(True).item() is True

@@ -53,18 +53,27 @@ class View(Op):
         return g.reshape(ctx.shape)
 
 
-class Reshape(View):
-    """reshape of a non-contiguous tensor: a view when strides allow it, otherwise a copy."""
+class ReshapeAlias(View):
+    """`reshape` of a non-contiguous tensor whose strides allow a view (PyTorch's ReshapeAliasBackward0)."""
 
-    node_name = "ViewBackward0"
+    node_name = "ReshapeAliasBackward0"
+
+
+class UnsafeView(Op):
+    """The reshape of a copy (`reshape` of a tensor whose strides allow no view): PyTorch records it as
+    CloneBackward0 -> UnsafeViewBackward0. Not a view: it shares memory only with the fresh copy."""
+
+    node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, x, shape):
         shape = infer_shape(shape, x._data.size)
         ctx.shape = x._data.shape
-        out = x._data.reshape(shape)
-        ctx.view = out.base is not None and np.shares_memory(out, x._data) if isinstance(out, np.ndarray) else True
-        return out
+        return x._data.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.shape)
 
 
 class Permute(Op):
