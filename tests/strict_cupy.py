@@ -14,6 +14,7 @@ what real CuPy enforces and a NumPy-backed run would otherwise let through:
 * NumPy functions called on device arrays dispatch to CuPy's function of the same name
   (`__array_function__`), and fail where CuPy has none;
 * reductions and integer indexing give 0-d device arrays, never NumPy scalars;
+* out-of-range integer index arrays wrap around silently, as in CuPy (the framework must check bounds);
 * dtypes CuPy lacks (bfloat16 from ml_dtypes, object) cannot live on the device.
 
 What it cannot check: CUDA kernels (ElementwiseKernel/RawKernel sources are recorded, compiled by
@@ -151,10 +152,10 @@ class ndarray:
         return complex(self._a)
 
     def __getitem__(self, key):
-        return _wrap(self._a[_unwrap(key, lenient=True)])
+        return _wrap(self._a[_wrap_around(self._a.shape, _unwrap(key, lenient=True))])
 
     def __setitem__(self, key, value):
-        self._a[_unwrap(key, lenient=True)] = _unwrap(value, lenient=True)
+        self._a[_wrap_around(self._a.shape, _unwrap(key, lenient=True))] = _unwrap(value, lenient=True)
 
     def __copy__(self):
         return ndarray(self._a.copy())
@@ -213,6 +214,28 @@ def _unwrap(obj, lenient=False):
     return obj
 
 
+def _wrap_around(shape, key):
+    """CuPy's integer-array indexing: out-of-range indices wrap around silently instead of raising."""
+    key = key if isinstance(key, tuple) else (key,)
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    out, dim = [], 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - n_real
+        elif k is None:
+            pass
+        elif isinstance(k, np.ndarray) and k.dtype.kind == "b":
+            dim += k.ndim
+        else:
+            if isinstance(k, (np.ndarray, list)) and dim < len(shape) and shape[dim]:
+                k = np.asarray(k)
+                if k.dtype.kind in "iu":
+                    k = k % shape[dim]
+            dim += 1
+        out.append(k)
+    return tuple(out)
+
+
 def _wrap(obj):
     """NumPy results -> device arrays (NumPy scalars become 0-d arrays, as CuPy returns)."""
     if isinstance(obj, np.ndarray):
@@ -255,7 +278,8 @@ class _Ufunc:
             raise AttributeError(f"'cupy.ufunc' object has no attribute '{method}'")
         if method == "at":  # indices may be host arrays; the operands may not
             def at(a, indices, b=None):
-                args = (_unwrap(a), _unwrap(indices, lenient=True)) + (() if b is None else (_unwrap(b),))
+                args = (_unwrap(a), _wrap_around(a.shape, _unwrap(indices, lenient=True)))
+                args += () if b is None else (_unwrap(b),)
                 self._u.at(*args)
             return at
         return _device_function(getattr(self._u, method), f"{self.name}.{method}")

@@ -205,8 +205,8 @@ def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but reuses `data`'s memory when dtype and device already match."""
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
-    same_dtype = dtype is None or _dt.to_dtype(dtype).np_dtype == data.dtype
-    if isinstance(data, np.ndarray) and same_dtype and requested_device(device) in (None, CPU):
+    if (isinstance(data, np.ndarray) and (dtype is None or _dt.to_dtype(dtype).np_dtype == data.dtype)
+            and requested_device(device) in (None, CPU)):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 

@@ -621,6 +621,8 @@ class TensorMethods:
             value = value.to(self.dtype)
         if basic:
             V._check_bounds(self._data.shape, nidx)
+        else:
+            V.check_index_arrays(self._data, nidx)
         self._check_inplace(through_view=True)
         self._inplace(V.CopySlices.apply, value, nidx, basic)
 

@@ -257,3 +257,37 @@ def test_random_basic_indexing_matches_torch(case):
     v.backward(tc.tensor(g))
     tv.backward(torch.tensor(g))
     assert_same(x.grad, tx.grad)
+
+
+ADVANCED_OUT_OF_RANGE = {
+    "last_dim": lambda t, x: x[:, :, t([9])],
+    "two_index_tensors": lambda t, x: x[t([0]), :, t([9])],
+    "adjacent": lambda t, x: x[:, t([0]), t([9])],
+    "first": lambda t, x: x[t([7])],
+    "with_none": lambda t, x: x[None, :, t([7])],
+    "ellipsis": lambda t, x: x[..., t([-5])],
+    "lists": lambda t, x: x[[0, 1], [1, 7]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVANCED_OUT_OF_RANGE))
+def test_out_of_range_index_tensors_raise_torchs_error(name):
+    fn = ADVANCED_OUT_OF_RANGE[name]
+    assert_same_error(lambda: fn(tc.tensor, tc.zeros(2, 3, 4)), lambda: fn(torch.tensor, torch.zeros(2, 3, 4)))
+
+
+DIM_INDEX_OUT_OF_RANGE = {
+    "gather_high_then_negative": lambda t, x: x.gather(1, t([[3, -7]])),
+    "gather_negative": lambda t, x: x.gather(1, t([[-1]])),
+    "scatter": lambda t, x: x.scatter(1, t([[5]]), 1.0),
+    "scatter_negative": lambda t, x: x.scatter(1, t([[-1]]), 1.0),
+    "scatter_add": lambda t, x: x.scatter_add(1, t([[5]]), x[:1, :1]),
+    "index_select": lambda t, x: x.index_select(1, t([5])),
+    "index_select_negative": lambda t, x: x.index_select(1, t([-1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIM_INDEX_OUT_OF_RANGE))
+def test_gather_scatter_index_select_reject_out_of_range_indices_like_torch(name):
+    fn = DIM_INDEX_OUT_OF_RANGE[name]
+    assert_same_error(lambda: fn(tc.tensor, tc.zeros(2, 3)), lambda: fn(torch.tensor, torch.zeros(2, 3)))

@@ -225,3 +225,10 @@ def test_half_precision_forward_and_backward_match_torch(dt):
         return y, x.grad
 
     assert_same(run(tc), run(torch), rtol=2e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("data", [(0.5, 0.25), [1, 2], 3.0, np.arange(3.0)], ids=["tuple", "list", "number", "array"])
+def test_as_tensor_of_plain_data_matches_torch(data):
+    ours, theirs = tc.as_tensor(data), torch.as_tensor(data)
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace("torch", "tc")
+    assert tc.as_tensor(data, dtype=tc.float64).dtype is tc.float64

@@ -311,3 +311,27 @@ def test_set_default_device_places_new_tensors_and_layers(device):
     finally:
         tc.set_default_device(None)
     assert tc.zeros(2).device == tc.device("cpu") and tc.get_default_device() == tc.device("cpu")
+
+
+@pytest.mark.parametrize("index", [[3], [0, -4], [[1], [5]]], ids=["high", "low", "2-d"])
+def test_out_of_range_index_arrays_raise_like_torch_on_every_device(index, device):
+    import torch
+
+    x = tc.arange(6.0, device=device).reshape(2, 3)
+    i = tc.tensor(index, device=device)
+    with pytest.raises(IndexError) as theirs:
+        torch.arange(6.0).reshape(2, 3)[:, torch.tensor(index)]
+    with pytest.raises(IndexError) as ours:
+        x[:, i]
+    assert str(ours.value) == str(theirs.value)
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 3"):  # torch's numbering
+        x[:, i] = 1.0
+
+
+def test_gather_scatter_index_select_check_indices_on_every_device(device):
+    x = tc.zeros(2, 3, device=device)
+    for call in (lambda: x.gather(1, tc.tensor([[3]], device=device)),
+                 lambda: x.scatter(1, tc.tensor([[-1]], device=device), 1.0),
+                 lambda: x.index_select(1, tc.tensor([5], device=device))):
+        with pytest.raises(RuntimeError, match="out of"):
+            call()

@@ -81,3 +81,10 @@ def test_kernels_are_recorded_not_run():
     assert kernel in strict_cupy._KernelSource.recorded
     with pytest.raises(NotImplementedError, match="real GPU"):
         kernel(cp.ones(2, dtype=np.float32))
+
+
+def test_out_of_range_index_arrays_wrap_around_like_cupy():
+    a = cp.arange(3.0)
+    assert a[np.array([3, -4])].get().tolist() == [0.0, 2.0]
+    a[cp.asarray(np.array([4]))] = 9.0
+    assert a.get().tolist() == [0.0, 9.0, 2.0]

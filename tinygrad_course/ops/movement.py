@@ -265,6 +265,32 @@ def _check_bounds(shape, idx):
         dim += 1
 
 
+def check_index_arrays(data, idx):
+    """Raise PyTorch's IndexError for out-of-range integer index arrays. PyTorch numbers the dimension
+    among the index tensors (x[:, [7]] on a (2, 3) tensor: "dimension 0 with size 3"). Needed on the GPU
+    above all, where CuPy would wrap an out-of-range index around silently."""
+    shape, dim, position = data.shape, 0, 0
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    for i in idx:
+        if i is Ellipsis:
+            dim += len(shape) - n_real
+            continue
+        if i is None:
+            continue
+        kind = getattr(getattr(i, "dtype", None), "kind", None)
+        if kind == "b":
+            dim, position = dim + i.ndim, position + i.ndim
+            continue
+        if kind in ("i", "u") and i.size and dim < len(shape):
+            low, high, n = int(i.min()), int(i.max()), shape[dim]
+            bad = high if high >= n else low if low < -n else None
+            if bad is not None:
+                raise IndexError(f"index {bad} is out of bounds for dimension {position} with size {n}")
+        if kind is not None:
+            position += 1
+        dim += 1
+
+
 class GetItem(Op):
     node_name = "SliceBackward0"
 
@@ -273,6 +299,8 @@ class GetItem(Op):
         data = x._data
         if basic:
             _check_bounds(data.shape, idx)
+        else:
+            check_index_arrays(data, idx)
         try:
             # `...` at the end keeps an all-integer index a 0-d view (as in PyTorch), not a copied scalar
             out = data[idx + (Ellipsis,)] if basic and Ellipsis not in idx else data[idx]
@@ -455,6 +483,23 @@ class Narrow(Op):
         return IndexPutZeros.apply(g, ctx.shape, ctx.idx, True)
 
 
+def _first_out_of_range(idx, n):
+    """The first entry of index array `idx` outside [0, n), or None. gather, scatter and index_select take no
+    negative indices in PyTorch; NumPy would wrap them, and CuPy wraps any out-of-range index."""
+    if not idx.size:
+        return None
+    bad = (idx < 0) | (idx >= n)
+    if not bad.any():
+        return None
+    return int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
+
+
+def _check_dim_index(idx, dim, n):
+    bad = _first_out_of_range(idx, n)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
 class Gather(Op):
     node_name = "GatherBackward0"
 
@@ -472,8 +517,7 @@ class Gather(Op):
                     f"Size does not match at dimension {k} expected index [{', '.join(map(str, idx.shape))}] to be no "
                     f"larger than self [{', '.join(map(str, x._data.shape))}] apart from dimension {d}"
                 )
-        if idx.size and (idx.min() < -x._data.shape[d] or idx.max() >= x._data.shape[d]):
-            raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {x._data.shape[d]}")
+        _check_dim_index(idx, d, x._data.shape[d])
         ctx.d, ctx.shape = d, x._data.shape
         ctx.save_for_backward(index)
         src = x._data[tuple(slice(0, s) for s in idx.shape[:d]) + (slice(None),) + tuple(slice(0, s) for s in idx.shape[d + 1:])]
@@ -498,6 +542,7 @@ class Scatter(Op):
         xp = x._xp
         out = x._data.copy()
         idx = index._data
+        _check_dim_index(idx, d, out.shape[d])
         if getattr(src, "_data", None) is not None:
             sv = src._data[tuple(slice(0, s) for s in idx.shape)]
         else:
@@ -656,6 +701,9 @@ class IndexSelect(Op):
     def forward(ctx, x, dim, index):
         d = normalize_dim(dim, x.ndim)
         ctx.d, ctx.shape = d, x._data.shape
+        bad = _first_out_of_range(index._data, x._data.shape[d])
+        if bad is not None:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={x._data.shape[d]}")
         ctx.save_for_backward(index)
         return x._xp.take(x._data, index._data, axis=d)
 
