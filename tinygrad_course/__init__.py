@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings as _warnings
 
 from . import dtypes as _dtypes
 from ._backend import device, get_default_device, set_default_device
@@ -21,6 +22,13 @@ from .factories import (Generator, arange, as_tensor, bernoulli, cat, concat, co
 from .tensor import Size, Tensor
 
 __version__ = "0.1.0"
+
+# PyTorch computes inf/nan results (1/0, log(-1), inf - inf, exp overflow) silently; NumPy warns about each.
+# Silence exactly those warnings when they come from the framework's own code (the learner's NumPy code keeps
+# its warnings), instead of paying for an np.errstate context on every op.
+_warnings.filterwarnings(
+    "ignore", category=RuntimeWarning, module=r"tinygrad_course\.",
+    message=r"(divide by zero|invalid value|overflow|underflow) encountered|Mean of empty slice|Degrees of freedom <= 0")
 
 float = float32  # noqa: A001
 double = float64
