@@ -117,14 +117,15 @@ class GradScaler:
                 g = param.grad._data
                 xp = param.grad._xp
                 key = param.grad.device
-                finite = bool(xp.isfinite(g).all())
-                found[key] = found.get(key, 0.0) + (0.0 if finite else 1.0)
+                # one flag per device, combined on the device: a single GPU sync per step, not one per grad
+                bad = xp.logical_not(xp.isfinite(g).all())
+                found[key] = bad if key not in found else xp.logical_or(found[key], bad)
                 # PyTorch multiplies in float32 ("opmath") and rounds back to the grad's dtype
                 factor = inv_scale if g.dtype == np.float64 else np.float32(inv_scale)
                 xp.copyto(g, (g.astype(np.float32) * factor) if g.dtype != np.float64 else g * factor,
                           casting="unsafe")
                 param.grad._version[0] += 1
-        return {dev: (1.0 if n else 0.0) for dev, n in found.items()}
+        return {dev: (1.0 if bool(bad) else 0.0) for dev, bad in found.items()}
 
     def unscale_(self, optimizer):
         """Divide the optimizer's gradients by the scale in place (call it before clipping gradients)."""
