@@ -420,7 +420,7 @@ def _coefficients(xp, target, num_classes, weight, ignore_index, label_smoothing
     t = target._data
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
-    if safe.size and (safe.min() < 0 or safe.max() >= num_classes):
+    if safe.size and bool(((safe < 0) | (safe >= num_classes)).any()):  # one host round trip on the GPU
         bad = t[valid & ((t < 0) | (t >= num_classes))]
         raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
     w = weight._data.astype(dtype) if weight is not None else xp.ones(num_classes, dtype=dtype)
