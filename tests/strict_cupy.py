@@ -429,23 +429,36 @@ cuda = types.SimpleNamespace(
 )
 
 
-def _random_function(numpy_name):
-    def draw(*args, **kwargs):
-        return _wrap(getattr(_random_state[0], numpy_name)(*args, **kwargs))
-    return draw
+class _RandomState:
+    """cupy.random.RandomState: NumPy's legacy RandomState drawing device arrays."""
+
+    _METHODS = ("rand", "randn", "random_sample", "standard_normal", "normal", "uniform", "randint",
+                "permutation", "exponential", "choice", "shuffle")
+
+    def __init__(self, seed=None):
+        self._rs = np.random.RandomState(seed)
+
+    def seed(self, seed=None):
+        self._rs.seed(seed)
+
+    def __getattr__(self, name):
+        if name not in self._METHODS:
+            raise AttributeError(f"'cupy.random.RandomState' object has no attribute '{name}'")
+        draw = getattr(self._rs, name)
+        return lambda *args, **kwargs: _wrap(draw(*_unwrap(args), **_unwrap(kwargs)))
 
 
-_random_state = [np.random.RandomState(0)]
+_global_random_state = _RandomState(0)
 
 
-def _seed(seed=None):
-    _random_state[0] = np.random.RandomState(seed)
+def _module_draw(name):
+    return lambda *args, **kwargs: getattr(_global_random_state, name)(*args, **kwargs)
 
 
-_RANDOM = {"seed": _seed}
-for _name in ("rand", "randn", "random", "random_sample", "standard_normal", "normal", "uniform",
-              "randint", "permutation", "exponential", "choice", "shuffle"):
-    _RANDOM[_name] = _random_function(_name)
+_RANDOM = {"seed": _global_random_state.seed, "RandomState": _RandomState,
+           "get_random_state": lambda: _global_random_state}
+_RANDOM.update({name: _module_draw(name) for name in _RandomState._METHODS if name != "shuffle"})
+_RANDOM["random"] = _module_draw("random_sample")
 
 stride_tricks = _Namespace("cupy.lib.stride_tricks", np.lib.stride_tricks)
 cupy = _Namespace("cupy", np, {

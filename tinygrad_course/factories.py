@@ -17,17 +17,23 @@ from .tensor import Tensor, _wrap
 # ---- random number generation ------------------------------------------------------------------------
 
 class Generator:
-    """A random number generator with its own state, like `torch.Generator`."""
+    """A random number generator with its own state, like `torch.Generator`.
+
+    A CPU generator draws with NumPy; `Generator(device="cuda")` draws on the GPU with its own CuPy
+    random state. Tensors on the GPU use the CUDA default generator (CuPy's global random state, seeded by
+    `tc.manual_seed` and `tc.cuda.manual_seed`), so as in PyTorch the GPU's numbers differ from the CPU's."""
 
     def __init__(self, device="cpu"):
         self.device = canonical_device(device) if str(device) != "cpu" else CPU
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
+        self.manual_seed(67280421310721)
 
     def manual_seed(self, seed: int):
         """Reset the state from `seed`; returns the generator."""
         self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
+        if self.device.type == "cpu":
+            self._rng = np.random.default_rng(self._seed)
+        else:
+            self._rng = _CudaSampler(array_module(self.device).random.RandomState(self._seed % (2 ** 32)))
         return self
 
     def seed(self) -> int:
@@ -41,13 +47,17 @@ class Generator:
 
     def get_state(self):
         """The generator state (restore it with `set_state`)."""
+        if self.device.type != "cpu":
+            raise RuntimeError("get_state of a cuda Generator is not supported here; re-seed it with manual_seed")
         return self._rng.bit_generator.state
 
     def set_state(self, state):
+        if self.device.type != "cpu":
+            raise RuntimeError("set_state of a cuda Generator is not supported here; re-seed it with manual_seed")
         self._rng.bit_generator.state = state
         return self
 
-    # sampling helpers used by the factories and in-place initialisers
+    # sampling helpers used by the factories and in-place initialisers (arrays on the generator's device)
     def uniform(self, a, b, shape):
         return self._rng.uniform(a, b, shape)
 
@@ -67,11 +77,54 @@ class Generator:
         return self._rng.permutation(n)
 
 
+class _CudaSampler:
+    """NumPy-Generator-style draws from a CuPy RandomState (`None`: CuPy's global one), on the GPU."""
+
+    def __init__(self, state=None):
+        self._state = state
+
+    def _rs(self):
+        if self._state is not None:
+            return self._state
+        from ._backend import cupy_module
+
+        return cupy_module().random.get_random_state()
+
+    def uniform(self, a, b, shape):
+        return self._rs().uniform(a, b, shape)
+
+    def normal(self, mean, std, shape):
+        return self._rs().normal(mean, std, shape)
+
+    def random(self, shape):
+        return self._rs().random_sample(shape)
+
+    def exponential(self, scale, shape):
+        return self._rs().exponential(scale, shape)
+
+    def integers(self, low, high, shape):
+        return self._rs().randint(low, high, shape)
+
+    def permutation(self, n):
+        return self._rs().permutation(n)
+
+
 default_generator = Generator()
+_cuda_default = _CudaSampler()
 
 
 def _generator(g=None) -> Generator:
     return default_generator if g is None else g
+
+
+def sampler(generator, device):
+    """What draws random numbers for a tensor on `device`: `generator` (which must live on that device type,
+    as PyTorch requires), else the device's default generator."""
+    if generator is None:
+        return default_generator if device.type == "cpu" else _cuda_default
+    if generator.device.type != device.type:
+        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found '{generator.device.type}'")
+    return generator
 
 
 def manual_seed(seed: int) -> Generator:
@@ -316,14 +369,14 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1)."""
     dt, dev, xp = _creation(dtype, device)
-    arr = _generator(generator).random(_shape(size)).astype(dt.np_dtype)
+    arr = sampler(generator, dev).random(_shape(size)).astype(dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples."""
     dt, dev, xp = _creation(dtype, device)
-    arr = _generator(generator).normal(0.0, 1.0, _shape(size)).astype(dt.np_dtype)
+    arr = sampler(generator, dev).normal(0.0, 1.0, _shape(size)).astype(dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
@@ -334,14 +387,14 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if high is None:
         raise TypeError("randint() missing required argument 'size'")
     dt, dev, xp = _creation(dtype or _dt.int64, device)
-    arr = _generator(generator).integers(low, high, _shape((size,)) if not isinstance(size, int) else (size,))
+    arr = sampler(generator, dev).integers(low, high, _shape((size,)) if not isinstance(size, int) else (size,))
     return _finish(_place(arr.astype(dt.np_dtype), dev), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64)."""
     dt, dev, xp = _creation(dtype or _dt.int64, device)
-    return _finish(_place(_generator(generator).permutation(n).astype(dt.np_dtype), dev), requires_grad)
+    return _finish(_place(sampler(generator, dev).permutation(n).astype(dt.np_dtype), dev), requires_grad)
 
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, device=None):
@@ -359,9 +412,9 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None):
 
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples, 1 with the probability given by each element of `input`."""
-    probs = input.detach().cpu()._data if p is None else p
-    r = _generator(generator).random(input._data.shape)
-    return _wrap(_place((r < probs).astype(input.dtype.np_dtype), input._device))
+    probs = input.detach()._data if p is None else p
+    r = sampler(generator, input._device).random(input._data.shape)
+    return _wrap((r < probs).astype(input.dtype.np_dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):

@@ -702,38 +702,38 @@ class TensorMethods:
     # random in-place initialisers (used by tc.nn.init under no_grad)
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with samples from U(a, b)."""
-        from .factories import _generator
+        from .factories import sampler
 
-        return self._random_fill(_generator(generator).uniform(a, b, self._data.shape))
+        return self._random_fill(sampler(generator, self._device).uniform(a, b, self._data.shape))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with samples from N(mean, std^2)."""
-        from .factories import _generator
+        from .factories import sampler
 
-        return self._random_fill(_generator(generator).normal(mean, std, self._data.shape))
+        return self._random_fill(sampler(generator, self._device).normal(mean, std, self._data.shape))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 0/1 samples that are 1 with probability `p`."""
-        from .factories import _generator
+        from .factories import sampler
 
-        return self._random_fill(_generator(generator).random(self._data.shape) < p)
+        return self._random_fill(sampler(generator, self._device).random(self._data.shape) < p)
 
     def exponential_(self, lambd=1.0, *, generator=None):
-        from .factories import _generator
+        from .factories import sampler
 
-        return self._random_fill(_generator(generator).exponential(1.0 / lambd, self._data.shape))
+        return self._random_fill(sampler(generator, self._device).exponential(1.0 / lambd, self._data.shape))
 
     def random_(self, low=0, high=None, *, generator=None):
-        from .factories import _generator
+        from .factories import sampler
 
         if high is None:
             low, high = 0, low if low else 2 ** 24
-        return self._random_fill(_generator(generator).integers(low, high, self._data.shape))
+        return self._random_fill(sampler(generator, self._device).integers(low, high, self._data.shape))
 
     def _random_fill(self, values):
         from .tensor import _wrap
 
         self._check_inplace()
-        self._write(_wrap(self._xp.asarray(np.asarray(values).astype(self.dtype.np_dtype))))
+        self._write(_wrap(self._xp.asarray(values).astype(self.dtype.np_dtype, copy=False)))
         return self
 

@@ -9,7 +9,7 @@ import pytest
 
 import tinygrad_course as tc
 import tinygrad_course.nn.functional as F
-from devices import assert_close_across_devices, to_numpy
+from devices import DEVICES, assert_close_across_devices, to_numpy
 
 
 def _arrays(shapes, seed=0, positive=False):
@@ -335,3 +335,37 @@ def test_gather_scatter_index_select_check_indices_on_every_device(device):
                  lambda: x.index_select(1, tc.tensor([5], device=device))):
         with pytest.raises(RuntimeError, match="out of"):
             call()
+
+
+def test_random_numbers_are_drawn_on_the_device_and_reproducible(device):
+    def draw(generator=None):
+        x = tc.empty(500, device=device)
+        return [tc.rand(4, device=device, generator=generator), tc.randn(4, device=device, generator=generator),
+                tc.randint(0, 10, (4,), device=device, generator=generator),
+                tc.randperm(6, device=device, generator=generator), x.uniform_(-2, 2, generator=generator),
+                tc.bernoulli(tc.full((4,), 0.5, device=device), generator=generator),
+                F.dropout(tc.ones(200, device=device), 0.25)]
+
+    tc.manual_seed(3)
+    first = draw()
+    tc.manual_seed(3)
+    second = draw()
+    for a, b in zip(first, second):
+        assert a.device.type == tc.device(device).type
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
+    uniform, mask = to_numpy(first[4]), to_numpy(first[6])
+    assert uniform.min() >= -2 and uniform.max() < 2 and abs(uniform.mean()) < 0.3
+    assert set(np.unique(mask)) <= {0.0, np.float32(1 / 0.75)} and 0.6 < (mask > 0).mean() < 0.9
+    assert sorted(to_numpy(first[3]).tolist()) == list(range(6))
+    g = tc.Generator(device=device).manual_seed(5)
+    a = tc.randn(3, device=device, generator=g)
+    g.manual_seed(5)
+    np.testing.assert_array_equal(to_numpy(a), to_numpy(tc.randn(3, device=device, generator=g)))
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+def test_a_generator_must_live_on_the_tensors_device_type(device):
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+        tc.rand(2, device=device, generator=tc.Generator())
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+        tc.rand(2, generator=tc.Generator(device=device))

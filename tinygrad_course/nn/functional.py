@@ -121,14 +121,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from ..factories import _generator
+    from ..factories import sampler
 
     xp = input._xp
     if p == 1.0:
         mask = xp.zeros(input.shape, dtype=input._data.dtype)
-    else:
-        keep = _generator(None).random(tuple(input.shape)) >= p
-        mask = xp.asarray(keep.astype(input._data.dtype) * input._data.dtype.type(1.0 / (1.0 - p)))
+    else:  # drawn where the input lives: no host round trip on the GPU
+        keep = sampler(None, input._device).random(tuple(input.shape)) >= p
+        mask = keep.astype(input._data.dtype) * input._data.dtype.type(1.0 / (1.0 - p))
     out = _fused.Dropout.apply(input, mask)
     if inplace and not input.requires_grad:
         return input.copy_(out)
