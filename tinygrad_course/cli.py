@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=int, default=2048, help="memory limit per notebook in MiB (default 2048)")
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
     grade.add_argument("--no-cache", action="store_true", help="regrade even unchanged submissions")
+    grade.add_argument("--os-sandbox", choices=("auto", "require", "off"), default="auto",
+                       help="Linux Landlock layer under the audit hook (files, TCP): auto = when the kernel has it "
+                            "(default), require = stop if it cannot be used, off = audit hook only")
     return parser
 
 
@@ -63,16 +66,24 @@ def _validate(args) -> int:
 
 
 def _grade(args) -> int:
-    from .grading.batch import GradeOptions, grade_all
+    from .grading.batch import GradeOptions, grade_all, isolation_summary
+    from .grading.sandbox.landlock import LandlockUnavailable
     from .grading.sandbox.runner import Limits
 
     options = GradeOptions(
         limits=Limits(timeout=args.timeout, cell_timeout=args.cell_timeout, memory_mb=args.memory_mb),
         jobs=args.jobs, use_cache=not args.no_cache, feedback_dir=Path(args.feedback) if args.feedback else None,
+        os_sandbox=args.os_sandbox,
     )
-    results = grade_all(args.submissions, args.assignment, args.out, args.solutions, options)
+    try:
+        results = grade_all(args.submissions, args.assignment, args.out, args.solutions, options)
+    except LandlockUnavailable as exc:
+        print(f"error: {exc}; nothing was graded (use --os-sandbox auto or off to grade with the audit hook only)",
+              file=sys.stderr)
+        return 2
     for result in sorted(results, key=lambda r: r["student"]):
         print(f"{result['student']}: {sum(result['earned'].values()):g}" + (f"  ({result['problem']})" if result["problem"] else ""))
+    print(isolation_summary(results))
     print(f"wrote {args.out}")
     return 0
 

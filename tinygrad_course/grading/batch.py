@@ -12,6 +12,7 @@ from pathlib import Path
 from . import cache, feedback
 from .notebook_files import read, reads, write_atomic
 from .registry import chapter_module
+from .sandbox import landlock
 from .sandbox.plan import build_plan
 from .sandbox.runner import Limits, run_submission, trusted_imports
 from .validate import exercise_points
@@ -19,13 +20,15 @@ from .validate import exercise_points
 
 @dataclass
 class GradeOptions:
-    """How to grade: limits per notebook, parallelism and where side files go."""
+    """How to grade: limits per notebook, parallelism, the OS sandbox mode and where side files go."""
 
     limits: Limits = field(default_factory=Limits)
     jobs: int = os.cpu_count() or 1
     use_cache: bool = True
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
+    os_sandbox: str = "auto"   # Landlock: "auto" (when the kernel has it), "require" or "off"
+    audit_fences: bool = True  # tests only: False simulates submissions that got past the audit hook
 
 
 def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
@@ -76,6 +79,7 @@ def grade_submission(student: str, path: Path | None, solution_path: Path, assig
                 build_plan(solution_nb, submission_nb),
                 preload=["numpy", "tinygrad_course", "tinygrad_course.grading", chapter_module(chapter)],
                 imports=trusted_imports(solution_nb), limits=options.limits, unreadable=unreadable,
+                os_sandbox=options.os_sandbox, submission=str(path.resolve()), audit_fences=options.audit_fences,
             )
             problem = report.problem
             for exercise in points:
@@ -90,7 +94,26 @@ def grade_submission(student: str, path: Path | None, solution_path: Path, assig
         if path is None or problem and exercise not in reasons and not earned[exercise]:
             reasons.setdefault(exercise, problem)
     text = feedback.render(student, assignment, points, earned, reasons, report, problem)
-    return {"student": student, "earned": earned, "reasons": reasons, "problem": problem, "feedback": text}
+    isolation = (report.isolation or "unknown") if report else "not run"
+    return {"student": student, "earned": earned, "reasons": reasons, "problem": problem, "feedback": text,
+            "isolation": isolation, "isolation_detail": report.isolation_detail if report else ""}
+
+
+def isolation_summary(results: list[dict]) -> str:
+    """One line for the batch report: which isolation level graded how many notebooks, e.g.
+    'isolation: landlock + audit hook (Landlock ABI 7: files, TCP, ...) for 12 notebooks'."""
+    groups: dict[tuple[str, str], int] = {}
+    for result in results:
+        if result.get("isolation", "not run") != "not run":
+            key = (result["isolation"], result.get("isolation_detail", ""))
+            groups[key] = groups.get(key, 0) + 1
+    if not groups:
+        return "isolation: no notebook was run"
+    parts = []
+    for (level, detail), count in sorted(groups.items()):
+        name = "landlock + audit hook" if level == "landlock" else level
+        parts.append(f"{name}{f' ({detail})' if detail else ''} for {count} notebook{'s' * (count != 1)}")
+    return "isolation: " + "; ".join(parts)
 
 
 def _csv_text(results: list[dict], points: dict[str, float]) -> str:
@@ -108,6 +131,7 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
               solutions_dir: str | Path = "solutions", options: GradeOptions | None = None) -> list[dict]:
     """Grade every submission in parallel, write `out` (CSV) atomically and the feedback files."""
     options = options or GradeOptions()
+    use_landlock, _ = landlock.decide(options.os_sandbox)  # "require" fails here, before anything is graded
     out = Path(out)
     feedback_dir = Path(options.feedback_dir or out.with_name(out.stem + "_feedback"))
     cache_dir = Path(options.cache_dir or out.with_name("." + out.stem + "_cache"))
@@ -117,7 +141,7 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
     unreadable = [str(Path(p).resolve()) for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out)]
     results_cache = cache.ResultCache(cache_dir)
     grader = cache.grader_fingerprint()
-    limits = repr(options.limits)
+    limits = repr(options.limits) + f" os_sandbox={options.os_sandbox}:{use_landlock} fences={options.audit_fences}"
 
     def grade(item):
         student, path = item
@@ -133,7 +157,7 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
             earned = {e: 0.0 for e in points}
             problem = f"grader error: {type(exc).__name__}: {exc}"
             result = {"student": student, "earned": earned, "reasons": {e: problem for e in points},
-                      "problem": problem, "feedback": feedback.render(student, assignment, points, earned, {}, None, problem)}
+                      "problem": problem, "isolation": "not run", "isolation_detail": "", "feedback": feedback.render(student, assignment, points, earned, {}, None, problem)}
         results_cache.put(student, content_key, result)
         return result
 

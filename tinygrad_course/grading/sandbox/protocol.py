@@ -32,3 +32,9 @@ def verify_lines(token: bytes, data: bytes) -> tuple[list[dict], int]:
             if line.strip():
                 forged += 1
     return good, forged
+
+# isolation levels a worker reports (signed, before any learner code runs)
+LANDLOCK = "landlock"
+AUDIT_HOOK_ONLY = "audit hook only"
+SANDBOX_FAILED = "the OS sandbox (Landlock) could not be applied, so the notebook was not run"
+SANDBOX_FAILED_EXIT = 70

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from ..notebook_files import is_locked, is_solution_cell, is_test_cell
-from . import protocol
+from . import landlock, protocol
 from .plan import Step
 
 
@@ -46,6 +46,8 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     problem: str = ""
     output_tail: str = ""
+    isolation: str = ""         # protocol.LANDLOCK or protocol.AUDIT_HOOK_ONLY; "" if the worker never said
+    isolation_detail: str = ""  # what the kernel enforces, or why Landlock was not used
 
 
 def trusted_imports(solution_nb) -> list[tuple[str, str, str | None]]:
@@ -74,7 +76,10 @@ def _environment(home: str) -> dict:
     return env
 
 
-def _describe_exit(returncode: int | None, timed_out: bool, limits: Limits) -> str:
+def _describe_exit(returncode: int | None, timed_out: bool, limits: Limits, output: str) -> str:
+    if returncode == protocol.SANDBOX_FAILED_EXIT:
+        why = [line for line in output.splitlines() if line.startswith(f"grader: {protocol.SANDBOX_FAILED}")]
+        return why[-1][len("grader: "):] if why else protocol.SANDBOX_FAILED
     if timed_out:
         return f"the notebook did not finish within {limits.timeout:g} s and was stopped"
     if returncode is not None and returncode < 0:
@@ -86,8 +91,14 @@ def _describe_exit(returncode: int | None, timed_out: bool, limits: Limits) -> s
 
 
 def run_submission(steps: list[Step], *, preload: list[str], imports, limits: Limits,
-                   unreadable: list[str]) -> RunReport:
-    """Run `steps` in a fresh, limited worker; never raises for anything the submission does."""
+                   unreadable: list[str], os_sandbox: str = "auto", submission: str | None = None,
+                   audit_fences: bool = True) -> RunReport:
+    """Run `steps` in a fresh, limited worker; never raises for anything the submission does.
+
+    `os_sandbox` ("auto", "require", "off") chooses the Landlock layer (see landlock.decide); `submission`
+    is the graded notebook's path, readable by the worker. `audit_fences=False` is for tests only: it
+    simulates a submission that got past the audit hook.
+    """
     token = secrets.token_bytes(32)
     tests = {i: s for i, s in enumerate(steps) if s.kind == "test"}
     spec_steps = []
@@ -100,8 +111,11 @@ def run_submission(steps: list[Step], *, preload: list[str], imports, limits: Li
     sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
     report = RunReport()
     try:
+        use_landlock, reason = landlock.decide(os_sandbox)
+        readable = landlock.readable_paths(sandbox, submission)
         spec = {"token": token.hex(), "steps": spec_steps, "preload": preload, "trusted_imports": imports,
-                "writable": [sandbox, os.devnull], "unreadable": unreadable,
+                "writable": [sandbox, os.devnull], "unreadable": unreadable, "audit_fences": audit_fences,
+                "os_sandbox": {"use": use_landlock, "mode": os_sandbox, "reason": reason, "readable": readable},
                 "cell_timeout": limits.cell_timeout, "test_timeout": limits.cell_timeout,
                 "limits": {"memory_mb": limits.memory_mb, "output_mb": limits.output_mb, "cpu_s": int(limits.timeout) + 5}}
         with tempfile.TemporaryFile() as results, open(os.path.join(sandbox, "output.log"), "w+b") as log:
@@ -139,10 +153,15 @@ def run_submission(steps: list[Step], *, preload: list[str], imports, limits: Li
                 report.notes.append(payload.get("text", ""))
             elif payload.get("type") == "done":
                 done = True
+            elif payload.get("type") == "isolation" and not report.isolation:
+                report.isolation, report.isolation_detail = str(payload.get("level")), str(payload.get("detail"))
+        leaks = landlock.exposed(readable, unreadable) if report.isolation == protocol.LANDLOCK else []
+        if leaks:
+            report.isolation_detail += f"; readable because they lie inside allowed paths: {', '.join(leaks)}"
         if forged:
             report.notes.append(f"the notebook wrote {forged} line(s) imitating grader results; they were ignored")
         if not done:
-            report.problem = _describe_exit(process.returncode, timed_out, limits)
+            report.problem = _describe_exit(process.returncode, timed_out, limits, report.output_tail)
     except Exception as exc:  # the grader itself must not stop the batch
         report.problem = f"could not run the notebook: {type(exc).__name__}: {exc}"
     finally:

@@ -11,9 +11,14 @@ import importlib
 import json
 import linecache
 import marshal
+import os
 import resource
 import signal
 import sys
+import threading
+
+from tinygrad_course.grading.sandbox.protocol import (AUDIT_HOOK_ONLY, LANDLOCK, SANDBOX_FAILED,
+                                                     SANDBOX_FAILED_EXIT)
 
 
 class CellTimeout(BaseException):
@@ -41,6 +46,29 @@ def _trusted_names(imports) -> dict:
     return names
 
 
+def _confine(os_sandbox: dict, writable: list[str]) -> dict:
+    """Apply the Landlock layer if the grader asked for it; returns the isolation level to report.
+
+    Runs before the audit hook is installed (the hook refuses ctypes). In "require" mode a failure ends the
+    worker before any learner code runs.
+    """
+    hook_only = {"level": AUDIT_HOOK_ONLY, "detail": os_sandbox.get("reason", "")}
+    if not os_sandbox.get("use"):
+        return hook_only
+    try:
+        from tinygrad_course.grading.sandbox import landlock
+
+        if threading.active_count() != 1:  # Landlock confines the calling thread and threads it starts later
+            raise OSError(f"{threading.active_count()} Python threads were running before the restriction")
+        detail = landlock.restrict(readable=os_sandbox["readable"], writable=writable)
+    except Exception as exc:
+        if os_sandbox.get("mode") == "require":
+            print(f"grader: {SANDBOX_FAILED}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            os._exit(SANDBOX_FAILED_EXIT)
+        return {"level": AUDIT_HOOK_ONLY, "detail": f"Landlock could not be applied ({type(exc).__name__}: {exc})"}
+    return {"level": LANDLOCK, "detail": detail}
+
+
 def _prepare(spec: dict) -> tuple[list, float]:
     """Import what grading needs, install the guard and return (steps, cell timeout); drops all secrets."""
     for module in spec["preload"]:
@@ -53,11 +81,14 @@ def _prepare(spec: dict) -> tuple[list, float]:
     from tinygrad_course.grading.sandbox import guard
 
     tests = {i: marshal.loads(base64.b64decode(step["code"])) for i, step in enumerate(spec["steps"]) if step["kind"] == "test"}
+    trusted = _trusted_names(spec["trusted_imports"])
+    isolation = _confine(spec["os_sandbox"], spec["writable"])  # last: nothing trusted is read after this
     guard.install(
         token=bytes.fromhex(spec["token"]), result_fd=int(sys.argv[1]), tests=tests,
-        trusted=_trusted_names(spec["trusted_imports"]), writable=spec["writable"],
+        trusted=trusted, writable=spec["writable"],
         unreadable=spec["unreadable"], test_timeout=spec["test_timeout"],
         trusted_code=frozenset({check_module._learner_error.__code__}), failure_type=CheckFailed,
+        isolation=isolation, fences=spec.get("audit_fences", True),
     )
     steps = [{k: v for k, v in step.items() if k != "code"} for step in spec["steps"]]
     return steps, spec["cell_timeout"]
