@@ -79,7 +79,17 @@ class ndarray:
         return getattr(functools.reduce(getattr, path, cupy), func.__name__)(*args, **kwargs)
 
     # ---- attributes --------------------------------------------------------------------------------
-    shape = property(lambda self: self._a.shape)
+    @property
+    def shape(self):
+        return self._a.shape
+
+    @shape.setter
+    def shape(self, value):  # CuPy reshapes in place when no copy is needed, else raises AttributeError
+        try:
+            self._a = self._a.reshape(value, copy=False)
+        except ValueError:
+            raise AttributeError("incompatible shape") from None
+
     dtype = property(lambda self: self._a.dtype)
     ndim = property(lambda self: self._a.ndim)
     size = property(lambda self: self._a.size)
@@ -107,7 +117,10 @@ class ndarray:
         if not callable(attr):
             return _wrap(attr)
         lenient = name in ("take", "put", "repeat")
-        return lambda *a, **k: _wrap(attr(*_unwrap(a, lenient), **_unwrap(k, lenient)))
+        def method(*a, **k):
+            _check_keywords(f"ndarray.{name}", k)
+            return _wrap(attr(*_unwrap(a, lenient), **_unwrap(k, lenient)))
+        return method
 
     def get(self, stream=None, out=None):
         """The data as a NumPy array (a copy on the host)."""
@@ -249,8 +262,22 @@ def _wrap(obj):
     return obj
 
 
-def _device_function(numpy_function, name):
+SIGNATURES = API.get("signatures", {})
+
+
+def _check_keywords(qualname, kwargs):
+    """CuPy's signature, not NumPy's: a keyword CuPy does not take is a TypeError (cupy.indices has no
+    `sparse`, ndarray.max no `initial`, ...)."""
+    allowed = SIGNATURES.get(qualname)
+    if allowed is not None:
+        for key in kwargs:
+            if key not in allowed:
+                raise TypeError(f"{qualname}() got an unexpected keyword argument '{key}'")
+
+
+def _device_function(numpy_function, name, qualname=None):
     def call(*args, **kwargs):
+        _check_keywords(qualname or f"cupy.{name}", kwargs)
         out = kwargs.get("out")
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         result = numpy_function(*_unwrap(args), **_unwrap(kwargs))
@@ -349,7 +376,7 @@ class _Namespace(types.ModuleType):
         elif name in _CONVERTERS:
             value = _converter(obj)
         else:
-            value = _device_function(obj, name)
+            value = _device_function(obj, name, f"{self.__name__}.{name}")
         setattr(self, name, value)
         return value
 

@@ -88,3 +88,20 @@ def test_out_of_range_index_arrays_wrap_around_like_cupy():
     assert a[np.array([3, -4])].get().tolist() == [0.0, 2.0]
     a[cp.asarray(np.array([4]))] = 9.0
     assert a.get().tolist() == [0.0, 9.0, 2.0]
+
+
+def test_cupys_signatures_not_numpys():
+    assert API["signatures"]["cupy.indices"] == ["dimensions", "dtype"]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sparse'"):
+        cp.indices((2, 3), sparse=True)  # NumPy has `sparse`, CuPy does not
+    with pytest.raises(TypeError, match="unexpected keyword argument 'initial'"):
+        cp.ones(3).max(initial=0.0)
+    assert cp.ones((2, 3)).sum(axis=1, keepdims=True).shape == (2, 1)
+
+
+def test_shape_can_be_set_only_without_a_copy():
+    a = cp.arange(6.0)
+    a.shape = (2, 3)
+    assert a.shape == (2, 3)
+    with pytest.raises(AttributeError):
+        a.T.shape = (6,)

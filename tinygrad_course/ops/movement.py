@@ -483,6 +483,12 @@ class Narrow(Op):
         return IndexPutZeros.apply(g, ctx.shape, ctx.idx, True)
 
 
+def _open_grids(xp, shape):
+    """One arange per dim, shaped to broadcast against the others (NumPy's `indices(shape, sparse=True)`,
+    which CuPy lacks)."""
+    return [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - k - 1)) for k, n in enumerate(shape)]
+
+
 def _first_out_of_range(idx, n):
     """The first entry of index array `idx` outside [0, n), or None. gather, scatter and index_select take no
     negative indices in PyTorch; NumPy would wrap them, and CuPy wraps any out-of-range index."""
@@ -547,7 +553,7 @@ class Scatter(Op):
             sv = src._data[tuple(slice(0, s) for s in idx.shape)]
         else:
             sv = xp.full(idx.shape, src, dtype=out.dtype)
-        grids = list(xp.indices(idx.shape, sparse=True))
+        grids = _open_grids(xp, idx.shape)
         grids[d] = idx
         where = tuple(grids)
         if reduce == "add":
