@@ -35,15 +35,18 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_welcome.ipynb
 
-# The second run repeats the GPU suite against the strict CuPy stand-in (tests/strict_cupy.py), so the
-# cuda code path is exercised on machines without a GPU too; on a GPU machine the first run covers it.
+# The second run repeats the GPU suite against the strict CuPy stand-in (tests/strict_cupy.py), and the
+# third runs the core, nn and optim suites with every tensor created on the stand-in GPU, so the cuda
+# code path is exercised on machines without a GPU too; on a GPU machine the first run covers the GPU.
 test: $(STAMP)
 	sh scripts/ensure_chromium.sh
 	$(PY) -m pytest
 	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q -p no:cacheprovider
+	TC_STRICT_CUPY=1 TC_DEFAULT_DEVICE=cuda $(PY) -m pytest tests/core tests/nn tests/optim -q -p no:cacheprovider
 
 test-gpu-stand-in: $(STAMP)
 	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q
+	TC_STRICT_CUPY=1 TC_DEFAULT_DEVICE=cuda $(PY) -m pytest tests/core tests/nn tests/optim -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not browser and not notebook and not gpu" -q

@@ -100,6 +100,7 @@ class ndarray:
     T = property(lambda self: ndarray(self._a.T))
     mT = property(lambda self: ndarray(self._a.mT))
     device = property(lambda self: cuda.Device(0))
+    data = property(lambda self: types.SimpleNamespace(ptr=self._a.__array_interface__["data"][0]))  # MemoryPointer
 
     @property
     def __cuda_array_interface__(self):  # how code recognises device arrays without importing CuPy

@@ -135,8 +135,18 @@ def device_of_array(arr) -> device:
     return CPU
 
 
+def check_dtype_on_device(np_dtype, d: device):
+    """Raise a clear error for dtypes CuPy cannot hold (bfloat16) on a GPU."""
+    if d.type == "cuda" and np.dtype(np_dtype).name == "bfloat16":
+        raise RuntimeError(
+            "bfloat16 tensors cannot live on cuda here: CuPy has no bfloat16 arrays. Hint: use tc.float16 on the "
+            "GPU (tc.autocast('cuda') does), or keep bfloat16 tensors on the CPU."
+        )
+
+
 def to_device_array(arr, d: device):
     """Copy an array onto device `d` (no copy if it already lives there)."""
+    check_dtype_on_device(arr.dtype, d)
     src = device_of_array(arr)
     if src == d:
         return arr

@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from ._backend import CPU, array_module, canonical_device, device_of_array, requested_device
+from ._backend import CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device
 from .tensor import Tensor, _wrap
 
 
@@ -298,6 +298,7 @@ def _finish(arr, requires_grad):
 def _creation(dtype, device):
     dev = canonical_device(device)
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    check_dtype_on_device(dt.np_dtype, dev)
     return dt, dev, array_module(dev)
 
 

@@ -17,7 +17,7 @@ TORCH_TO_TC = {b: a for a, b in DTYPE_PAIRS}
 
 def to_torch(t: tc.Tensor, requires_grad=None) -> torch.Tensor:
     """A torch copy of tc tensor `t` (same values, dtype and shape)."""
-    data = t.detach()._data
+    data = t.detach().cpu()._data
     if t.dtype is tc.bfloat16:
         out = torch.from_numpy(data.astype(np.float32)).to(torch.bfloat16)
     else:
@@ -62,7 +62,8 @@ def assert_same(ours, theirs, rtol=1e-5, atol=1e-6, check_dtype=True):
     assert tuple(ours.shape) == tuple(theirs.shape), (ours.shape, theirs.shape)
     if check_dtype:
         assert TC_TO_TORCH[ours.dtype] is theirs.dtype, (ours.dtype, theirs.dtype)
-    a = ours.detach()._data.astype(np.float64) if ours.dtype.is_floating_point else ours.detach()._data
+    ours = ours.detach().cpu()
+    a = ours._data.astype(np.float64) if ours.dtype.is_floating_point else ours._data
     b = theirs.detach().to(torch.float64).numpy() if theirs.dtype.is_floating_point else theirs.detach().numpy()
     if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.integer):
         np.testing.assert_array_equal(a, b)

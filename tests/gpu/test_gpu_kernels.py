@@ -54,10 +54,23 @@ def _ce_inputs(m=32, c=10, seed=0):
     return x, y, coeff
 
 
+def test_cross_entropy_reference_keeps_precision_for_huge_logits():
+    x = np.array([[1e4, 1e4 - 1, 0.0], [-3e4, -3e4, -3e4]], dtype=np.float32)
+    y = np.array([1, 2])
+    coeff = np.zeros_like(x)
+    coeff[np.arange(2), y] = 1.0
+    per_row, stats = K.cross_entropy_forward(x, coeff)
+    tx = torch.tensor(x, requires_grad=True)
+    TF.cross_entropy(tx, torch.tensor(y), reduction="sum").backward()
+    np.testing.assert_allclose(K.cross_entropy_backward(x, stats, coeff, 1.0), tx.grad.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(per_row, TF.cross_entropy(tx, torch.tensor(y), reduction="none").detach().numpy(),
+                               rtol=1e-6)
+
+
 def test_cross_entropy_reference_matches_torch():
     x, y, coeff = _ce_inputs()
-    per_row, lse = K.cross_entropy_forward(x, coeff)
-    grad = K.cross_entropy_backward(x, lse, coeff, 1.0 / len(y))
+    per_row, stats = K.cross_entropy_forward(x, coeff)
+    grad = K.cross_entropy_backward(x, stats, coeff, 1.0 / len(y))
     tx = torch.tensor(x, requires_grad=True)
     loss = TF.cross_entropy(tx, torch.tensor(y))
     loss.backward()
@@ -106,18 +119,19 @@ def test_adam_kernel_matches_reference(decoupled, weight_decay):
 def test_cross_entropy_kernels_match_reference(m, c):
     cp = _cp()
     x, y, coeff = _ce_inputs(m, c)
-    per_row, lse = K.cross_entropy_forward(x, coeff)
-    grad = K.cross_entropy_backward(x, lse, coeff, 1.0 / m)
-    gper_row, glse = K.cross_entropy_forward(cp.asarray(x), cp.asarray(coeff))
-    ggrad = K.cross_entropy_backward(cp.asarray(x), glse, cp.asarray(coeff), 1.0 / m)
-    np.testing.assert_allclose(cp.asnumpy(glse), lse, rtol=1e-6, atol=1e-6)
+    per_row, stats = K.cross_entropy_forward(x, coeff)
+    grad = K.cross_entropy_backward(x, stats, coeff, 1.0 / m)
+    gper_row, gstats = K.cross_entropy_forward(cp.asarray(x), cp.asarray(coeff))
+    ggrad = K.cross_entropy_backward(cp.asarray(x), gstats, cp.asarray(coeff), 1.0 / m)
+    for ours, ref in zip(gstats, stats):
+        np.testing.assert_allclose(cp.asnumpy(ours), ref, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(cp.asnumpy(gper_row), per_row, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(cp.asnumpy(ggrad), grad, rtol=1e-5, atol=1e-8)
     # a per-row incoming gradient (reduction="none")
     scale = _rng(1).standard_normal((m, 1)).astype(np.float32)
-    np.testing.assert_allclose(cp.asnumpy(K.cross_entropy_backward(cp.asarray(x), glse, cp.asarray(coeff),
+    np.testing.assert_allclose(cp.asnumpy(K.cross_entropy_backward(cp.asarray(x), gstats, cp.asarray(coeff),
                                                                      cp.asarray(scale))),
-                               K.cross_entropy_backward(x, lse, coeff, scale), rtol=1e-5, atol=1e-7)
+                               K.cross_entropy_backward(x, stats, coeff, scale), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.gpu

@@ -369,3 +369,21 @@ def test_a_generator_must_live_on_the_tensors_device_type(device):
         tc.rand(2, device=device, generator=tc.Generator())
     with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
         tc.rand(2, generator=tc.Generator(device=device))
+
+
+def test_prod_gradient_with_zeros_on_every_device(device):
+    data = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.0, 5.0, 6.0]], dtype=np.float32)
+    grads = {}
+    for dev in ("cpu", device):
+        x = tc.tensor(data, device=dev, requires_grad=True)
+        (x.prod(1).sum() + x.prod()).backward()
+        grads[dev] = x.grad
+    assert_close_across_devices(grads["cpu"], grads[device], what="prod gradient with zeros")
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+def test_bfloat16_on_cuda_raises_a_clear_error(device):
+    for make in (lambda: tc.zeros(2, dtype=tc.bfloat16, device=device), lambda: tc.ones(2, dtype=tc.bfloat16).to(device),
+                 lambda: tc.ones(2, device=device).to(tc.bfloat16), lambda: tc.tensor([1.0], dtype=tc.bfloat16, device=device)):
+        with pytest.raises(RuntimeError, match="CuPy has no bfloat16 arrays"):
+            make()

@@ -9,14 +9,14 @@ DTYPES = {tc.float32: torch.float32, tc.float64: torch.float64, tc.int64: torch.
 
 def to_torch(t, requires_grad=None):
     """A torch tensor with the same values (and requires_grad) as tc tensor `t`."""
-    out = torch.tensor(np.array(t.detach().numpy()))
+    out = torch.tensor(np.array(t.detach().cpu().numpy()))
     rg = t.requires_grad if requires_grad is None else requires_grad
     return out.requires_grad_(rg) if rg else out
 
 
 def copy_weights(tc_module, torch_module):
     """Load tc_module's parameters and buffers into torch_module."""
-    state = {k: torch.tensor(np.array(v.numpy())) for k, v in tc_module.state_dict().items()}
+    state = {k: torch.tensor(np.array(v.cpu().numpy())) for k, v in tc_module.state_dict().items()}
     torch_module.load_state_dict(state)
 
 
@@ -24,7 +24,7 @@ def assert_close(a, b, atol=1e-5, rtol=1e-4):
     """tc tensor `a` equals torch tensor `b` in shape, dtype and values."""
     assert tuple(a.shape) == tuple(b.shape), (a.shape, b.shape)
     assert DTYPES[a.dtype] == b.dtype, (a.dtype, b.dtype)
-    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=atol, rtol=rtol)
+    np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy(), atol=atol, rtol=rtol)
 
 
 def pair(*shape, dtype=tc.float32, requires_grad=True, scale=1.0):

@@ -22,7 +22,7 @@ def test_calculate_gain_errors():
 
 
 def _std(t):
-    return float(np.std(t.detach().numpy()))
+    return float(np.std(t.detach().cpu().numpy()))
 
 
 def test_initialisers_have_the_right_spread():

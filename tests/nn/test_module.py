@@ -191,7 +191,7 @@ def test_full_backward_hook_matches_torch():
 
     def hook(store):
         def fn(module, grad_input, grad_output):
-            store.append((grad_input[0].detach().numpy().copy(), grad_output[0].detach().numpy().copy()))
+            store.append((grad_input[0].detach().cpu().numpy().copy(), grad_output[0].detach().cpu().numpy().copy()))
             return (grad_input[0] * 2,)
         return fn
 

@@ -57,7 +57,7 @@ def _run_tc(name, kwargs, steps=STEPS, groups=None):
     opt = getattr(optim, name)(groups(params) if groups else params, **kwargs)
     grads = _grad_fn(1)
     for k in range(steps):
-        for p, g in zip(params, grads(k, [p.detach().numpy() for p in params])):
+        for p, g in zip(params, grads(k, [p.detach().cpu().numpy() for p in params])):
             p.grad = tc.tensor(g)
         opt.step()
     return params, opt
@@ -68,7 +68,7 @@ def _run_torch(name, kwargs, steps=STEPS, groups=None):
     opt = getattr(torch.optim, name)(groups(params) if groups else params, **kwargs)
     grads = _grad_fn(1)
     for k in range(steps):
-        for p, g in zip(params, grads(k, [p.detach().numpy() for p in params])):
+        for p, g in zip(params, grads(k, [p.detach().cpu().numpy() for p in params])):
             p.grad = torch.tensor(g)
         opt.step()
     return params, opt
@@ -77,7 +77,7 @@ def _run_torch(name, kwargs, steps=STEPS, groups=None):
 def _assert_params_equal(ours, theirs):
     for a, b in zip(ours, theirs):
         assert a.dtype == tc.float32
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=2e-6, atol=2e-6)
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy(), rtol=2e-6, atol=2e-6)
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS, ids=[f"{n}-{k}" for n, k in CONFIGS])
@@ -91,9 +91,9 @@ def test_parameters_match_pytorch_after_n_steps(name, kwargs):
         assert set(s) == set(ts)
         for key in s:
             if isinstance(ts[key], torch.Tensor):
-                want = ts[key].numpy().astype(np.float64)
+                want = ts[key].cpu().numpy().astype(np.float64)
                 scale = max(1.0, float(np.abs(want).max()))
-                np.testing.assert_allclose(np.asarray(s[key].numpy(), dtype=np.float64), want,
+                np.testing.assert_allclose(np.asarray(s[key].cpu().numpy(), dtype=np.float64), want,
                                            rtol=2e-6, atol=2e-6 * scale)
 
 
@@ -129,19 +129,19 @@ def test_load_state_dict_continues_identically(name):
     opt = getattr(optim, name)(params, **kwargs)
     grads = _grad_fn(1)
     for k in range(STEPS // 2):
-        for p, g in zip(params, grads(k, [p.detach().numpy() for p in params])):
+        for p, g in zip(params, grads(k, [p.detach().cpu().numpy() for p in params])):
             p.grad = tc.tensor(g)
         opt.step()
     saved = copy.deepcopy(opt.state_dict())
-    params2 = [tc.tensor(p.detach().numpy().copy(), requires_grad=True) for p in params]
+    params2 = [tc.tensor(p.detach().cpu().numpy().copy(), requires_grad=True) for p in params]
     opt2 = getattr(optim, name)(params2, **kwargs)
     opt2.load_state_dict(saved)
     for k in range(STEPS // 2, STEPS):
-        for p, g in zip(params2, grads(k, [p.detach().numpy() for p in params2])):
+        for p, g in zip(params2, grads(k, [p.detach().cpu().numpy() for p in params2])):
             p.grad = tc.tensor(g)
         opt2.step()
     for a, b in zip(params2, full):
-        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
     # loading copied the state: stepping opt2 did not change the saved dict
     assert saved["state"][0] is not opt2.state[params2[0]]
 
@@ -151,7 +151,7 @@ def test_load_state_dict_from_pytorch_layout():
     tsd = topt.state_dict()
     converted = {"state": {k: {n: tc.tensor(v.numpy()) for n, v in s.items()} for k, s in tsd["state"].items()},
                  "param_groups": tsd["param_groups"]}
-    params = [tc.tensor(p.detach().numpy(), requires_grad=True) for p in theirs]
+    params = [tc.tensor(p.detach().cpu().numpy(), requires_grad=True) for p in theirs]
     opt = optim.Adam(params, lr=0.5)
     opt.load_state_dict(converted)
     assert opt.param_groups[0]["lr"] == 0.01

@@ -106,8 +106,8 @@ class CrossEntropy(Op):
     @staticmethod
     def forward(ctx, x, coeff, reduction, denom):
         xp = x._xp
-        if x._device.type == "cuda":  # fused kernels; backward rebuilds the softmax from the row log-sum-exp
-            per_row, ctx.lse = gpu_kernels.cross_entropy_forward(x._data, coeff)
+        if x._device.type == "cuda":  # fused kernels; backward rebuilds the softmax from row statistics
+            per_row, ctx.row_stats = gpu_kernels.cross_entropy_forward(x._data, coeff)
             p = None
         else:
             logp, p = _log_softmax_array(xp, x._data, 1)
@@ -125,7 +125,7 @@ class CrossEntropy(Op):
         if not _recording():
             gd = g._data[:, None] if ctx.reduction == "none" else g._data
             if ctx.p is None:
-                return _wrap(gpu_kernels.cross_entropy_backward(x._data, ctx.lse, coeff, gd * scale))
+                return _wrap(gpu_kernels.cross_entropy_backward(x._data, ctx.row_stats, coeff, gd * scale))
             return _wrap(((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False))
         p = Softmax.apply(x, 1)
         gcol = g.unsqueeze(1) if ctx.reduction == "none" else g

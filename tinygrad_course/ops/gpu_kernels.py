@@ -111,42 +111,47 @@ def _adam_update_reference(param, grad, exp_avg, exp_avg_sq, beta1, beta2, eps, 
 def _ce_kernels():
     cp = cupy_module()
     # CuPy's post-map expression sees only the outputs and the reduced value `a`, not the inputs, so the
-    # row maximum is added back outside the kernel.
+    # kernel returns the row sum of exp(x - m) and the log is taken outside.
     sum_exp = cp.ReductionKernel(
         "float32 x, float32 m", "float32 y", "expf(x - m)", "a + b", "y = a", "0", "tc_row_sum_exp")
     weighted_nll = cp.ReductionKernel(
-        "float32 x, float32 lse, float32 c", "float32 y", "c * (lse - x)", "a + b", "y = a", "0", "tc_row_nll")
+        "float32 x, float32 m, float32 logs, float32 c", "float32 y", "c * ((m - x) + logs)", "a + b", "y = a", "0",
+        "tc_row_nll")
     backward = cp.ElementwiseKernel(
-        "float32 x, float32 lse, float32 c, float32 row_total, float32 scale", "float32 g",
-        "g = (expf(x - lse) * row_total - c) * scale", "tc_softmax_ce_backward")
+        "float32 x, float32 m, float32 logs, float32 c, float32 row_total, float32 scale", "float32 g",
+        "g = (expf((x - m) - logs) * row_total - c) * scale", "tc_softmax_ce_backward")
     return sum_exp, weighted_nll, backward
 
 
 def cross_entropy_forward(x, coeff):
-    """Per-row loss -sum_c coeff[i, c] * log_softmax(x)[i, c] of (M, C) logits, and the (M, 1) row
-    log-sum-exp that the backward needs (instead of keeping the whole softmax)."""
+    """Per-row loss -sum_c coeff[i, c] * log_softmax(x)[i, c] of (M, C) logits, and the row statistics the
+    backward needs instead of the whole softmax: the (M, 1) row maximum m and log(sum(exp(x - m))).
+
+    Keeping m and the log-sum apart (not their sum, the log-sum-exp) keeps x - m exact for huge logits,
+    where rounding m + log-sum to float32 would cost the softmax its precision."""
     xp = _array_module(x)
     m = x.max(axis=1, keepdims=True)
     if uses_kernel(x, coeff):
         sum_exp, weighted_nll, _ = _ce_kernels()
-        lse = m + xp.log(sum_exp(x, m, axis=1, keepdims=True))
-        return weighted_nll(x, lse, coeff, axis=1), lse
-    lse = m + xp.log(xp.exp(x - m).sum(axis=1, keepdims=True))
-    return (coeff * (lse - x)).sum(axis=1), lse
+        logs = xp.log(sum_exp(x, m, axis=1, keepdims=True))
+        return weighted_nll(x, m, logs, coeff, axis=1), (m, logs)
+    logs = xp.log(xp.exp(x - m).sum(axis=1, keepdims=True))
+    return (coeff * ((m - x) + logs)).sum(axis=1), (m, logs)
 
 
-def cross_entropy_backward(x, lse, coeff, scale):
-    """d loss / d x = (softmax(x) * row_total - coeff) * scale, with softmax rebuilt from the row lse.
+def cross_entropy_backward(x, stats, coeff, scale):
+    """d loss / d x = (softmax(x) * row_total - coeff) * scale, with the softmax rebuilt from the row
+    statistics `(m, logs)` of `cross_entropy_forward`.
 
     `scale` is a scalar or an (M, 1) array (the incoming gradient, divided by the mean's denominator).
     """
+    m, logs = stats
     row_total = coeff.sum(axis=1, keepdims=True)
-    if uses_kernel(x, coeff):
-        xp = _array_module(x)
-        scale = xp.asarray(scale, dtype=xp.float32)
-        return _ce_kernels()[2](x, lse, coeff, row_total, scale)
     xp = _array_module(x)
-    return ((xp.exp(x - lse) * row_total - coeff) * scale).astype(x.dtype, copy=False)
+    if uses_kernel(x, coeff):
+        scale = xp.asarray(scale, dtype=xp.float32)
+        return _ce_kernels()[2](x, m, logs, coeff, row_total, scale)
+    return ((xp.exp((x - m) - logs) * row_total - coeff) * scale).astype(x.dtype, copy=False)
 
 
 # ---- GELU -----------------------------------------------------------------------------------------------

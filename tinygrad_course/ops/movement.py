@@ -789,7 +789,7 @@ class ToCopy(Op):
 
     @staticmethod
     def forward(ctx, x, dtype=None, device=None, copy=False):
-        from .._backend import to_device_array
+        from .._backend import check_dtype_on_device, to_device_array
 
         ctx.in_dtype, ctx.in_device = x.dtype, x._device
         data = x._data
@@ -797,6 +797,7 @@ class ToCopy(Op):
             data = to_device_array(data, device)
             copy = False
         if dtype is not None and dtype is not x.dtype:
+            check_dtype_on_device(dtype.np_dtype, device or x._device)
             data = data.astype(dtype.np_dtype)
         elif copy:
             data = data.copy()

@@ -268,14 +268,14 @@ class Prod(Op):
         # With zeros, product of all *other* elements, computed directly (exclusive products).
         from ..tensor import _wrap
 
-        data = x.detach()._data
-        moved = np.moveaxis(data, ctx.dims, tuple(range(len(ctx.dims)))) if ctx.dims else data[None]
+        xp, data = x._xp, x.detach()._data
+        moved = xp.moveaxis(data, ctx.dims, tuple(range(len(ctx.dims)))) if ctx.dims else data[None]
         flat = moved.reshape((-1,) + moved.shape[len(ctx.dims) or 1:])
-        left = np.cumprod(np.concatenate([np.ones_like(flat[:1]), flat[:-1]]), axis=0)
-        right = np.flip(np.cumprod(np.flip(np.concatenate([flat[1:], np.ones_like(flat[:1])]), 0), axis=0), 0)
+        left = xp.cumprod(xp.concatenate([xp.ones_like(flat[:1]), flat[:-1]]), axis=0)
+        right = xp.flip(xp.cumprod(xp.flip(xp.concatenate([flat[1:], xp.ones_like(flat[:1])]), 0), axis=0), 0)
         others = (left * right).reshape(moved.shape)
-        others = np.moveaxis(others, tuple(range(len(ctx.dims))), ctx.dims) if ctx.dims else others[0]
-        return g * _wrap(np.ascontiguousarray(others))
+        others = xp.moveaxis(others, tuple(range(len(ctx.dims))), ctx.dims) if ctx.dims else others[0]
+        return g * _wrap(xp.ascontiguousarray(others))
 
 
 class ProdAll(Prod):
