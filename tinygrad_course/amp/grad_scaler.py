@@ -78,6 +78,8 @@ class GradScaler:
 
         self._scale = factories.full((), self._init_scale, dtype=dtypes.float32, device=dev)
         self._growth_tracker = factories.full((), self._init_growth_tracker, dtype=dtypes.int32, device=dev)
+        # host copies of both, kept in step with every write: reading them never waits for the GPU
+        self._scale_host, self._tracker_host = np.float32(self._init_scale), int(self._init_growth_tracker)
 
     def scale(self, outputs):
         """`outputs` (a tensor or an iterable of tensors) multiplied by the current scale factor."""
@@ -138,7 +140,7 @@ class GradScaler:
         elif optimizer_state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # the reciprocal in float64, then rounded to float32, as PyTorch does
-        inv_scale = float(np.float32(1.0 / float(self._scale.item())))
+        inv_scale = float(np.float32(1.0 / float(self._scale_host)))
         optimizer_state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, False)
         optimizer_state["stage"] = OptState.UNSCALED
 
@@ -183,8 +185,7 @@ class GradScaler:
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
             found_inf = sum(found_infs)
-            scale = np.float32(_scale.item())
-            tracker = int(_growth_tracker.item())
+            scale, tracker = self._scale_host, self._tracker_host
             if found_inf:
                 scale = np.float32(scale * np.float32(self._backoff_factor))
                 tracker = 0
@@ -198,7 +199,7 @@ class GradScaler:
                 else:
                     tracker = successful
             self._set_scale(float(scale))
-            _growth_tracker.fill_(tracker)
+            self._set_growth_tracker(tracker)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
     def _set_scale(self, value):
@@ -206,11 +207,19 @@ class GradScaler:
 
         with no_grad():
             self._scale.fill_(value)
+        self._scale_host = np.float32(value)
+
+    def _set_growth_tracker(self, value):
+        from ..autograd.grad_mode import no_grad
+
+        with no_grad():
+            self._growth_tracker.fill_(value)
+        self._tracker_host = int(value)
 
     def get_scale(self) -> float:
         """The current scale as a Python float (1.0 when disabled)."""
         if self._enabled:
-            return self._init_scale if self._scale is None else float(self._scale.item())
+            return self._init_scale if self._scale is None else float(self._scale_host)
         return 1.0
 
     def get_growth_factor(self) -> float:
@@ -233,7 +242,7 @@ class GradScaler:
 
     def _get_growth_tracker(self) -> int:
         if self._enabled:
-            return self._init_growth_tracker if self._growth_tracker is None else int(self._growth_tracker.item())
+            return self._init_growth_tracker if self._growth_tracker is None else self._tracker_host
         return 0
 
     def is_enabled(self) -> bool:
@@ -264,7 +273,7 @@ class GradScaler:
         self._growth_interval = state_dict["growth_interval"]
         self._init_growth_tracker = state_dict["_growth_tracker"]
         if self._growth_tracker is not None:
-            self._growth_tracker.fill_(state_dict["_growth_tracker"])
+            self._set_growth_tracker(state_dict["_growth_tracker"])
 
     def __getstate__(self):
         state = self.__dict__.copy()
