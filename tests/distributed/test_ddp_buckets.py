@@ -48,7 +48,9 @@ def runs(tmp_path_factory):
 @pytest.mark.slow
 def test_several_buckets_average_like_one(runs):
     r0, r1 = runs
+    assert list(r0["small_buckets_initial"]) == [6]  # PyTorch: one bucket until the first rebuild
     assert len(r0["small_buckets"]) > 2 and r0["small_buckets"].sum() == 6
+    np.testing.assert_array_equal(r0["small_grads"], r0["first_step_grads"])
     assert list(r0["default_buckets"]) == [6]
     assert bool(r0["grads_contiguous_writable"])
     np.testing.assert_array_equal(r0["small_grads"], r1["small_grads"])

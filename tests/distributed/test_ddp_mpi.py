@@ -107,8 +107,7 @@ def test_no_sync_accumulates_locally_then_averages(ddp_run):
 @pytest.mark.parametrize("mode, message", [
     ("model", "DDP expects same model across all ranks"),
     ("branch", r"Parameter indices which did not receive grad for rank \d: \d \d \(\w\.weight, \w\.bias\)"),
-    ("branch_find_unused", r"got a gradient on some ranks but not on others: a\.weight, a\.bias, b\.weight"),
-    ("branch_buckets", r"rank \d reduced the gradients of bucket \d while another rank reduced a different one"),
+    ("swapped_backward", r"rank \d reduced the gradients of bucket \d while another rank reduced a different one"),
 ])
 def test_misuse_stops_the_job_with_a_clear_error(mode, message):
     result = run_mpi("ddp_misuse.py", mode, n=2, timeout=60)

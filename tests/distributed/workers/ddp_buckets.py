@@ -43,10 +43,16 @@ rng = np.random.default_rng(rank)
 x = tc.tensor(rng.standard_normal((6, 5)).astype(np.float32))
 saved = {"x": x.numpy()}
 
-# one backward: several small buckets vs the default single bucket
+# the first step runs with one bucket; the next forward rebuilds small buckets in gradient-ready order
 small, ddp_small = fresh(bucket_cap_mb=1e-4)
-saved["small_buckets"] = np.array([len(b.members) for b in ddp_small.reducer.buckets])
+saved["small_buckets_initial"] = np.array([len(b.members) for b in ddp_small.reducer.buckets])
 ddp_small(x).square().sum().backward()
+saved["first_step_grads"] = grads(small)
+for p in small.parameters():
+    p.grad = None
+out = ddp_small(x)
+saved["small_buckets"] = np.array([len(b.members) for b in ddp_small.reducer.buckets])
+out.square().sum().backward()
 saved["small_grads"] = grads(small)
 saved["grads_contiguous_writable"] = np.array(all(p.grad._data.flags.c_contiguous and p.grad._data.flags.writeable
                                                   for p in small.parameters()))

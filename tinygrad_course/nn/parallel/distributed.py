@@ -3,7 +3,8 @@
 At construction rank 0's parameters and buffers are broadcast, so every copy starts the same. The
 gradients are then averaged by a `Reducer` (reducer.py), bucket by bucket as PyTorch does: parameters are
 grouped into buckets of about `bucket_cap_mb`, and each bucket is all-reduced with one non-blocking
-collective as soon as backward has produced all its gradients, overlapping the rest of backward. After
+collective as soon as backward has produced all its gradients (and the buckets before it have started),
+overlapping the rest of backward; after the first step the buckets follow the order gradients arrive. After
 `loss.backward()` every rank holds the same `.grad` (the gradient of the mean loss over all ranks' batches),
 so the same optimizer step keeps the copies identical.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 
 from ... import distributed as dist
+from ...autograd.grad_mode import is_grad_enabled
 from ...dtypes import float64
 from ...factories import tensor
 from ..modules.module import Module
@@ -23,10 +25,13 @@ class DistributedDataParallel(Module):
 
     Call it like the wrapped model; `ddp.module` is the model itself (save `ddp.module.state_dict()`).
     After `loss.backward()` each parameter's `.grad` is the average over all processes.
-    Gradients are all-reduced in buckets of about `bucket_cap_mb` MiB (default 25, with a first bucket of
-    1 MiB), in reverse parameter order. By default every parameter must get a gradient in each backward
-    (otherwise a helpful error); with `find_unused_parameters=True`, parameters that no rank used keep
-    `.grad = None`. A parameter used on some ranks but not on others is an error either way.
+    Gradients are all-reduced in buckets of about `bucket_cap_mb` MiB (default 25), always in bucket order.
+    The first step uses one bucket; the next forward rebuilds the buckets once in the order the gradients
+    became ready (rank 0's order, with a first bucket of 1 MiB by default). By default every parameter must
+    get a gradient in each backward (otherwise a helpful error). With `find_unused_parameters=True` a missing
+    gradient counts as zero: a parameter used on some ranks only gets sum(grads) / world_size on every rank,
+    one that no rank used keeps its `.grad` (None after `zero_grad()`); the buckets then stay in reverse
+    parameter order (first bucket 1 MiB by default) and are not rebuilt.
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
@@ -51,7 +56,9 @@ class DistributedDataParallel(Module):
                                "that requires a gradient.")
         self._check_same_model()
         self._broadcast_state()
-        self.reducer = Reducer(self._grad_params, [n for n, _ in named], bucket_cap_mb, find_unused_parameters)
+        self.static_graph = static_graph
+        self.reducer = Reducer(self._grad_params, [n for n, _ in named], bucket_cap_mb, find_unused_parameters,
+                               static_graph)
         self._hook_handles = [p.register_hook(self._make_hook(i)) for i, p in enumerate(self._grad_params)]
 
     # ---- construction -----------------------------------------------------------------------------
@@ -81,7 +88,9 @@ class DistributedDataParallel(Module):
         def hook(grad):
             if self.require_backward_grad_sync:
                 mark_ready(grad)
-            return None  # inside no_sync(): accumulate locally, reduce at the next synced backward
+            else:  # inside no_sync(): accumulate locally, reduce at the next synced backward
+                self.reducer.mark_used(index)
+            return None
 
         return hook
 
@@ -102,7 +111,10 @@ class DistributedDataParallel(Module):
         if self.broadcast_buffers and self.world_size > 1:
             for b in self.module.buffers():
                 dist.broadcast(b, src=0)
-        return self.module(*inputs, **kwargs)
+        output = self.module(*inputs, **kwargs)
+        if is_grad_enabled() and self.require_backward_grad_sync:
+            self.reducer.prepare_for_backward(output)
+        return output
 
     def extra_repr(self) -> str:
         return f"world_size={self.world_size}"
