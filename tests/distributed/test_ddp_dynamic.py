@@ -129,3 +129,21 @@ def test_rebuild_leaves_training_unchanged(runs):
             np.testing.assert_allclose(run[f"shuffled_grads{step}"], grads, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
             np.testing.assert_allclose(run[f"shuffled_weights{step}"], weights, rtol=1e-5, atol=1e-6)
         np.testing.assert_array_equal(runs[0][f"shuffled_weights{step}"], runs[1][f"shuffled_weights{step}"])
+
+
+def test_no_sync_gradient_of_a_parameter_the_synced_pass_skips_is_averaged(runs):
+    """As in PyTorch: a parameter used in a no_sync() pass counts as used; its accumulated `.grad` is reduced
+    even though the synced pass's graph does not reach it."""
+    ns = _worker_namespace()
+    np.testing.assert_array_equal(runs[0]["branch_accum_grads"], runs[1]["branch_accum_grads"])
+    model = ns["Branchy"]()
+    _set_flat(model, runs[0][f"branch_weights{STEPS - 1}"])
+    loss_fn = tc.nn.CrossEntropyLoss()
+    total = 0
+    for run in runs:
+        for name in ("accum_local", "accum_synced"):
+            total = total + loss_fn(model(tc.tensor(run[f"branch_{name}_x"])), tc.tensor(run[f"branch_{name}_y"]))
+    (total / 2).backward()
+    expected = ns["grads"](model)
+    assert not np.isnan(expected[:-12]).any()  # every layer but `spare` has a gradient
+    np.testing.assert_allclose(runs[0]["branch_accum_grads"], expected, rtol=1e-5, atol=1e-6)

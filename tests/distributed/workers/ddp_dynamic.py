@@ -4,6 +4,7 @@ Usage: ddp_dynamic.py OUT_DIR STEPS. Each rank writes OUT_DIR/rank{R}.npz with:
 - branch_*: a model whose batch decides whether a layer runs (find_unused_parameters=True); per step the
   inputs, every parameter's gradient after backward (NaN where `.grad` is None) and the weights after the
   SGD step, and how many buckets had started their all-reduce at the first and last gradient of backward;
+  then a no_sync() pass that uses the layer followed by a synced pass that skips it (branch_accum_*);
 - shuffled_*: a model that registers its layers in another order than it uses them, and computes two
   branches in a different order on each rank; the ready order this rank saw, the buckets before and after
   the rebuild, gradients and weights per step.
@@ -107,6 +108,18 @@ for step in range(steps):
     opt.step()
     saved[f"branch_weights{step}"] = weights(model)
 saved["branch_buckets_kept"] = np.array(members(ddp) == buckets_before)
+# no_sync(): `skip` runs only in the local pass, so the synced pass finds it unused but reduces its `.grad`
+opt.zero_grad()
+for k, name in enumerate(("accum_local", "accum_synced")):
+    x, y = batch(k, rank, name)
+    x[0, 0] = 1.0 if name == "accum_local" else -1.0
+    saved[f"branch_{name}_x"], saved[f"branch_{name}_y"] = x, y
+    if name == "accum_local":
+        with ddp.no_sync():
+            loss_fn(ddp(tc.tensor(x)), tc.tensor(y)).backward()
+    else:
+        loss_fn(ddp(tc.tensor(x)), tc.tensor(y)).backward()
+saved["branch_accum_grads"] = grads(model)
 
 # ---- the one-time bucket rebuild in gradient-ready order --------------------------------------------
 tc.manual_seed(10 + rank)

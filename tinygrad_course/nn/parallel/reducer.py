@@ -143,6 +143,9 @@ class Reducer:
         rebuild the buckets once after the first synchronised backward (PyTorch does it here too)."""
         if self.in_backward:
             self._start_step()
+            self.local_used = [False] * len(self.params)
+            self.reachable = set()
+            self.traced = False
         if self.ready_order is not None and is_grad_enabled():
             self._rebuild_buckets()
 
