@@ -126,7 +126,8 @@ def test_buckets_rebuilt_in_rank0_ready_order_on_every_rank(runs):
 def test_rebuild_leaves_training_unchanged(runs):
     for step, grads, weights in _single_process(runs, "shuffled", _worker_namespace()["Shuffled"]()):
         for run in runs:
-            np.testing.assert_allclose(run[f"shuffled_grads{step}"], grads, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
+            np.testing.assert_allclose(run[f"shuffled_grads{step}"], grads, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"step {step}")
             np.testing.assert_allclose(run[f"shuffled_weights{step}"], weights, rtol=1e-5, atol=1e-6)
         np.testing.assert_array_equal(runs[0][f"shuffled_weights{step}"], runs[1][f"shuffled_weights{step}"])
 
