@@ -419,13 +419,32 @@ def bernoulli(input, p=None, *, generator=None):
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
-    """Indices sampled from the (unnormalised) probabilities in each row of `input`."""
-    probs = input.detach().cpu()._data.astype(np.float64)
-    rows = probs.reshape(-1, probs.shape[-1])
-    rng = _generator(generator)._rng
-    out = np.stack([rng.choice(r.size, num_samples, replace=replacement, p=r / r.sum()) for r in rows])
-    out = out.reshape(probs.shape[:-1] + (num_samples,))
-    return _wrap(_place(out.astype(np.int64), input._device))
+    """Indices sampled from the (unnormalised) probabilities in each row of `input` (1-d or 2-d), drawn
+    where `input` lives; PyTorch's errors for bad distributions."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    n = input.shape[-1]
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    xp, rows = input._xp, input.detach()._data.astype(np.float64).reshape(-1, n)
+    if not bool((xp.isfinite(rows) & (rows >= 0)).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    totals = rows.sum(axis=1, keepdims=True)
+    if bool((totals <= 0).any()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    draw = sampler(generator, input._device)
+    if input._device.type == "cpu" and (replacement or int((rows > 0).sum(axis=1).min()) >= num_samples):
+        out = np.stack([draw._rng.choice(n, num_samples, replace=replacement, p=r / r.sum()) for r in rows])
+    elif replacement:  # inverse CDF: the first category whose cumulative probability exceeds a uniform draw
+        cdf = xp.cumsum(rows / totals, axis=1)
+        u = draw.random((rows.shape[0], num_samples))
+        out = xp.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=2), n - 1)
+    else:  # Gumbel top-k; categories of probability 0 come last, as in PyTorch
+        with np.errstate(divide="ignore"):
+            keys = xp.log(rows) - xp.log(-xp.log(draw.random(rows.shape)))
+        out = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    out = out.reshape(tuple(input.shape[:-1]) + (num_samples,)).astype(np.int64)
+    return _wrap(_place(out, input._device))
 
 
 # ---- *_like ------------------------------------------------------------------------------------------

@@ -68,3 +68,18 @@ def test_hint_is_one_extra_sentence():
         tc.ones(2, 3) @ tc.ones(2, 3)
     assert "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)" in str(info.value)
     assert "Hint:" in str(info.value)
+
+
+MULTINOMIAL_ERRORS = {
+    "zero_sum": lambda m: m.multinomial(m.tensor([0.0, 0.0]), 1),
+    "too_many_without_replacement": lambda m: m.multinomial(m.tensor([1.0, 2.0]), 3),
+    "nan": lambda m: m.multinomial(m.tensor([1.0, float("nan")]), 1),
+    "negative": lambda m: m.multinomial(m.tensor([1.0, -1.0]), 1),
+    "three_dims": lambda m: m.multinomial(m.ones(2, 2, 2), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MULTINOMIAL_ERRORS))
+def test_multinomial_rejects_bad_distributions_like_torch(name):
+    fn = MULTINOMIAL_ERRORS[name]
+    assert_same_error(lambda: fn(tc), lambda: fn(torch))

@@ -387,3 +387,20 @@ def test_bfloat16_on_cuda_raises_a_clear_error(device):
                  lambda: tc.ones(2, device=device).to(tc.bfloat16), lambda: tc.tensor([1.0], dtype=tc.bfloat16, device=device)):
         with pytest.raises(RuntimeError, match="CuPy has no bfloat16 arrays"):
             make()
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_multinomial_samples_follow_the_probabilities_on_every_device(replacement, device):
+    tc.manual_seed(0)
+    probs = tc.tensor([[0.1, 0.0, 0.6, 0.3], [0.0, 0.0, 1.0, 3.0]], device=device)
+    draws = [tc.multinomial(probs, 2, replacement) for _ in range(400)]
+    assert draws[0].device.type == tc.device(device).type and draws[0].dtype is tc.int64
+    samples = np.stack([to_numpy(d) for d in draws])  # (400, 2 rows, 2 samples)
+    assert not (samples[:, 0] == 1).any() and not np.isin(samples[:, 1], [0, 1]).any()  # probability 0
+    if not replacement:
+        assert (samples[:, :, 0] != samples[:, :, 1]).all()
+    first = np.bincount(samples[:, 0, 0], minlength=4) / 400  # the first draw follows the probabilities
+    np.testing.assert_allclose(first, [0.1, 0.0, 0.6, 0.3], atol=0.08)
+    # more samples than non-zero categories, without replacement: the zero-probability ones come last
+    last = tc.multinomial(tc.tensor([0.5, 0.0, 0.5], device=device), 3)
+    assert to_numpy(last)[2] == 1
