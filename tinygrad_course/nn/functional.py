@@ -10,6 +10,7 @@ from ..ops import conv as _conv
 from ..ops import fused as _fused
 from ..ops import pooling as _pool
 from ..ops.embedding import Embedding as _Embedding
+from ..ops._util import first_out_of_range
 from ..ops.matmul import Addmm as _Addmm
 from ..ops.padding import ConstantPad as _ConstantPad
 from ..tensor import Tensor, _wrap
@@ -420,9 +421,9 @@ def _coefficients(xp, target, num_classes, weight, ignore_index, label_smoothing
     t = target._data
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
-    if safe.size and bool(((safe < 0) | (safe >= num_classes)).any()):  # one host round trip on the GPU
-        bad = t[valid & ((t < 0) | (t >= num_classes))]
-        raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds.")
+    bad = first_out_of_range(safe, num_classes)  # ignored targets were replaced by 0 in `safe`
+    if bad is not None:
+        raise IndexError(f"Target {bad} is out of bounds.")
     w = weight._data.astype(dtype) if weight is not None else xp.ones(num_classes, dtype=dtype)
     wt = w[safe] * valid
     coeff = xp.zeros((t.shape[0], num_classes), dtype=dtype)

@@ -77,6 +77,18 @@ def _with_cpu_scalar(a, b, rd):
     return xa, xb[()], rd
 
 
+def first_out_of_range(idx, n, negative_ok=False):
+    """The first entry (in order) of integer index array `idx` outside [0, n) -- or outside [-n, n) with
+    `negative_ok` -- or None. Every index check uses it: NumPy wraps negative indices where PyTorch may
+    refuse them, and CuPy wraps any out-of-range index around silently."""
+    if not idx.size:
+        return None
+    bad = (idx < (-n if negative_ok else 0)) | (idx >= n)
+    if not bad.any():
+        return None
+    return int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
+
+
 def normalize_dim(dim, ndim, wrap_scalar=True):
     """A non-negative dim index; raises PyTorch's IndexError when out of range."""
     n = max(ndim, 1) if wrap_scalar else ndim

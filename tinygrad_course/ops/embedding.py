@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Op
 from ..tensor import _wrap
+from ._util import first_out_of_range
 
 
 class Embedding(Op):
@@ -15,7 +16,7 @@ class Embedding(Op):
         xp = weight._xp
         idx = indices._data
         num = weight._data.shape[0]
-        if idx.size and (idx.min() < -num or idx.max() >= num):
+        if first_out_of_range(idx, num, negative_ok=True) is not None:
             raise IndexError("index out of range in self. Hint: every index must be < num_embeddings.")
         idx = xp.where(idx < 0, idx + num, idx)
         ctx.idx, ctx.padding_idx, ctx.weight_shape = idx, padding_idx, weight._data.shape

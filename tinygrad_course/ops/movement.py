@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
-from ._util import check_same_device, normalize_dim
+from ._util import check_same_device, first_out_of_range, normalize_dim
 
 
 def infer_shape(shape, numel):
@@ -281,11 +281,10 @@ def check_index_arrays(data, idx):
         if kind == "b":
             dim, position = dim + i.ndim, position + i.ndim
             continue
-        if kind in ("i", "u") and i.size and dim < len(shape):
-            low, high, n = int(i.min()), int(i.max()), shape[dim]
-            bad = high if high >= n else low if low < -n else None
+        if kind in ("i", "u") and dim < len(shape):
+            bad = first_out_of_range(i, shape[dim], negative_ok=True)
             if bad is not None:
-                raise IndexError(f"index {bad} is out of bounds for dimension {position} with size {n}")
+                raise IndexError(f"index {bad} is out of bounds for dimension {position} with size {shape[dim]}")
         if kind is not None:
             position += 1
         dim += 1
@@ -489,19 +488,9 @@ def _open_grids(xp, shape):
     return [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (len(shape) - k - 1)) for k, n in enumerate(shape)]
 
 
-def _first_out_of_range(idx, n):
-    """The first entry of index array `idx` outside [0, n), or None. gather, scatter and index_select take no
-    negative indices in PyTorch; NumPy would wrap them, and CuPy wraps any out-of-range index."""
-    if not idx.size:
-        return None
-    bad = (idx < 0) | (idx >= n)
-    if not bad.any():
-        return None
-    return int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
-
-
 def _check_dim_index(idx, dim, n):
-    bad = _first_out_of_range(idx, n)
+    """gather and scatter take no negative indices in PyTorch."""
+    bad = first_out_of_range(idx, n)
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
 
@@ -707,7 +696,7 @@ class IndexSelect(Op):
     def forward(ctx, x, dim, index):
         d = normalize_dim(dim, x.ndim)
         ctx.d, ctx.shape = d, x._data.shape
-        bad = _first_out_of_range(index._data, x._data.shape[d])
+        bad = first_out_of_range(index._data, x._data.shape[d])
         if bad is not None:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={x._data.shape[d]}")
         ctx.save_for_backward(index)
