@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..tensor import _wrap
-from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
+from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
 
 
 class Adagrad(Optimizer):
@@ -31,11 +31,7 @@ class Adagrad(Optimizer):
 
     def _update_group(self, group):
         lr, lr_decay, eps, weight_decay = float(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            xp, w = p._xp, p._data
-            g = grad_array(p, group["maximize"])
+        for p, xp, w, g in params_with_grads(group):
             state = self.state[p]
             step = advance_step(state)
             if weight_decay != 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..ops import gpu_kernels
-from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
+from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
 
 
 class Adam(Optimizer):
@@ -32,13 +32,9 @@ class Adam(Optimizer):
 
     def _update_group(self, group):
         lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]
-        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = group.get("decoupled_weight_decay", False)
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            xp, w = p._xp, p._data
-            g = grad_array(p, maximize)
+        for p, xp, w, g in params_with_grads(group):
             state = self.state[p]
             if not state:
                 state["step"] = new_step_count()

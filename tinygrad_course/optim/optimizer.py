@@ -255,10 +255,13 @@ def advance_step(state) -> float:
     return float(arr)
 
 
-def grad_array(p, maximize: bool):
-    """The gradient's array of parameter `p` (negated when maximizing)."""
-    g = p.grad._data
-    return -g if maximize else g
+def params_with_grads(group):
+    """(parameter, its array module, its array, its gradient's array) for each parameter of `group` that has
+    a gradient; the gradient is negated when the group maximizes."""
+    for p in group["params"]:
+        if p.grad is not None:
+            g = p.grad._data
+            yield p, p._xp, p._data, (-g if group["maximize"] else g)
 
 
 def bump_version(p):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .adam import _lerp_
-from .optimizer import Optimizer, advance_step, bump_version, check_float, grad_array, new_step_count
+from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
 
 
 class RMSprop(Optimizer):
@@ -26,11 +26,7 @@ class RMSprop(Optimizer):
     def _update_group(self, group):
         lr, alpha, eps = float(group["lr"]), group["alpha"], group["eps"]
         weight_decay, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            xp, w = p._xp, p._data
-            g = grad_array(p, group["maximize"])
+        for p, xp, w, g in params_with_grads(group):
             state = self.state[p]
             if not state:
                 state["step"] = new_step_count()

@@ -1,7 +1,7 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay (like `torch.optim.SGD`)."""
 from __future__ import annotations
 
-from .optimizer import Optimizer, bump_version, check_float, grad_array
+from .optimizer import Optimizer, bump_version, check_float, params_with_grads
 
 
 class SGD(Optimizer):
@@ -24,12 +24,8 @@ class SGD(Optimizer):
 
     def _update_group(self, group):
         lr, momentum, dampening = float(group["lr"]), group["momentum"], group["dampening"]
-        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            xp, w = p._xp, p._data
-            g = grad_array(p, maximize)
+        weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+        for p, xp, w, g in params_with_grads(group):
             if weight_decay != 0:
                 g = g + weight_decay * w
             if momentum != 0:
