@@ -203,17 +203,11 @@ class GradScaler:
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
     def _set_scale(self, value):
-        from ..autograd.grad_mode import no_grad
-
-        with no_grad():
-            self._scale.fill_(value)
+        _fill(self._scale, value)
         self._scale_host = np.float32(value)
 
     def _set_growth_tracker(self, value):
-        from ..autograd.grad_mode import no_grad
-
-        with no_grad():
-            self._growth_tracker.fill_(value)
+        _fill(self._growth_tracker, value)
         self._tracker_host = int(value)
 
     def get_scale(self) -> float:
@@ -289,3 +283,10 @@ class GradScaler:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _fill(tensor, value):
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        tensor.fill_(value)

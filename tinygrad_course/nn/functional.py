@@ -98,22 +98,22 @@ def _softmax_dim(name, ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(x) / sum(exp(x)) along `dim` (computed stably, after subtracting the max)."""
+def _softmax_family(op, name, input, dim, dtype):
     if dim is None:
-        dim = _softmax_dim("softmax", input.ndim)
+        dim = _softmax_dim(name, input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    return _fused.Softmax.apply(input, dim)
+    return op.apply(input, dim)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along `dim` (computed stably, after subtracting the max)."""
+    return _softmax_family(_fused.Softmax, "softmax", input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (no overflow for large logits)."""
-    if dim is None:
-        dim = _softmax_dim("log_softmax", input.ndim)
-    if dtype is not None:
-        input = input.to(dtype)
-    return _fused.LogSoftmax.apply(input, dim)
+    return _softmax_family(_fused.LogSoftmax, "log_softmax", input, dim, dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -36,6 +36,13 @@ def _log_softmax_array(xp, a, dim):
     return shifted - xp.log(s), e / s
 
 
+def _saved_softmax(ctx):
+    """softmax(x) for a (log-)softmax backward: the forward's array, or recomputed as a recorded op when the
+    backward itself is being differentiated (create_graph)."""
+    (x,) = ctx.saved_tensors
+    return Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
+
+
 class LogSoftmax(Op):
     """log(softmax(x)) along `dim`, computed as x - max - log(sum(exp(x - max))) (no overflow)."""
 
@@ -51,8 +58,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        p = Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
+        p = _saved_softmax(ctx)
         return g - p * g.sum(ctx.dim, keepdim=True)
 
 
@@ -74,8 +80,7 @@ class Softmax(Op):
 
     @staticmethod
     def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        p = Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
+        p = _saved_softmax(ctx)
         gp = g * p
         return gp - p * gp.sum(ctx.dim, keepdim=True)
 

@@ -94,18 +94,24 @@ class MeanAll(Mean):
     node_name = "MeanBackward0"
 
 
+def _spread_forward(ctx, x, dim, correction, keepdim, method):
+    """var or std of `x` over `dim` with `correction`; saves what both backwards need (the dims and the
+    denominator n - correction)."""
+    dims = normalize_dims(dim, x.ndim)
+    ctx.save_for_backward(x)
+    ctx.dims, ctx.keepdim = dims, keepdim
+    n = math.prod([x._data.shape[d] for d in dims]) if dims else 1
+    ctx.denom = max(n - correction, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return getattr(x._data, method)(axis=dims, ddof=correction, keepdims=keepdim)
+
+
 class Var(Op):
     node_name = "VarBackward0"
 
     @staticmethod
     def forward(ctx, x, dim=None, correction=1, keepdim=False):
-        dims = normalize_dims(dim, x.ndim)
-        ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim, ctx.correction = dims, keepdim, correction
-        n = math.prod([x._data.shape[d] for d in dims]) if dims else 1
-        ctx.denom = max(n - correction, 0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return x._data.var(axis=dims, ddof=correction, keepdims=keepdim)
+        return _spread_forward(ctx, x, dim, correction, keepdim, "var")
 
     @staticmethod
     def backward(ctx, g):
@@ -121,13 +127,7 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, x, dim=None, correction=1, keepdim=False):
-        dims = normalize_dims(dim, x.ndim)
-        ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim = dims, keepdim
-        n = math.prod([x._data.shape[d] for d in dims]) if dims else 1
-        ctx.denom = max(n - correction, 0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return x._data.std(axis=dims, ddof=correction, keepdims=keepdim)
+        return _spread_forward(ctx, x, dim, correction, keepdim, "std")
 
     @staticmethod
     def backward(ctx, g):
