@@ -370,7 +370,7 @@ class _Namespace(types.ModuleType):
         obj = getattr(self._numpy, name, None)
         if obj is None:
             raise AttributeError(f"the strict CuPy stand-in does not provide {self.__name__}.{name}")
-        if kind == "same_as_numpy" or kind in ("type", "constant"):
+        if kind in ("same_as_numpy", "type", "constant"):
             value = obj
         elif kind == "ufunc" or isinstance(obj, np.ufunc):
             value = _Ufunc(obj)
