@@ -248,46 +248,40 @@ def normalize_index(idx, Tensor):
     return tuple(out), basic
 
 
-def _check_bounds(shape, idx):
-    """Raise PyTorch's IndexError for an out-of-range integer index."""
+def _indexed_dims(shape, idx):
+    """(entry, the dim it starts at) for each entry of index tuple `idx`, skipping None and expanding `...`."""
     dim = 0
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
     for i in idx:
         if i is Ellipsis:
             dim += len(shape) - n_real
-            continue
-        if i is None:
-            continue
+        elif i is not None:
+            yield i, dim
+            dim += i.ndim if getattr(getattr(i, "dtype", None), "kind", None) == "b" else 1
+
+
+def _check_bounds(shape, idx):
+    """Raise PyTorch's IndexError for an out-of-range integer index."""
+    for i, dim in _indexed_dims(shape, idx):
         if dim >= len(shape):
             raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
         if isinstance(i, int) and not -shape[dim] <= i < shape[dim]:
             raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
-        dim += 1
 
 
 def check_index_arrays(data, idx):
     """Raise PyTorch's IndexError for out-of-range integer index arrays. PyTorch numbers the dimension
     among the index tensors (x[:, [7]] on a (2, 3) tensor: "dimension 0 with size 3"). Needed on the GPU
     above all, where CuPy would wrap an out-of-range index around silently."""
-    shape, dim, position = data.shape, 0, 0
-    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
-    for i in idx:
-        if i is Ellipsis:
-            dim += len(shape) - n_real
-            continue
-        if i is None:
-            continue
+    shape, position = data.shape, 0
+    for i, dim in _indexed_dims(shape, idx):
         kind = getattr(getattr(i, "dtype", None), "kind", None)
-        if kind == "b":
-            dim, position = dim + i.ndim, position + i.ndim
-            continue
         if kind in ("i", "u") and dim < len(shape):
             bad = first_out_of_range(i, shape[dim], negative_ok=True)
             if bad is not None:
                 raise IndexError(f"index {bad} is out of bounds for dimension {position} with size {shape[dim]}")
         if kind is not None:
-            position += 1
-        dim += 1
+            position += i.ndim if kind == "b" else 1
 
 
 class GetItem(Op):
