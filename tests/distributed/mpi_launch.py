@@ -38,3 +38,15 @@ def run_mpi(script, *args, n=2, timeout=90) -> Result:
         out, _ = proc.communicate()
         pytest.fail(f"MPI job {script} {args} hung for more than {timeout} s; output:\n{out}")
     return Result(proc.returncode, out, time.monotonic() - start)
+
+
+def set_flat_parameters(model, flat):
+    """Copy the flat NumPy vector `flat` (as a worker saved it) into `model`'s parameters, in order."""
+    import tinygrad_course as tc
+
+    offset = 0
+    with tc.no_grad():
+        for p in model.parameters():
+            n = p.numel()
+            p.copy_(tc.tensor(flat[offset:offset + n].reshape(tuple(p.shape))))
+            offset += n

@@ -13,7 +13,7 @@ import torch
 
 import tinygrad_course as tc
 
-from mpi_launch import WORKERS, needs_mpi, run_mpi
+from mpi_launch import WORKERS, needs_mpi, run_mpi, set_flat_parameters
 
 STEPS = 6
 
@@ -38,19 +38,10 @@ def runs(tmp_path_factory):
     return [dict(np.load(out / f"rank{r}.npz")) for r in range(2)]
 
 
-def _set_flat(model, flat):
-    offset = 0
-    with tc.no_grad():
-        for p in model.parameters():
-            n = p.numel()
-            p.copy_(tc.tensor(flat[offset:offset + n].reshape(tuple(p.shape))))
-            offset += n
-
-
 def _single_process(runs, name, model):
     """Train `model` from DDP's starting weights on the mean of the two ranks' losses; yield grads, weights."""
     ns = _worker_namespace()
-    _set_flat(model, runs[0][f"{name}_init"])
+    set_flat_parameters(model, runs[0][f"{name}_init"])
     opt = tc.optim.SGD(model.parameters(), lr=0.3, momentum=0.9)
     loss_fn = tc.nn.CrossEntropyLoss()
     for step in range(STEPS):
@@ -80,7 +71,7 @@ def test_branch_gradients_are_sum_over_using_ranks_divided_by_world(runs):
         assert np.isnan(g0[skip]).all() == (step % 4 == 3)
     # single rank used `skip` at step 1: its local gradient halved
     model = ns["Branchy"]()
-    _set_flat(model, runs[0]["branch_weights0"])
+    set_flat_parameters(model, runs[0]["branch_weights0"])
     loss = tc.nn.CrossEntropyLoss()(model(tc.tensor(runs[0]["branch_x1"])), tc.tensor(runs[0]["branch_y1"]))
     loss.backward()
     np.testing.assert_allclose(runs[1]["branch_grads1"][skip], ns["grads"](model)[skip] / 2, rtol=1e-5, atol=1e-7)
@@ -138,7 +129,7 @@ def test_no_sync_gradient_of_a_parameter_the_synced_pass_skips_is_averaged(runs)
     ns = _worker_namespace()
     np.testing.assert_array_equal(runs[0]["branch_accum_grads"], runs[1]["branch_accum_grads"])
     model = ns["Branchy"]()
-    _set_flat(model, runs[0][f"branch_weights{STEPS - 1}"])
+    set_flat_parameters(model, runs[0][f"branch_weights{STEPS - 1}"])
     loss_fn = tc.nn.CrossEntropyLoss()
     total = 0
     for run in runs:

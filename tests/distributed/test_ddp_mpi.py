@@ -11,7 +11,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from mpi_launch import WORKERS, needs_mpi, run_mpi
+from mpi_launch import WORKERS, needs_mpi, run_mpi, set_flat_parameters
 
 STEPS, BATCH = 10, 4
 
@@ -27,15 +27,6 @@ def _load_worker_module():
     exec("import numpy as np\nimport tinygrad_course as tc\nfrom tinygrad_course.utils.data import TensorDataset\n"
          + source[start:end], namespace)
     return namespace["make_model"], namespace["make_data"]
-
-
-def _set_flat(model, flat):
-    offset = 0
-    with tc.no_grad():
-        for p in model.parameters():
-            n = p.numel()
-            p.copy_(tc.tensor(flat[offset: offset + n].reshape(tuple(p.shape))))
-            offset += n
 
 
 def _flat(model):
@@ -95,7 +86,7 @@ def test_no_sync_accumulates_locally_then_averages(ddp_run):
     per_rank = []
     for run in (r0, r1):
         model = make_model()
-        _set_flat(model, run[f"step{STEPS - 1}"])
+        set_flat_parameters(model, run[f"step{STEPS - 1}"])
         x, y = tc.tensor(run["accum_x"]), tc.tensor(run["accum_y"])
         loss_fn(model(x[:2]), y[:2]).backward()
         loss_fn(model(x[2:]), y[2:]).backward()
