@@ -29,6 +29,13 @@ def _from_method(name):
     return fn
 
 
+def _family_method_names():
+    from .methods import FAMILIES
+
+    return [n for family in FAMILIES for n in family.METHOD_FUNCTIONS]
+
+
+_METHOD_NAMES = _METHOD_NAMES + _family_method_names()
 for _name in _METHOD_NAMES:
     globals()[_name] = _from_method(_name)
 

@@ -12,6 +12,7 @@ from .ops import elementwise as E
 from .ops import matmul as M
 from .ops import movement as V
 from .ops import reduce as R
+from .methods import MIXINS
 
 
 def _operand(o):
@@ -71,8 +72,8 @@ def _shape_args(args):
     return args
 
 
-class TensorMethods:
-    """Mixin with the operators and methods of `Tensor` (see `tensor.py`)."""
+class TensorMethods(*MIXINS):
+    """Mixin with the operators and methods of `Tensor` (see `tensor.py`); more families in `methods/`."""
 
     __slots__ = ()
 

@@ -538,3 +538,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+# Further families live in their own files; they may import this module's private helpers (defined above).
+from ._functional_activation import *  # noqa: E402,F401,F403
+from ._functional_attention import *  # noqa: E402,F401,F403
+from ._functional_layers import *  # noqa: E402,F401,F403
+from ._functional_loss import *  # noqa: E402,F401,F403
+from . import _functional_activation, _functional_attention, _functional_layers, _functional_loss  # noqa: E402
+
+__all__ += (_functional_activation.__all__ + _functional_attention.__all__ + _functional_layers.__all__
+            + _functional_loss.__all__)

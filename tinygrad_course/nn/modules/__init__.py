@@ -1,17 +1,24 @@
-"""The layer classes of `tc.nn`, one family per file."""
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
-from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
-from .dropout import Dropout, Embedding
-from .linear import Flatten, Identity, Linear, Unflatten
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+"""The layer classes of `tc.nn`, one family per file (each lists its classes in `__all__`)."""
+from .module import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from . import (activation, attention, container, conv, distance, dropout, fold, linear, loss, module,  # noqa: E402
+               normalization, padding, pixelshuffle, pooling, rnn, transformer, upsampling)
 
-__all__ = [
-    "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Flatten", "Unflatten", "ReLU",
-    "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax", "Dropout", "Embedding", "LayerNorm",
-    "BatchNorm1d", "BatchNorm2d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "CrossEntropyLoss",
-    "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",
-]
+_FAMILIES = (module, container, linear, activation, dropout, conv, pooling, normalization, loss, distance, padding,
+             upsampling, pixelshuffle, fold, rnn, attention, transformer)
+__all__ = [name for family in _FAMILIES for name in family.__all__]

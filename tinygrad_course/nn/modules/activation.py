@@ -4,6 +4,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
+__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax"]
+
 
 class ReLU(Module):
     """max(x, 0) element-wise."""

@@ -6,6 +6,8 @@ from collections import OrderedDict
 
 from .module import Module, _addindent
 
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
 
 class _NumberedModules(Module):
     """What Sequential and ModuleList share: submodules kept in order under the keys "0", "1", ..."""

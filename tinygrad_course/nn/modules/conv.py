@@ -6,6 +6,8 @@ from .. import init
 from .linear import add_weight_and_bias
 from .module import Module
 
+__all__ = ["Conv2d"]
+
 
 def _pair(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)

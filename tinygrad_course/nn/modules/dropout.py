@@ -7,6 +7,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
+__all__ = ["Dropout", "Embedding"]
+
 
 class Dropout(Module):
     """During training, zero each element with probability p and scale the rest by 1/(1-p)."""

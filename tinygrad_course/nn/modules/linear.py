@@ -7,6 +7,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
+__all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
+
 
 def add_weight_and_bias(module, weight_shape, bias, device, dtype):
     """Register `weight` (weight_shape) and `bias` (weight_shape[0], or None) and initialise them."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss"]
+
 
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):

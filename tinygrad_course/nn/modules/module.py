@@ -12,6 +12,8 @@ from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter
 
+__all__ = ["Module"]
+
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     def __repr__(self):

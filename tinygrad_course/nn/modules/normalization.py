@@ -7,6 +7,8 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]
+
 
 class LayerNorm(Module):
     """Normalize over the trailing `normalized_shape` dims, then apply a learned scale and shift."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+
 
 class MaxPool2d(Module):
     """Maximum over kernel_size windows (stride defaults to kernel_size)."""

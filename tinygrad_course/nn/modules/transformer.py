@@ -1,0 +1,5 @@
+"""Transformer layers: `TransformerEncoderLayer`, `TransformerEncoder`, `TransformerDecoderLayer`,
+`TransformerDecoder`, `Transformer`."""
+from __future__ import annotations
+
+__all__: list[str] = []
