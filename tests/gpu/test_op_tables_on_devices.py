@@ -27,12 +27,19 @@ def _load(relative, name):
     return module
 
 
-CORE = _load("core/test_gradcheck.py", "gradcheck_table_core")
-NN = _load("nn/test_nn_gradcheck.py", "gradcheck_table_nn")
+# Tables of `name -> (function, inputs factory)`, float64 inputs (the format of tests/core/test_gradcheck.py).
+FACTORY_TABLES = ["core/test_gradcheck.py"]
+TABLES = {path: _load(path, "gradcheck_table_" + path.replace("/", "_")[:-3]) for path in FACTORY_TABLES}
+NN = _load("nn/test_nn_gradcheck.py", "gradcheck_table_nn")  # name -> (function, input shapes)
 
 
-def _core_inputs(name):
-    return CORE.CASES[name][0], CORE.CASES[name][1]()
+def _factory_inputs(path):
+    def make(name):
+        fn, factory = TABLES[path].CASES[name]
+        return fn, factory()
+
+    make.table = TABLES[path]
+    return make
 
 
 def _nn_inputs(name):
@@ -41,7 +48,13 @@ def _nn_inputs(name):
     return fn, tuple(NN.rnd(*s) for s in shapes)
 
 
-CASES = [pytest.param(_core_inputs, n, id=f"core-{n}") for n in sorted(CORE.CASES)]
+_nn_inputs.table = NN
+
+CASES = []
+for _path in FACTORY_TABLES:
+    _make = _factory_inputs(_path)
+    _prefix = "core" if _path == "core/test_gradcheck.py" else pathlib.Path(_path).stem.removeprefix("test_")
+    CASES += [pytest.param(_make, n, id=f"{_prefix}-{n}") for n in sorted(TABLES[_path].CASES)]
 CASES += [pytest.param(_nn_inputs, n, id=f"nn-{n}") for n in sorted(NN.CASES)]
 
 
@@ -76,7 +89,7 @@ def _value_and_grads(fn, inputs, device):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("make, name", CASES)
 def test_case_matches_the_cpu(make, name, device, monkeypatch):
-    module = CORE if make is _core_inputs else NN
+    module = make.table
     fn, inputs = make(name)
     ref_out, ref_grads = _value_and_grads(fn, inputs, "cpu")
     with _on(device, module, monkeypatch):
@@ -93,7 +106,7 @@ def test_case_matches_the_cpu(make, name, device, monkeypatch):
 @pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
 @pytest.mark.parametrize("make, name", CASES)
 def test_gradcheck_on_device(make, name, device, monkeypatch):
-    module = CORE if make is _core_inputs else NN
+    module = make.table
     fn, inputs = make(name)
     moved = tuple(x.detach().to(device).requires_grad_(x.requires_grad) for x in inputs)
 
