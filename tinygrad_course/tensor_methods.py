@@ -738,3 +738,33 @@ class TensorMethods(*MIXINS):
         self._write(_wrap(self._xp.asarray(values).astype(self.dtype.np_dtype, copy=False)))
         return self
 
+
+
+def _inplace_variant(name, zero_grad=False):
+    """`Tensor.<name>_`: the out-of-place method `name` written into this tensor, like PyTorch's in-place twin.
+
+    With `zero_grad` (comparisons, whose bool result has no gradient) the written values carry a zero gradient,
+    as PyTorch's `GeBackward0`/... give; the logical ops keep the tensor's old history, as PyTorch's do."""
+
+    def method(self, *args, **kwargs):
+        def compute(t):
+            out = getattr(t, name)(*args, **kwargs)
+            if zero_grad and t.requires_grad:
+                out = t.mul(0).add(out.to(t.dtype))
+            return out
+
+        return self._inplace(compute)
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place `{name}`: writes `self.{name}(...)` into this tensor and returns it."
+    return method
+
+
+_PLAIN_INPLACE = ("absolute bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp_max clamp_min cos cumsum divide "
+                  "expm1 floor floor_divide log10 log1p log2 multiply negative reciprocal remainder round rsqrt sign "
+                  "sin square subtract tril triu true_divide trunc").split()
+_PLAIN_INPLACE += "logical_and logical_not logical_or logical_xor".split()
+_COMPARISON_INPLACE = "eq ne lt le gt ge greater greater_equal less less_equal not_equal".split()
+for _name in _PLAIN_INPLACE + _COMPARISON_INPLACE:
+    if not hasattr(TensorMethods, _name + "_"):
+        setattr(TensorMethods, _name + "_", _inplace_variant(_name, zero_grad=_name in _COMPARISON_INPLACE))
