@@ -118,6 +118,11 @@ class Tensor(TensorMethods):
         return self._device
 
     @property
+    def is_cpu(self) -> bool:
+        """True if the tensor lives in host memory."""
+        return self._device.type == "cpu"
+
+    @property
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 

@@ -511,8 +511,30 @@ class TensorMethods(*MIXINS):
     @property
     def mT(self):
         """Transpose of the last two dimensions (a batch of matrices)."""
+        return self._matrix_transpose("tensor.mT")
+
+    @property
+    def mH(self):
+        """Conjugate transpose of the last two dimensions (the same as `mT` for real tensors)."""
+        return self._matrix_transpose("tensor.mH")
+
+    def adjoint(self):
+        """Conjugate transpose of the last two dimensions (a view; `mT` for real tensors)."""
+        return self._matrix_transpose("tensor.adjoint()")
+
+    @property
+    def H(self):
+        """Conjugate transpose of a matrix (the same as `T` on a 2-D real tensor)."""
+        if self.ndim == 0:
+            return self
+        if self.ndim != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.{hint}")
+        return V.T.apply(self, 0, 1)
+
+    def _matrix_transpose(self, what):
         if self.ndim < 2:
-            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+            raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
         return V.Transpose.apply(self, -2, -1)
 
     def expand(self, *sizes):
@@ -730,6 +752,18 @@ class TensorMethods(*MIXINS):
         if high is None:
             low, high = 0, low if low else 2 ** 24
         return self._random_fill(sampler(generator, self._device).integers(low, high, self._data.shape))
+
+    def bernoulli(self, p=None, *, generator=None):
+        """0/1 samples, 1 with the probability in each element (or `p`), like `torch.bernoulli(self)`."""
+        from .factories import bernoulli
+
+        return bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Indices drawn from the row-wise (unnormalised) probabilities, like `torch.multinomial(self, ...)`."""
+        from .factories import multinomial
+
+        return multinomial(self, num_samples, replacement, generator=generator)
 
     def _random_fill(self, values):
         from .tensor import _wrap

@@ -8,7 +8,8 @@ from .sorting import SortingMethods
 from .pointwise import PointwiseMethods
 from .linalg import LinalgMethods
 from .shaping import ShapingMethods
-from . import sorting, pointwise, linalg, shaping
+from .statistics import StatisticsMethods
+from . import sorting, pointwise, linalg, shaping, statistics
 
-MIXINS = (SortingMethods, PointwiseMethods, LinalgMethods, ShapingMethods)
-FAMILIES = (sorting, pointwise, linalg, shaping)
+MIXINS = (SortingMethods, PointwiseMethods, LinalgMethods, ShapingMethods, StatisticsMethods)
+FAMILIES = (sorting, pointwise, linalg, shaping, statistics)
