@@ -10,6 +10,7 @@ builds a tensor without `device=` still fails here.
 import contextlib
 import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -21,6 +22,9 @@ TESTS = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _load(relative, name):
+    folder = str((TESTS / relative).parent)
+    if folder not in sys.path:  # the table's own helpers (core_helpers, ...) import as they do under pytest
+        sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(name, TESTS / relative)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -28,7 +32,7 @@ def _load(relative, name):
 
 
 # Tables of `name -> (function, inputs factory)`, float64 inputs (the format of tests/core/test_gradcheck.py).
-FACTORY_TABLES = ["core/test_gradcheck.py"]
+FACTORY_TABLES = ["core/test_gradcheck.py", "core/test_statistics_and_aliases.py"]
 TABLES = {path: _load(path, "gradcheck_table_" + path.replace("/", "_")[:-3]) for path in FACTORY_TABLES}
 NN = _load("nn/test_nn_gradcheck.py", "gradcheck_table_nn")  # name -> (function, input shapes)
 
