@@ -189,3 +189,40 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 def float_result(d: dtype) -> dtype:
     """The dtype of a floating-only op (exp, sqrt, true division) applied to dtype `d`."""
     return d if d.category == _CATEGORY_FLOAT else _default_float
+
+
+# ---- numerical limits ----------------------------------------------------------------------------
+
+class finfo:
+    """Limits of a floating dtype (bits, eps, max, min, tiny, resolution), like `torch.finfo`."""
+
+    def __init__(self, type=None):
+        d = _default_float if type is None else to_dtype(type)
+        if d.category != _CATEGORY_FLOAT:
+            raise TypeError("tc.finfo() requires a floating point input type. Use tc.iinfo to handle 'tc.finfo'")
+        info = ml_dtypes.finfo(d.np_dtype) if d is bfloat16 else np.finfo(d.np_dtype)
+        self.bits = d.itemsize * 8
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = d.name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (bits, min, max), like `torch.iinfo`."""
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d is bool_:
+            raise TypeError("tc.bool is not supported by tc.iinfo")
+        if d.category != _CATEGORY_INT:
+            raise TypeError("tc.iinfo() requires an integer input type. Use tc.finfo to handle 'tc.iinfo'")
+        info = np.iinfo(d.np_dtype)
+        self.bits, self.min, self.max, self.dtype = d.itemsize * 8, int(info.min), int(info.max), d.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
