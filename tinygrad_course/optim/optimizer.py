@@ -227,12 +227,17 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+# 0-d float32 counters that stay on the CPU, so reading them never waits for the GPU: the step count, NAdam's
+# mu_product and ASGD's eta and mu (PyTorch moves the last three to the parameter's device on loading).
+HOST_SCALAR_KEYS = frozenset({"step", "mu_product", "eta", "mu"})
+
+
 def _cast_state(param, value, key):
-    """A copy of one saved state entry, moved to the parameter's device (and dtype, except for 'step')."""
+    """A copy of one saved state entry, moved to the parameter's device and dtype (host counters stay as they are)."""
     if isinstance(value, Tensor):
-        if key != "step" and value.is_floating_point() and param.is_floating_point():
+        if key not in HOST_SCALAR_KEYS and value.is_floating_point() and param.is_floating_point():
             value = value.to(dtype=param.dtype)
-        if key != "step":
+        if key not in HOST_SCALAR_KEYS:
             value = value.to(device=param.device)
         return _wrap(value._xp.array(value._data, copy=True))
     if isinstance(value, dict):
@@ -273,3 +278,10 @@ def check_float(name: str, value, low=0.0):
     """Raise PyTorch's ValueError for an option below `low`."""
     if not float(value) >= low:
         raise ValueError(f"Invalid {name}: {value}")
+
+
+def check_betas(betas):
+    """Raise PyTorch's ValueError unless 0 <= beta < 1 for both betas."""
+    for i, beta in enumerate(betas[:2]):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
