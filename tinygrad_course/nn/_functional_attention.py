@@ -1,4 +1,275 @@
-"""Attention for `tc.nn.functional`: scaled_dot_product_attention and multi_head_attention_forward."""
+"""Attention for `tc.nn.functional`: scaled_dot_product_attention and multi_head_attention_forward.
+
+Both are compositions of framework ops (matmul, softmax, masked_fill, dropout, linear), so gradients, double
+backward and the GPU need nothing extra.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import warnings
+
+from .. import dtypes as _dt
+from .. import factories
+from ..tensor import _wrap
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# How PyTorch's C++ messages name dtypes.
+_CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _cpp_name(dtype):
+    name = str(dtype).split(".")[-1]
+    return _CPP_NAMES.get(name, name)
+
+
+def _check_sdpa_inputs(query, key, value, attn_mask):
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+            f"{_cpp_name(value.dtype)} instead.")
+    if attn_mask is not None and attn_mask.dtype is not _dt.bool_ and not attn_mask.dtype.is_floating_point \
+            and attn_mask.dtype is not query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+            f"{_cpp_name(attn_mask.dtype)} and  query.dtype: {_cpp_name(query.dtype)} instead.")
+
+
+def _repeat_heads(t, heads):
+    """(..., Hk, S, E) -> (..., heads, S, E), each key/value head repeated for its group (repeat_interleave)."""
+    hk = t.shape[-3]
+    if heads % hk:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if heads == hk:
+        return t
+    lead = tuple(t.shape[:-3])
+    expanded = t.unsqueeze(-3).expand(*lead, hk, heads // hk, *t.shape[-2:])
+    return expanded.reshape(*lead, heads, *t.shape[-2:])
+
+
+def _causal_keep(length, source, device):
+    """(L, S) bool mask keeping key j for query i when j <= i (aligned at the top-left, like PyTorch)."""
+    return factories.ones(length, source, dtype=_dt.bool_, device=device).tril()
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(Q K^T * scale + mask) V over the last two dims; bool masks keep where True, float masks add.
+
+    Rows whose keys are all masked give zeros (as PyTorch's CPU kernels do), not NaN.
+    """
+    _check_sdpa_inputs(query, key, value, attn_mask)
+    length, source = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa and query.ndim >= 3:
+        key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        attn_mask = _causal_keep(length, source, query.device)
+    if attn_mask is None:
+        weights = scores.softmax(-1)
+    else:
+        if attn_mask.dtype is _dt.bool_:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+        # fully masked rows: softmax over zeros instead of all -inf (no NaN), then zero those rows' weights
+        dead = _wrap((scores._data == -scores._xp.inf).all(axis=-1, keepdims=True))
+        weights = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
+    if dropout_p > 0.0:
+        from .functional import dropout
+
+        weights = dropout(weights, dropout_p, True)
+    return weights @ value
+
+
+# ---- multi-head attention ------------------------------------------------------------------------------------
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """True for batched (3-D) query, False for unbatched (2-D); AssertionError like PyTorch otherwise."""
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                     f"but found {attn_mask.ndim}-D tensor instead")
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                         "tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask (True = masked out) becomes a float mask of 0 / -inf in target_type; float masks pass."""
+    if mask is None:
+        return None
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not _dt.bool_ and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if not is_float:
+        mask = factories.zeros(*mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
+    return mask
+
+
+def _pad_last(t):
+    from .functional import pad
+
+    return pad(t, (0, 1))
+
+
+def _in_projection(query, key, value, weights, biases):
+    from .functional import linear
+
+    return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """Multi-head attention on (L, N, E) query and (S, N, E_k/E_v) key/value, like `F.multi_head_attention_forward`;
+    returns (output (L, N, E), attention weights (N, L, S) averaged over heads, or per head, or None)."""
+    from .functional import dropout, linear
+
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the mask is only a hint: attention below applies the causal mask itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+        weights = (q_proj_weight, k_proj_weight, v_proj_weight)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        weights = in_proj_weight.chunk(3)
+    biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+    q, k, v = _in_projection(query, key, value, weights, biases)
+
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.ndim == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+
+    if bias_k is not None and bias_v is not None:  # one learned extra key/value position
+        k = factories.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = factories.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else _pad_last(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None
+                             else "bias_v is set but bias_k is None")
+
+    # heads become part of the batch: (N * H, len, head_dim)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
+    if add_zero_attn:
+        zeros = factories.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
+        k, v = factories.cat([k, zeros], 1), factories.cat([v, zeros], 1)
+        attn_mask = None if attn_mask is None else _pad_last(attn_mask)
+        key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = (key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+                            .reshape(bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        attn_weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            attn_weights = dropout(attn_weights, dropout_p)
+        out = (attn_weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        attn_weights = attn_weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            attn_weights = attn_weights.mean(1)
+        if not is_batched:
+            out, attn_weights = out.squeeze(1), attn_weights.squeeze(0)
+        return out, attn_weights
+
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
