@@ -1,10 +1,19 @@
-"""Activation layers: `ReLU`, `LeakyReLU`, `Sigmoid`, `Tanh`, `GELU`, `SiLU`, `Softmax`, `LogSoftmax`."""
+"""Activation layers: `ReLU`, `LeakyReLU`, `Sigmoid`, `Tanh`, `GELU`, `SiLU`, `Softmax`, `LogSoftmax`, and the
+rest of PyTorch's: `ELU`, `SELU`, `CELU`, `ReLU6`, `Hardtanh`, `Hardsigmoid`, `Hardswish`, `Mish`, `Softplus`,
+`LogSigmoid`, `Softsign`, `Tanhshrink`, `Softshrink`, `Hardshrink`, `Threshold`, `Softmin`, `Softmax2d`, `GLU`,
+`PReLU`, `RReLU`."""
 from __future__ import annotations
 
+import warnings
+
+from ... import factories
 from .. import functional as F
+from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU",
+           "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "LogSigmoid", "Softsign", "Tanhshrink",
+           "Softshrink", "Hardshrink", "Threshold", "Softmin", "Softmax2d", "GLU", "PReLU", "RReLU"]
 
 
 class ReLU(Module):
@@ -104,3 +113,269 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+def _inplace_repr(inplace):
+    return "inplace=True" if inplace else ""
+
+
+class _AlphaActivation(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(_AlphaActivation):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class CELU(_AlphaActivation):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class SELU(Module):
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Hardtanh(Module):
+    """x clipped to [min_val, max_val]."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False, min_value=None,
+                 max_value=None):
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
+                          stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
+                          stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class _InplaceActivation(Module):
+    """An activation whose only option is `inplace` (shown in the repr only when set, unless told not to)."""
+
+    _show_inplace = True
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return self._function(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace) if self._show_inplace else ""
+
+
+class Hardsigmoid(_InplaceActivation):
+    """relu6(x + 3) / 6."""
+
+    _function = staticmethod(F.hardsigmoid)
+    _show_inplace = False
+
+
+class Hardswish(_InplaceActivation):
+    """x * relu6(x + 3) / 6."""
+
+    _function = staticmethod(F.hardswish)
+    _show_inplace = False
+
+
+class Mish(_InplaceActivation):
+    """x * tanh(softplus(x))."""
+
+    _function = staticmethod(F.mish)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, linear where beta * x > threshold."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), computed stably."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class _Shrink(Module):
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softshrink(_Shrink):
+    """x - lambd above lambd, x + lambd below -lambd, 0 in between."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, else 0."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    """x where x > threshold, else value."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmin(Module):
+    """softmax(-x) along `dim`."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+class GLU(Module):
+    """Gated linear unit: a * sigmoid(b) for the two halves of the input along `dim`."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learnable slope (one, or one per channel), initialised to `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(factories.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from ...autograd.grad_mode import no_grad
+
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes in U(lower, upper) in training, their mean in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
