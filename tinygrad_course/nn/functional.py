@@ -156,14 +156,14 @@ def one_hot(tensor, num_classes=-1):
 
 
 def pad(input, pad, mode="constant", value=None):
-    """Pad the last dims: `pad=(left, right, top, bottom, ...)`, last dim first (constant mode)."""
+    """Pad the last dims: `pad=(left, right, top, bottom, ...)`, last dim first (constant, reflect, replicate, circular)."""
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {input.ndim}")
     if mode != "constant":
-        raise NotImplementedError(f"pad mode '{mode}' is not supported here; only 'constant' is.")
+        return _functional_layers.pad_by_mode(input, pad, mode, value)  # reflect / replicate / circular
     return _ConstantPad.apply(input, tuple(int(p) for p in pad), 0.0 if value is None else value)
 
 

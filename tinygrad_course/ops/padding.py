@@ -25,3 +25,56 @@ class ConstantPad(Op):
     @staticmethod
     def backward(ctx, g):
         return ConstantPad.apply(g, tuple(-p for p in ctx.pad), 0.0)
+
+
+def pad_positions(xp, size, lo, hi, mode):
+    """Source position of every output position along one dim padded by (lo, hi) in `mode`."""
+    j = xp.arange(-lo, size + hi)
+    if mode == "reflect":
+        return xp.where(j < 0, -j, xp.where(j >= size, 2 * (size - 1) - j, j))
+    if mode == "replicate":
+        return xp.clip(j, 0, size - 1)
+    return j % size  # circular
+
+
+_PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0"}
+
+
+class IndexPad(Op):
+    """Reflect, replicate or circular padding of the trailing dims: a gather of the input positions
+    (backward: the gradients added back where each position came from)."""
+
+    node_name = "ReflectionPad1DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, pad, mode):
+        from .movement import IndexPutZeros  # noqa: F401  (used in backward)
+
+        xp, a = x._xp, x._data
+        k = len(pad) // 2
+        idx = [slice(None)] * (a.ndim - k)
+        for d in range(k):  # d-th padded dim, counted from the first of the trailing ones
+            dim = a.ndim - k + d
+            lo, hi = pad[2 * (k - 1 - d)], pad[2 * (k - 1 - d) + 1]
+            pos = pad_positions(xp, a.shape[dim], lo, hi, mode)
+            idx.append(pos.reshape((-1,) + (1,) * (k - 1 - d)))
+        ctx.idx, ctx.shape = tuple(idx), a.shape
+        return a[ctx.idx]
+
+    @staticmethod
+    def backward(ctx, g):
+        from .movement import IndexPutZeros
+
+        return IndexPutZeros.apply(g, ctx.shape, ctx.idx, False)
+
+
+def index_pad_op(mode, ndims):
+    """IndexPad with PyTorch's grad_fn name for `mode` over `ndims` padded dims."""
+    name = _PAD_NAMES.get(mode, "CopySlices").format(ndims)
+    op = _INDEX_PAD_OPS.get(name)
+    if op is None:
+        op = _INDEX_PAD_OPS[name] = type("IndexPad", (IndexPad,), {"node_name": name})
+    return op
+
+
+_INDEX_PAD_OPS: dict = {}

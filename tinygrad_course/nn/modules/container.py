@@ -1,12 +1,15 @@
-"""Containers: `Sequential`, `ModuleList`, `ModuleDict` (like PyTorch's)."""
+"""Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict` (like PyTorch's)."""
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
 
+from ...tensor import Tensor
+from ..parameter import Parameter
+from .bilinear import Bilinear  # noqa: F401  (its own file; exported with this family)
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Bilinear"]
 
 
 class _NumberedModules(Module):
@@ -185,3 +188,153 @@ class ModuleDict(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict is not callable; index it by key and call the module instead.")
+
+
+def _describe(value, type_name):
+    """One line of ParameterList/ParameterDict's repr, as PyTorch writes it."""
+    if isinstance(value, Tensor):
+        size = "x".join(str(s) for s in value.shape)
+        device = f" ({value.device})" if value.device.type == "cuda" else ""
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        return f"{kind} containing: [{type_name(value)} of size {size}{device}]"
+    return f"Object of type: {type(value).__name__}"
+
+
+def _as_parameter(value):
+    """Tensors become Parameters (as PyTorch's containers do); other objects are stored as they are."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of parameters that are registered (under the names "0", "1", ...): `model.parameters()` sees them."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _position(self, idx) -> int:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return idx % len(self)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(self._position(idx)))
+
+    def __setitem__(self, idx, param):
+        setattr(self, str(self._position(idx)), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        """Add one parameter at the end; returns self."""
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        """Append every parameter of an iterable; returns self."""
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({k}): {_describe(p, lambda t: str(t.dtype))}" for k, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict of parameters that are registered under their (string) keys, in insertion order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _check_key(self, key):
+        if not isinstance(key, str):
+            raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is not a string "
+                            f"(type is '{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+
+    def __getitem__(self, key):
+        self._check_key(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._check_key(key)
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        """Remove `key` and return its parameter."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self):
+        for k in list(self._keys):
+            del self[k]
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def copy(self):
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def update(self, parameters):
+        """Add parameters from a mapping or an iterable of (key, parameter) pairs."""
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in items:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({k}): {_describe(p, lambda t: t.type())}" for k, p in self.items())
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterDict should not be called.")

@@ -1,4 +1,4 @@
-"""`Dropout` and `Embedding`."""
+"""`Dropout` (element-wise, channel-wise, alpha) and `Embedding`."""
 from __future__ import annotations
 
 from ... import factories
@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Dropout", "Embedding"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Embedding"]
 
 
 class Dropout(Module):
@@ -25,6 +25,41 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """During training, zero whole channels of (N, C, L) input with probability p and scale the rest by 1/(1-p)."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """During training, zero whole channels of (N, C, H, W) input with probability p and scale the rest."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """During training, zero whole channels of (N, C, D, H, W) input with probability p and scale the rest."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(Dropout):
+    """Dropout for SELU networks: keeps mean 0 and variance 1 (dropped units take SELU's saturation value)."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
 
 
 class Embedding(Module):

@@ -1,4 +1,4 @@
-"""`LayerNorm`, `BatchNorm1d`, `BatchNorm2d`."""
+"""Normalisation layers: layer, batch, group, instance, RMS and local response norm."""
 from __future__ import annotations
 
 from ... import dtypes as _dt
@@ -7,7 +7,8 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "RMSNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -109,3 +110,134 @@ class BatchNorm2d(_BatchNorm):
     """Batch norm over (N, C, H, W) input."""
 
     _expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input."""
+
+    _expected_dims = (5,)
+
+
+class GroupNorm(Module):
+    """Normalize each group of channels of each sample, then apply a per-channel scale and shift."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(factories.ones(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(factories.zeros(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
+
+
+class _InstanceNorm(_BatchNorm):
+    """Shared code of InstanceNorm1d/2d/3d: per-sample, per-channel normalisation over the spatial dims."""
+
+    _spatial = 1
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        batched = self._spatial + 2
+        if input.ndim not in (batched - 1, batched):
+            raise ValueError(f"expected {batched - 1}D or {batched}D input (got {input.ndim}D input)")
+        channel = 1 if input.ndim == batched else 0
+        if input.shape[channel] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={channel} to match num_features ({self.num_features}), "
+                                 f"but got: {input.shape[channel]}.")
+            import warnings
+
+            warnings.warn(f"input's size at dim={channel} does not match num_features. You can silence this warning "
+                          "by not passing in num_features, which is not used because affine=False", stacklevel=2)
+        x = input if input.ndim == batched else input.unsqueeze(0)
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats, self.momentum if self.momentum is not None
+                              else 0.1, self.eps)
+        return out if input.ndim == batched else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm over (N, C, L) or (C, L) input (no affine parameters or running statistics by default)."""
+
+    _spatial = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm over (N, C, H, W) or (C, H, W) input (no affine parameters or running statistics by default)."""
+
+    _spatial = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _spatial = 3
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x**2) + eps) over the trailing `normalized_shape` dims, times a learned scale.
+
+    eps=None uses the machine epsilon of the input's dtype, as PyTorch does.
+    """
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine: bool = True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(factories.ones(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """Scale back to ones."""
+        if self.weight is not None:
+            from .. import init
+
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """Normalize each value by the energy of `size` neighbouring channels (AlexNet's LRN)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
