@@ -153,3 +153,137 @@ def test_load_state_dict_into_a_fresh_optimizer_continues_identically(name):
     for key, value in opt2.state[resumed[0]].items():
         assert value is not saved["state"][0][key]  # loading copied the state
         assert value.device == (resumed[0].device if value.dim() else tc.device("cpu"))
+
+
+@pytest.mark.parametrize("name,kwargs,match", [
+    ("Adamax", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("Adamax", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    ("NAdam", dict(momentum_decay=-1), "Invalid momentum_decay value: -1"),
+    ("NAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
+    ("RAdam", dict(eps=-1), "Invalid epsilon value: -1"),
+    ("RAdam", dict(weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
+    ("Adadelta", dict(rho=1.5), "Invalid rho value: 1.5"),
+    ("Adadelta", dict(lr=-2), "Invalid learning rate: -2"),
+    ("ASGD", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+    ("Rprop", dict(etas=(1.5, 1.2)), "Invalid eta values: 1.5, 1.2"),
+    ("LBFGS", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+])
+def test_bad_hyper_parameters_raise_like_pytorch(name, kwargs, match):
+    for lib, mod in ((tc, optim), (torch, torch.optim)):
+        with pytest.raises(ValueError) as info:
+            getattr(mod, name)([lib.zeros(2, requires_grad=True)], **kwargs)
+        assert str(info.value) == match
+
+
+# ---- LBFGS --------------------------------------------------------------------------------------------
+
+_RNG = np.random.default_rng(3)
+_M = _RNG.standard_normal((6, 6))
+_A = _M @ _M.T / 6 + np.eye(6)
+_B = _RNG.standard_normal(6)
+
+
+def _lbfgs_problem(lib, mod, dtype, **kwargs):
+    """A smooth convex loss over two parameters (a quadratic plus a quartic), with its LBFGS and closure."""
+    x = lib.tensor(np.zeros((2, 3), dtype=dtype), requires_grad=True)
+    y = lib.tensor(np.ones(3, dtype=dtype), requires_grad=True)
+    a, b = lib.tensor(_A.astype(dtype)), lib.tensor(_B.astype(dtype))
+    opt = mod.LBFGS([x, y], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        z = lib.cat([x.reshape(-1)[:3], y])
+        loss = 0.5 * (z * (a @ z)).sum() - (b * z).sum() + 0.1 * (x ** 4).sum()
+        loss.backward()
+        return loss
+
+    return [x, y], opt, closure
+
+
+def _rosenbrock_problem(lib, mod, dtype, **kwargs):
+    x = lib.tensor(np.array([-1.2, 1.0, -0.5, 0.8], dtype=dtype), requires_grad=True)
+    opt = mod.LBFGS([x], **kwargs)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((1 - x[:-1]) ** 2).sum() + 100 * ((x[1:] - x[:-1] ** 2) ** 2).sum()
+        loss.backward()
+        return loss
+
+    return [x], opt, closure
+
+
+LBFGS_CASES = [
+    (_lbfgs_problem, np.float64, dict(), 1e-12),
+    (_lbfgs_problem, np.float64, dict(max_iter=5, history_size=3), 1e-12),
+    (_lbfgs_problem, np.float64, dict(line_search_fn="strong_wolfe"), 1e-12),
+    (_lbfgs_problem, np.float64, dict(line_search_fn="strong_wolfe", max_iter=4, history_size=2), 1e-12),
+    (_lbfgs_problem, np.float32, dict(max_iter=1), 1e-6),
+    (_lbfgs_problem, np.float32, dict(max_iter=1, line_search_fn="strong_wolfe"), 1e-6),
+    (_rosenbrock_problem, np.float64, dict(lr=0.5, history_size=5), 1e-7),
+    (_rosenbrock_problem, np.float64, dict(line_search_fn="strong_wolfe"), 1e-7),
+]
+
+
+@pytest.mark.parametrize("problem,dtype,kwargs,tol", LBFGS_CASES,
+                         ids=[f"{c[0].__name__}-{c[1].__name__}-{c[2]}" for c in LBFGS_CASES])
+def test_lbfgs_matches_pytorch(problem, dtype, kwargs, tol):
+    ours, opt, closure = problem(tc, optim, dtype, **kwargs)
+    theirs, topt, tclosure = problem(torch, torch.optim, dtype, **kwargs)
+    for step in range(4):
+        loss, tloss = opt.step(closure), topt.step(tclosure)
+        assert isinstance(loss, tc.Tensor) and loss.grad_fn is not None  # the first closure's loss, as in torch
+        assert abs(loss.item() - tloss.item()) <= tol * max(1.0, abs(tloss.item()))
+        for p, q in zip(ours, theirs):
+            _assert_close(p, q, tol, f"step {step}")
+        s, ts = opt.state[ours[0]], topt.state[theirs[0]]
+        assert sorted(s) == sorted(ts)
+        assert (s["func_evals"], s["n_iter"]) == (ts["func_evals"], ts["n_iter"])
+        assert len(s["old_dirs"]) == len(ts["old_dirs"]) and len(s["ro"]) == len(ts["ro"])
+        _assert_close(s["d"], ts["d"], tol * 1e3, "direction")
+        assert s["d"].device == ours[0].device and s["prev_flat_grad"].device == ours[0].device
+
+
+def test_lbfgs_state_dict_round_trip_continues_identically():
+    straight, opt, closure = _lbfgs_problem(tc, optim, np.float64, max_iter=3, history_size=4)
+    for _ in range(4):
+        opt.step(closure)
+    first, opt1, closure1 = _lbfgs_problem(tc, optim, np.float64, max_iter=3, history_size=4)
+    for _ in range(2):
+        opt1.step(closure1)
+    saved = copy.deepcopy(opt1.state_dict())
+    assert list(saved["state"]) == [0]
+    resumed, opt2, closure2 = _lbfgs_problem(tc, optim, np.float64, max_iter=3, history_size=4)
+    with tc.no_grad():
+        for p, q in zip(resumed, first):
+            p.copy_(q)
+    opt2.load_state_dict(saved)
+    for _ in range(2):
+        opt2.step(closure2)
+    for a, b in zip(resumed, straight):
+        np.testing.assert_array_equal(_numpy(a), _numpy(b))
+
+
+def test_lbfgs_errors_like_pytorch():
+    p, q = tc.zeros(2, requires_grad=True), tc.zeros(1, requires_grad=True)
+    with pytest.raises(ValueError, match=r"LBFGS doesn't support per-parameter options \(parameter groups\)"):
+        optim.LBFGS([{"params": [p]}, {"params": [q]}])
+    with pytest.raises(TypeError, match="closure"):
+        optim.LBFGS([p]).step()
+    ours, opt, closure = _lbfgs_problem(tc, optim, np.float64, line_search_fn="armijo")
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
+
+
+def test_lbfgs_stops_at_once_when_the_gradient_is_already_zero():
+    p = tc.ones(3, requires_grad=True)
+    opt = optim.LBFGS([p])
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    assert opt.step(closure).item() == 0.0
+    assert opt.state[p] == {"func_evals": 1, "n_iter": 0}

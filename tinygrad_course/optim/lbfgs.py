@@ -199,10 +199,6 @@ class LBFGS(Optimizer):
                 hook(self, (), {})
         return orig_loss
 
-    def _evaluate(self, closure):
-        with enable_grad():
-            return closure()
-
     def _run(self, closure):
         group = self.param_groups[0]
         lr = _scalar(group["lr"])
@@ -210,11 +206,17 @@ class LBFGS(Optimizer):
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
 
+        user_closure = closure
+
+        def closure():  # the loss and its gradients are computed with autograd on, as in PyTorch
+            with enable_grad():
+                return user_closure()
+
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 
-        orig_loss = self._evaluate(closure)
+        orig_loss = closure()
         loss = float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
@@ -295,7 +297,7 @@ class LBFGS(Optimizer):
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
-                    loss = float(self._evaluate(closure))
+                    loss = float(closure())
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     ls_func_evals = 1
