@@ -275,8 +275,8 @@ class RNNBase(Module):
             unbatched = False
         else:
             if input.ndim not in (2, 3):
-                name = "LSTM" if self.mode == "LSTM" else ("GRU" if self.mode == "GRU" else "RNN")
-                tail = " instead" if self.mode == "LSTM" else " tensor instead"
+                name = self.mode if self.mode in ("LSTM", "GRU") else "RNN"
+                tail = " tensor instead" if name == "RNN" else " instead"
                 raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D{tail}")
             unbatched = input.ndim == 2
             x = input.unsqueeze(0 if self.batch_first else 1) if unbatched else input
