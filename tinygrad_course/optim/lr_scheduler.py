@@ -10,11 +10,13 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from functools import partial
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
-           "OneCycleLR", "SequentialLR", "ReduceLROnPlateau"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler",
+           "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR"]
 
 _EPOCH_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
@@ -97,6 +99,16 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of `LRScheduler`, kept (like PyTorch) for code that subclasses it."""
+
+
+def _saved_callables(fns):
+    """What `state_dict` keeps of user functions: nothing for plain functions, the `__dict__` of callable
+    objects (PyTorch's rule, so lambdas never end up in a checkpoint)."""
+    return [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in fns]
+
+
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(epoch); one function or one per param group."""
 
@@ -113,8 +125,7 @@ class LambdaLR(LRScheduler):
     def state_dict(self):
         """The state; plain functions are not saved (callable objects save their `__dict__`), like PyTorch."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                               for fn in self.lr_lambdas]
+        state["lr_lambdas"] = _saved_callables(self.lr_lambdas)
         return state
 
     def load_state_dict(self, state_dict):
@@ -242,21 +253,7 @@ class SequentialLR(LRScheduler):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
             raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
-        for i, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(f"{self.__class__.__name__} at index {i} should have `optimizer` as its attribute.")
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it requires "
-                    "additional kwargs to be specified when calling `step`, but got one at index "
-                    f"{i} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but got "
-                    f"scheduler {scheduler.__class__.__name__} at index {i} has {scheduler.optimizer}, which is "
-                    f"different from {optimizer.__class__.__name__}."
-                )
+        _check_scheduler_list(self, optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
@@ -501,6 +498,303 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply the lr by `lr_lambda(epoch)` every epoch; one function or one per param group."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self):
+        """The state; plain functions are not saved (callable objects save their `__dict__`), like PyTorch."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = _saved_callables(self.lr_lambdas)
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+    def get_lr(self):
+        if self._is_initial:
+            return self._current_lrs()
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the lr by a constant `factor` for the first `total_iters` epochs, then restore it."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the lr as (1 - epoch / total_iters) ** power, reaching 0 after `total_iters` epochs."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        decay_factor = ((1.0 - self.last_epoch / self.total_iters)
+                        / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base_lr in self.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    """Step several schedulers together each epoch (their factors multiply), e.g. a warm-up and a decay."""
+
+    def __init__(self, schedulers, optimizer=None):
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_scheduler_list(self, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self):
+        """Step every chained scheduler once, in order."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, saved in zip(self._schedulers, schedulers):
+            s.load_state_dict(saved)
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the lr between `base_lr` and `max_lr` (usually stepped per batch), in triangular waves
+    ('triangular'), waves halving each cycle ('triangular2'), or scaled by gamma**iteration ('exp_range').
+
+    With `cycle_momentum` the momentum (or Adam's beta1) cycles the opposite way, between `max_momentum` and
+    `base_momentum`.
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_max, m_base, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_max, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_max
+                    group["max_momentum"] = m_max
+                    group["base_momentum"] = m_base
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The amplitude factor for cycle (or iteration) `x`: the custom `scale_fn`, else the mode's."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x):
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x):
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma, x):
+        return gamma ** x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base_lr + (max_lr - base_lr) * scale_factor * scale
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            momenta = [max_m - (max_m - base_m) * scale_factor * scale
+                       for base_m, max_m in zip(self.base_momentums, self.max_momentums)]
+            for group, momentum in zip(self.optimizer.param_groups, momenta):
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        """The state; the scale function is saved only as a callable object's `__dict__`, like PyTorch."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None if fn is None else _saved_callables([fn])[0]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the initial lr to `eta_min` over T_i epochs, then a restart; T_0 is the first
+    period and each period is `T_mult` times the last. `step(epoch)` accepts fractional epochs (per-batch use)."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None):
+        """Advance one epoch, or jump to `epoch` (may be fractional, e.g. epoch + batch / batches_per_epoch)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._current_lrs()
+
+
+def _check_scheduler_list(owner, optimizer, schedulers):
+    """PyTorch's checks on the schedulers given to SequentialLR / ChainedScheduler."""
+    name = owner.__class__.__name__
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                f"specified when calling `step`, but got one at index {i} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                f"{scheduler.__class__.__name__} at index {i} has {scheduler.optimizer}, which is different from "
+                f"{optimizer.__class__.__name__}."
+            )
 
 
 def _per_group(name, optimizer, value):
