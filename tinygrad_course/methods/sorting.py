@@ -27,19 +27,6 @@ def _shape_text(shape):
     return f"[{', '.join(map(str, shape))}]"
 
 
-def _broadcast_shape(a, b):
-    """The broadcast of shapes `a` and `b`, or PyTorch's error naming the right-most mismatch."""
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    for i in reversed(range(n)):
-        if a[i] != b[i] and 1 not in (a[i], b[i]):
-            raise RuntimeError(
-                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
-                f"dimension {i}. Hint: shapes are compared from the right; each pair of sizes must be equal or one "
-                "of them 1.")
-    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b))
-
-
 class SortingMethods:
     """Mixin with sorting methods of `Tensor`."""
 
@@ -165,7 +152,7 @@ class SortingMethods:
                 f"{self.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
         wanted = list(self.shape)
         wanted[d] = indices.shape[d]
-        shape = list(_broadcast_shape(wanted, indices.shape))
+        shape = list(S.broadcast_shape(wanted, indices.shape))
         index = indices.expand(shape)
         shape[d] = self.shape[d]
         return self.expand(shape).gather(d, _wrap_negative(index, self.shape[d]))

@@ -40,6 +40,24 @@ def _pick(xp, data, idx, d):
     return xp.take_along_axis(data, idx, axis=d)
 
 
+def _check_not_empty(name, data, d):
+    if data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def broadcast_shape(a, b):
+    """The broadcast of shapes `a` and `b`, or PyTorch's error naming the right-most mismatch."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in reversed(range(n)):
+        if a[i] != b[i] and 1 not in (a[i], b[i]):
+            raise RuntimeError(
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                f"dimension {i}. Hint: shapes are compared from the right; each pair of sizes must be equal or one "
+                "of them 1.")
+    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b))
+
+
 def _no_bool(x, name):
     if x.dtype is _dt.bool_:
         raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
@@ -121,6 +139,7 @@ class Kthvalue(_PickAlongDim):
         _no_bool(x, "kthvalue_cpu")
         d = normalize_dim(-1 if dim is None else dim, x.ndim)
         data = _at_least_1d(x._data)
+        _check_not_empty("kthvalue", data, d)
         if not 1 <= k <= data.shape[d]:
             raise RuntimeError(
                 f"kthvalue(): selected number k out of range for dimension {d}. "
@@ -145,15 +164,13 @@ def median_positions(xp, data, d, ignore_nan):
 
 class MedianDim(_PickAlongDim):
     node_name = "MedianBackward1"
-    name = "median"
 
     @classmethod
     def forward(cls, ctx, x, dim, keepdim=False):
-        _no_bool(x, f"{cls.name}_cpu")
+        _no_bool(x, "median_out")
         d = normalize_dim(dim, x.ndim)
         data = _at_least_1d(x._data)
-        if data.shape[d] == 0:
-            raise IndexError(f"{cls.name}(): Expected reduction dim {d} to have non-zero size.")
+        _check_not_empty("median", data, d)
         order, pos = median_positions(x._xp, data, d, cls is NanmedianDim)
         idx = _pick(x._xp, order, pos, d)
         return _PickAlongDim.finish(ctx, x, d, _pick(x._xp, data, idx, d), idx, keepdim)
@@ -161,18 +178,16 @@ class MedianDim(_PickAlongDim):
 
 class NanmedianDim(MedianDim):
     node_name = "NanmedianBackward1"
-    name = "nanmedian"
 
 
 class MedianAll(Op):
     """median() of all elements; the gradient is shared evenly by the elements equal to it, as in PyTorch."""
 
     node_name = "MedianBackward0"
-    name = "median"
 
     @classmethod
     def forward(cls, ctx, x):
-        _no_bool(x, f"{cls.name}_cpu")
+        _no_bool(x, "median_cpu")
         xp, flat = x._xp, x._data.reshape(-1)
         ctx.save_for_backward(x)
         ctx.save_output = True
@@ -191,7 +206,6 @@ class MedianAll(Op):
 
 class NanmedianAll(MedianAll):
     node_name = "NanmedianBackward0"
-    name = "nanmedian"
 
 
 class Mode(_PickAlongDim):
@@ -202,8 +216,7 @@ class Mode(_PickAlongDim):
         d = normalize_dim(dim, x.ndim)
         xp, data = x._xp, _at_least_1d(x._data)
         n = data.shape[d]
-        if n == 0:
-            raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+        _check_not_empty("mode", data, d)
         moved = xp.moveaxis(data, d, -1)
         rows = moved.reshape(-1, n)
         m = rows.shape[0]
@@ -325,10 +338,13 @@ class Logcumsumexp(Op):
             return t.flip(d).logcumsumexp(d).flip(d)
 
         # grad_i = sum_{j >= i} g_j exp(x_i - out_j), summed in log space separately for g > 0 and g < 0
-        # so that nothing overflows (the formula PyTorch and TensorFlow use).
+        # so that nothing overflows (the formula PyTorch and TensorFlow use). log(0) is the lowest finite
+        # value rather than -inf, so that the second derivative meets no inf - inf.
+        lowest = float(_dt.finfo(g.dtype).min)
+
         def log_part(h):
             positive = h > 0
-            return h.masked_fill(~positive, 1.0).log().masked_fill(~positive, float("-inf"))
+            return h.masked_fill(~positive, 1.0).log().masked_fill(~positive, lowest)
 
         return ((reverse_logcumsumexp(log_part(g) - out) + x).exp()
                 - (reverse_logcumsumexp(log_part(-g) - out) + x).exp())
@@ -345,7 +361,8 @@ class MaskedSelect(Op):
                 "(x > 0) or convert it with .bool().")
         check_same_device(x, mask)
         xp = x._xp
-        data, keep = xp.broadcast_arrays(x._data, mask._data)
+        shape = broadcast_shape(mask.shape, x.shape)  # PyTorch names the mask "tensor a"
+        data, keep = xp.broadcast_to(x._data, shape), xp.broadcast_to(mask._data, shape)
         ctx.shape, ctx.full_shape = x._data.shape, data.shape
         data, keep = _at_least_1d(data), _at_least_1d(keep)
         ctx.picked = xp.nonzero(keep)  # the output's length depends on the data: one sync, as in PyTorch
