@@ -504,15 +504,28 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return result if out is None else out.copy_(result)
 
 
-def _floating(t):
-    return t if t.dtype.is_floating_point else t.float()
+def _check_broadcastable(a, b):
+    """PyTorch's error for two shapes that do not broadcast (tc.broadcast_tensors words it differently)."""
+    for i in range(-1, -min(len(a), len(b)) - 1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            dim = max(len(a), len(b)) + i
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                               f"non-singleton dimension {dim}")
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along `dim`, like `F.cosine_similarity`."""
     from .. import broadcast_tensors
 
-    x1, x2 = broadcast_tensors(_floating(x1), _floating(x2))
+    if not x1.dtype.is_floating_point and not x2.dtype.is_floating_point:
+        kind = x1.type().split(".")[-1].replace("Tensor", "")
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {kind}")
+    if not x1.dtype.is_floating_point:
+        x1 = x1.to(x2.dtype)
+    elif not x2.dtype.is_floating_point:
+        x2 = x2.to(x1.dtype)
+    _check_broadcastable(x1.shape, x2.shape)
+    x1, x2 = broadcast_tensors(x1, x2)
     # Each vector is divided by its own norm first (as PyTorch does), so large inputs do not overflow;
     # the norms are clamped at eps without changing their gradient.
     n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
