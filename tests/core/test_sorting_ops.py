@@ -350,3 +350,12 @@ def test_tc_functions_accept_keywords_like_torch():
     assert_same(x.kthvalue(k=2, dim=0, keepdim=True), to_torch(x).kthvalue(k=2, dim=0, keepdim=True))
     assert_same(tc.median(x, dim=1, keepdim=True), torch.median(to_torch(x), dim=1, keepdim=True))
     assert_same(tc.cumprod(x, dim=1, dtype=tc.float64), torch.cumprod(to_torch(x), dim=1, dtype=torch.float64))
+
+
+def test_bfloat16_orders_nans_like_torch():
+    data = [1.0, NAN, 0.0, 2.0, 2.0, -1.0]
+    x, y = tc.tensor(data).to(tc.bfloat16), torch.tensor(data).to(torch.bfloat16)
+    for fn in (lambda t: t.sort(descending=True, stable=True), lambda t: t.sort(stable=True), lambda t: t.median(),
+               lambda t: t.nanmedian(0), lambda t: t.cummax(0), lambda t: t.cummin(0), lambda t: t.mode(),
+               lambda t: t.unique(), lambda t: t.topk(3)):
+        assert_same(fn(x), fn(y))

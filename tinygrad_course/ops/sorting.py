@@ -22,9 +22,15 @@ def values_indices(name, values, indices):
     return RETURN_TYPES[name](values, indices)
 
 
+def comparable(data):
+    """`data`, or a float32 copy for bfloat16 (whose NumPy sort and comparisons mishandle NaN)."""
+    return data.astype(np.float32) if data.dtype.kind == "V" else data
+
+
 def sort_indices(xp, data, d, descending=False):
     """Indices that sort `data` along `d`, stably (equal elements keep their order) and with NaN largest,
     as PyTorch's `sort(stable=True)` orders them."""
+    data = comparable(data)
     if not descending:
         return xp.argsort(data, axis=d, kind="stable")
     # Ascending sort of the reversed data, reversed back: descending, and ties still in their original order.
@@ -151,6 +157,7 @@ class Kthvalue(_PickAlongDim):
 def median_positions(xp, data, d, ignore_nan):
     """(sorting indices, sorted position of the median) along `d`: the lower of the two middle values; a NaN
     in the slice gives the first NaN (median) or is left out (nanmedian), as in PyTorch."""
+    data = comparable(data)
     order = sort_indices(xp, data, d)
     n = data.shape[d]
     shape = data.shape[:d] + (1,) + data.shape[d + 1:]
@@ -217,7 +224,7 @@ class Mode(_PickAlongDim):
         xp, data = x._xp, _at_least_1d(x._data)
         n = data.shape[d]
         _check_not_empty("mode", data, d)
-        moved = xp.moveaxis(data, d, -1)
+        moved = xp.moveaxis(comparable(data), d, -1)
         rows = moved.reshape(-1, n)
         m = rows.shape[0]
         order = xp.argsort(rows, axis=1, kind="stable")
@@ -235,7 +242,8 @@ class Mode(_PickAlongDim):
 def running_extreme(xp, data, d, largest):
     """Running max (or min) along `d` and where it was found, in log2(n) vectorised steps (a Hillis-Steele
     scan). Ties and NaNs go to the later element, as PyTorch's cummax/cummin do."""
-    n = data.shape[d]
+    n, dtype = data.shape[d], data.dtype
+    data = comparable(data)
     vals = data.copy()
     idx = xp.broadcast_to(xp.arange(n).reshape((n,) + (1,) * (data.ndim - d - 1)), data.shape).copy()
     shift = 1
@@ -249,7 +257,7 @@ def running_extreme(xp, data, d, largest):
         new_vals, new_idx = xp.where(take_later, b, a), xp.where(take_later, idx[later], idx[earlier])
         vals[later], idx[later] = new_vals, new_idx
         shift *= 2
-    return vals, idx
+    return vals.astype(dtype, copy=False), idx
 
 
 class Cummax(_PickAlongDim):

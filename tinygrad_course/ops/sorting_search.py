@@ -12,6 +12,8 @@ import numpy as np
 def unique_runs(xp, data, dim, sort):
     """(values, inverse, counts) of the runs of equal elements (or of equal slices along `dim`), after
     sorting when `sort` is set: `torch.unique` / `torch.unique_consecutive`. NaNs are all distinct."""
+    dtype = data.dtype
+    data = data.astype(np.float32) if dtype.kind == "V" else data  # bfloat16: NumPy mishandles its NaNs
     if dim is None:
         rows = data.reshape(-1, 1)
     else:
@@ -30,7 +32,7 @@ def unique_runs(xp, data, dim, sort):
     inverse[order] = xp.cumsum(starts) - 1
     first = xp.nonzero(starts)[0]
     counts = xp.diff(xp.concatenate([first, xp.full(1, n, dtype=first.dtype)])).astype(np.int64)
-    picked = s[first]
+    picked = s[first].astype(dtype, copy=False)
     if dim is None:
         return picked.reshape(-1), inverse.reshape(data.shape), counts
     moved_shape = xp.moveaxis(data, dim, 0).shape
