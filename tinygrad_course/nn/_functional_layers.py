@@ -154,7 +154,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling of (N, C, H, W) input to a fixed output size (optionally also the flat indices)."""
     x, unbatched = _batched_2d(input, "adaptive_max_pool2d")
-    oh, ow = _pair(output_size) if output_size is not None else (None, None)
+    oh, ow = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     oh = x.shape[2] if oh is None else oh
     ow = x.shape[3] if ow is None else ow
     for name, size in (("height", x.shape[2]), ("width", x.shape[3])):

@@ -29,12 +29,14 @@ class ConstantPad(Op):
 
 def pad_positions(xp, size, lo, hi, mode):
     """Source position of every output position along one dim padded by (lo, hi) in `mode`."""
-    j = xp.arange(-lo, size + hi)
     if mode == "reflect":
+        j = xp.arange(-lo, size + hi)
         return xp.where(j < 0, -j, xp.where(j >= size, 2 * (size - 1) - j, j))
     if mode == "replicate":
-        return xp.clip(j, 0, size - 1)
-    return j % size  # circular
+        return xp.clip(xp.arange(-lo, size + hi), 0, size - 1)
+    # circular: PyTorch crops first (negative amounts), then wraps around the cropped stretch
+    start, stop = max(-lo, 0), size - max(-hi, 0)
+    return start + (xp.arange(-max(lo, 0), stop - start + max(hi, 0)) % (stop - start))
 
 
 _PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0"}

@@ -329,7 +329,12 @@ class ParameterDict(Module):
 
     def update(self, parameters):
         """Add parameters from a mapping or an iterable of (key, parameter) pairs."""
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif hasattr(parameters, "items"):
+            items = sorted(parameters.items())  # a plain mapping: PyTorch adds its keys in sorted order
+        else:
+            items = parameters
         for key, value in items:
             self[key] = value
 
