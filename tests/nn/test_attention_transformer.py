@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
@@ -60,6 +62,15 @@ def test_sdpa_matches_torch(qs, ks, vs, kwargs):
     (tout * tout).sum().backward()
     for a, b in ((q, tq), (k, tk), (v, tv)):
         assert_close(a.grad, b.grad)
+
+
+@given(batch=st.lists(st.integers(1, 3), max_size=2), length=st.integers(1, 4), source=st.integers(1, 4),
+       dims=st.tuples(st.integers(1, 4), st.integers(1, 4)), causal=st.booleans())
+def test_sdpa_shapes_match_torch(batch, length, source, dims, causal):
+    q, k, v = tc.randn(*batch, length, dims[0]), tc.randn(*batch, source, dims[0]), tc.randn(*batch, source, dims[1])
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert_close(out, torch.nn.functional.scaled_dot_product_attention(to_torch(q), to_torch(k), to_torch(v),
+                                                                       is_causal=causal))
 
 
 def test_sdpa_fully_masked_rows_give_zeros_and_finite_gradients():
