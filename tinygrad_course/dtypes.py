@@ -225,4 +225,4 @@ class iinfo:
         self.bits, self.min, self.max, self.dtype = d.itemsize * 8, int(info.min), int(info.max), d.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -116,6 +116,13 @@ def _unary(node, compute, derivative, uses_output=False):
                                       "derivative": staticmethod(derivative), "uses_output": uses_output})
 
 
+def _sinc(xp, a):
+    """sin(pi x) / (pi x), 1 at 0 (written out: NumPy's sinc is a Python function, CuPy's a ufunc)."""
+    px = a * math.pi
+    safe = xp.where(a == 0, 1.0, px).astype(a.dtype, copy=False)
+    return xp.where(a == 0, 1.0, xp.sin(safe) / safe).astype(a.dtype, copy=False)
+
+
 def _sinc_derivative(g, x, out):
     px = x * math.pi
     d = (px * px.cos() - px.sin()) / (px * x)
@@ -137,7 +144,7 @@ UNARY = {
     "erfinv": _unary("ErfinvBackward0", _erfinv, lambda g, x, y: g * (y * y).exp() * (math.sqrt(math.pi) / 2),
                      uses_output=True),
     "exp2": _unary("Exp2Backward0", lambda xp, a: xp.exp2(a), lambda g, x, y: g * y * _LN2, uses_output=True),
-    "sinc": _unary("SincBackward0", lambda xp, a: xp.sinc(a), _sinc_derivative),
+    "sinc": _unary("SincBackward0", _sinc, _sinc_derivative),
     "deg2rad": _unary("Deg2RadBackward0", lambda xp, a: a * (math.pi / 180), lambda g, x, y: g * (math.pi / 180)),
     "rad2deg": _unary("Rad2DegBackward0", lambda xp, a: a * (180 / math.pi), lambda g, x, y: g * (180 / math.pi)),
 }
@@ -164,6 +171,13 @@ class Sgn(Sign):
     """sgn: the sign for real tensors, under its own node name."""
 
     node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = Sign.forward(ctx, x)
+        if x.dtype.category == 2:  # NaN has sign 0 in PyTorch (NumPy's sign keeps NaN)
+            out = x._xp.where(x._xp.isnan(out), 0, out).astype(out.dtype, copy=False)
+        return out
 
 
 class Logit(Op):
@@ -229,7 +243,7 @@ class Predicate(Op):
         if op == "isreal":
             return xp.ones(a.shape, dtype=bool)
         if x.dtype.category != 2:
-            return xp.zeros(a.shape, dtype=bool)
+            return a < 0 if op == "signbit" else xp.zeros(a.shape, dtype=bool)
         return getattr(xp, op)(a.astype(np.float32) if a.dtype.itemsize == 2 else a)
 
 
@@ -252,6 +266,7 @@ class Binary(Op):
 
     float_only = True
     int_name = None
+    bool_name = None  # PyTorch's name in its error for bool inputs (None: bools allowed)
     uses_output = False
 
     @staticmethod
@@ -261,6 +276,8 @@ class Binary(Op):
             rd = _dt.result_type(a, b)
             raise NotImplementedError(f"\"{fn.int_name}_cpu\" not implemented for '{type_name(rd)}'")
         xa, xb, rd = binary_operands(a, b, float_only=fn.float_only)
+        if rd is _dt.bool_ and fn.int_name is None and not fn.float_only and fn.bool_name:
+            raise NotImplementedError(f"\"{fn.bool_name}_cpu\" not implemented for 'Bool'")
         ctx.ma, ctx.mb = _meta(a), _meta(b)
         if ctx.needs_input_grad:
             ctx.save_for_backward(a if ctx.ma is not None else None, b if ctx.mb is not None else None)
@@ -347,6 +364,7 @@ class Fmod(Binary):
 
     node_name = "FmodBackward1"
     float_only = False
+    bool_name = "fmod"
 
     @staticmethod
     def compute(xp, a, b):
@@ -484,7 +502,7 @@ class Addcmul(Op):
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
                 "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented "
-                "as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "as (input + value * tc.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
                 "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
                 "latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
