@@ -315,6 +315,23 @@ def test_conveniences():
     assert x.share_memory_() is x and x.is_shared() and x[0].is_shared()
     if not tc.cuda.is_available():
         assert_same_error(lambda: x.pin_memory(), lambda: t.pin_memory())
+    else:
+        host = tc.ones(2, device="cpu")
+        pinned = host.pin_memory()
+        assert pinned.is_pinned() and not host.is_pinned() and pinned.pin_memory() is pinned
+
+
+def test_inplace_op_through_unfold_and_as_strided_views_writes_the_base():
+    (x,), (t,) = _both([_a(6)], True)
+    yo, yt = x * 1, t * 1
+    yo.unfold(0, 2, 2).mul_(3)
+    yt.unfold(0, 2, 2).mul_(3)
+    yo.as_strided((2,), (2,), 1).add_(1)
+    yt.as_strided((2,), (2,), 1).add_(1)
+    assert_same(yo, yt)
+    (yo * yo).sum().backward()
+    (yt * yt).sum().backward()
+    assert_same(x.grad, t.grad)
 
 
 @pytest.mark.parametrize("device", ["cpu"])
