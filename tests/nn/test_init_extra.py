@@ -184,3 +184,13 @@ def test_public_names_match_torch():
     missing = {n for n in dir(torch.nn.init) if not n.startswith("_") and callable(getattr(torch.nn.init, n))
                and n.endswith("_")} - set(init.__all__)
     assert not missing
+
+
+@pytest.mark.parametrize("name", ["orthogonal_", "eye_", "dirac_", "sparse_", "trunc_normal_", "calculate_gain"])
+def test_signature_equals_torch(name):
+    import inspect
+
+    def signature(fn):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    assert signature(getattr(init, name)) == signature(getattr(torch.nn.init, name))

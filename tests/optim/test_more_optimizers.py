@@ -287,3 +287,15 @@ def test_lbfgs_stops_at_once_when_the_gradient_is_already_zero():
 
     assert opt.step(closure).item() == 0.0
     assert opt.state[p] == {"func_evals": 1, "n_iter": 0}
+
+
+def _signature(fn):
+    import inspect
+
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("name", NAMES + ["LBFGS"])
+def test_constructor_signature_equals_pytorch(name):
+    assert _signature(getattr(optim, name)) == _signature(getattr(torch.optim, name))
+    assert name in optim.__all__

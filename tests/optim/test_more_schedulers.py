@@ -197,3 +197,15 @@ def test_errors_like_pytorch():
     with pytest.raises(ValueError) as theirs:
         theirs_sched.CyclicLR(adagrad[1], 0.01, 0.1)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", ["ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
+                                  "CyclicLR", "ChainedScheduler", "LambdaLR", "LinearLR", "OneCycleLR", "SequentialLR"])
+def test_signature_equals_pytorch(name):
+    import inspect
+
+    def signature(fn):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    assert signature(getattr(ours_sched, name)) == signature(getattr(theirs_sched, name))
+    assert name in ours_sched.__all__
