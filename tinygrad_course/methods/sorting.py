@@ -49,11 +49,11 @@ class SortingMethods:
         """Values sorted along dim 0, like `torch.msort`."""
         return self.sort(0).values
 
-    def topk(self, k, dim=None, largest=True, sorted=True):
+    def topk(self, k, dim=-1, largest=True, sorted=True):
         """(values, indices) of the k largest (or smallest) elements along `dim`, like `torch.topk`."""
         return S.values_indices("topk", *S.Topk.apply(self, k, dim, largest, sorted))
 
-    def kthvalue(self, k, dim=None, keepdim=False):
+    def kthvalue(self, k, dim=-1, keepdim=False):
         """(values, indices) of the k-th smallest element along `dim` (k counts from 1), like `torch.kthvalue`."""
         return S.values_indices("kthvalue", *S.Kthvalue.apply(self, k, dim, keepdim))
 

@@ -123,7 +123,7 @@ class Topk(_PickAlongDim):
     def forward(ctx, x, k, dim=-1, largest=True, sorted=True):
         if x.dtype is _dt.bool_:
             raise RuntimeError("topk does not support bool dtypes on CPU")
-        d = normalize_dim(-1 if dim is None else dim, x.ndim)
+        d = normalize_dim(dim, x.ndim)
         data = _at_least_1d(x._data)
         n = data.shape[d]
         if not 0 <= k <= n:
@@ -143,7 +143,7 @@ class Kthvalue(_PickAlongDim):
     @staticmethod
     def forward(ctx, x, k, dim=-1, keepdim=False):
         _no_bool(x, "kthvalue_cpu")
-        d = normalize_dim(-1 if dim is None else dim, x.ndim)
+        d = normalize_dim(dim, x.ndim)
         data = _at_least_1d(x._data)
         _check_not_empty("kthvalue", data, d)
         if not 1 <= k <= data.shape[d]:
