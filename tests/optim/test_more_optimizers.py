@@ -39,8 +39,8 @@ def _grads_for(step, values):
     """Gradients that depend on the current values (trajectories diverge if any update differs), with noise
     that flips signs now and then (so Rprop's shrink branch runs)."""
     rng = np.random.default_rng(100 + step)
-    return [np.tanh(np.float32(2) * v - np.float32(0.3)) + np.float32(0.7) * rng.standard_normal(v.shape).astype(np.float32)
-            for v in values]
+    return [np.tanh(np.float32(2) * v - np.float32(0.3))
+            + np.float32(0.7) * rng.standard_normal(v.shape).astype(np.float32) for v in values]
 
 
 def _initial(dtype=np.float32):

@@ -170,7 +170,8 @@ def test_state_dict_keys_match_pytorch(make):
 def test_errors_like_pytorch():
     o = optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
     t = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    adagrad = (optim.Adagrad([tc.zeros(1, requires_grad=True)]), torch.optim.Adagrad([torch.zeros(1, requires_grad=True)]))
+    adagrad = (optim.Adagrad([tc.zeros(1, requires_grad=True)]),
+               torch.optim.Adagrad([torch.zeros(1, requires_grad=True)]))
     cases = [
         (lambda lib, o: lib.ConstantLR(o, factor=1.5), ValueError),
         (lambda lib, o: lib.MultiplicativeLR(o, lr_lambda=[lambda e: 1.0, lambda e: 1.0]), ValueError),

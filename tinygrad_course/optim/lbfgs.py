@@ -226,7 +226,8 @@ class LBFGS(Optimizer):
             return orig_loss
 
         d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro, H_diag = state.get("old_dirs"), state.get("old_stps"), state.get("ro"), state.get("H_diag")
+        old_dirs, old_stps = state.get("old_dirs"), state.get("old_stps")
+        ro, H_diag = state.get("ro"), state.get("H_diag")
         prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
 
         n_iter = 0
