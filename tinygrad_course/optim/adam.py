@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 
 from ..ops import gpu_kernels
-from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
+from .optimizer import Optimizer, advance_step, bump_version, check_betas, check_float, new_step_count, \
+    params_with_grads
 
 
 class Adam(Optimizer):
@@ -21,9 +22,7 @@ class Adam(Optimizer):
                  decoupled_weight_decay=False):
         check_float("learning rate", lr)
         check_float("epsilon value", eps)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        check_betas(betas)
         check_float("weight_decay value", weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
