@@ -92,6 +92,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             f"stride_height: {stride[0]} stride_width: {stride[1]} "
             f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}"
         )
+    out_hw = [_convt.conv_transpose_output_size(size, k, s, p, op, d) for size, k, s, p, op, d in
+              zip(x.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation)]
+    if min(out_hw) <= 0:
+        raise RuntimeError(f"Given input size per channel: ({x.shape[2]} x {x.shape[3]}). Calculated output size per "
+                           f"channel: ({out_hw[0]} x {out_hw[1]}). Output size is too small")
     if weight.dtype is not x.dtype:
         raise RuntimeError(f"Input type ({x.type()}) and weight type ({weight.type()}) should be the same")
     out = _convt.ConvTranspose2d.apply(x, weight, bias, stride, padding, output_padding, dilation, groups)
