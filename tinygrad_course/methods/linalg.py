@@ -87,10 +87,11 @@ class LinalgMethods:
 
     def dist(self, other, p=2):
         """p-norm of (self - other), like `torch.dist`."""
-        if self.dtype.category != 2:
+        diff = self - other
+        if diff.dtype.category != 2:
             raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                               f"Got {type_name(self.dtype)} instead.")
-        return Dist.apply(self - other, float(p), None, False)
+                               f"Got {type_name(diff.dtype)} instead.")
+        return Dist.apply(diff, float(p), None, False)
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         """beta * self + alpha * (mat1 @ mat2), like `torch.addmm`."""

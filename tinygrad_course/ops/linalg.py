@@ -45,9 +45,9 @@ def parse_einsum(equation, shapes):
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) > len(shapes):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    if len(terms) < len(shapes):
         raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     used = set(c for c in eq if c.isalpha())
     for c in eq:
         if not (c.isalpha() or c in ",.->"):
@@ -474,7 +474,7 @@ class BlockDiag(Op):
     def forward(ctx, *tensors):
         for i, t in enumerate(tensors):
             if t.ndim > 2:
-                raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                raise RuntimeError(f"tc.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
                                    f"{t.ndim} dimensions")
             check_same_device(tensors[0], t)
         rd = _dt.result_type(*tensors) if tensors else _dt.get_default_dtype()
