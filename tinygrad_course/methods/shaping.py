@@ -266,6 +266,8 @@ class ShapingMethods:
                         f"the differencing dimension; input.size({k}) = {self._data.shape[k]}, but got "
                         f"tensor.size({k}) = {extra._data.shape[k]}")
             parts.append(extra)
+        if n == 0:  # PyTorch returns a copy of the input (prepend/append only checked)
+            return self.new_empty(self.shape).copy_(self)
         out = self
         if parts[0] is not None or parts[1] is not None:
             out = cat([p for p in (parts[0], self, parts[1]) if p is not None], d)
