@@ -152,6 +152,15 @@ def test_topk_matches_torch(dim, largest):
     both(lambda m, x: x.topk(3, dim=dim, largest=largest), np.arange(20).reshape(4, 5)[::-1].copy())
 
 
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_of_a_few_among_many(largest):
+    data = _floats(3, 40)
+    data[0, 7] = data[1, 30] = NAN
+    both(lambda m, x: m.topk(x, 3, largest=largest), data, grad=True)
+    both(lambda m, x: m.topk(x, 5, 0, largest), np.random.default_rng(1).permutation(120).reshape(40, 3))
+    both(lambda m, x: m.topk(x, 19, largest=largest), data, grad=True)
+
+
 def test_topk_ties_values_exact_and_indices_point_to_them():
     x = tc.tensor(TIES)
     values, indices = x.topk(3)

@@ -132,9 +132,15 @@ class Topk(_PickAlongDim):
                 f"({n} here).")
         if not x.ndim:
             k = 1  # PyTorch returns the element of a 0-d tensor for k = 0 as well
-        idx = sort_indices(x._xp, data, d, descending=largest)
-        idx = idx[(slice(None),) * d + (slice(0, k),)]
-        return _PickAlongDim.finish(ctx, x, d, _pick(x._xp, data, idx, d), idx)
+        xp = x._xp
+        keys = comparable(data)
+        if 0 < k < n // 2:  # partition first, then sort only the k candidates
+            part = xp.argpartition(keys, n - k if largest else k - 1, axis=d)
+            cand = part[(slice(None),) * d + ((slice(n - k, None) if largest else slice(0, k)),)]
+            idx = _pick(xp, cand, sort_indices(xp, _pick(xp, keys, cand, d), d, descending=largest), d)
+        else:
+            idx = sort_indices(xp, keys, d, descending=largest)[(slice(None),) * d + (slice(0, k),)]
+        return _PickAlongDim.finish(ctx, x, d, _pick(xp, data, idx, d), idx)
 
 
 class Kthvalue(_PickAlongDim):
@@ -244,9 +250,14 @@ def running_extreme(xp, data, d, largest):
     scan). Ties and NaNs go to the later element, as PyTorch's cummax/cummin do."""
     n, dtype = data.shape[d], data.dtype
     data = comparable(data)
-    vals = data.copy()
-    idx = xp.broadcast_to(xp.arange(n).reshape((n,) + (1,) * (data.ndim - d - 1)), data.shape).copy()
-    shift = 1
+    positions = xp.broadcast_to(xp.arange(n).reshape((n,) + (1,) * (data.ndim - d - 1)), data.shape)
+    if xp is np:  # one pass with NumPy's accumulate (CuPy's supports add and multiply only)
+        vals = (np.maximum if largest else np.minimum).accumulate(data, axis=d)  # NaN propagates
+        took_over = data == vals  # ties take over, as does every NaN
+        if data.dtype.kind == "f":
+            took_over |= np.isnan(data)
+        return vals.astype(dtype, copy=False), np.maximum.accumulate(np.where(took_over, positions, 0), axis=d)
+    vals, idx, shift = data.copy(), positions.copy(), 1
     while shift < n:
         earlier = (slice(None),) * d + (slice(0, n - shift),)
         later = (slice(None),) * d + (slice(shift, None),)
@@ -326,6 +337,8 @@ class Logcumsumexp(Op):
         d = normalize_dim(dim, x.ndim)
         xp, data = x._xp, _at_least_1d(x._data)
         n, out, shift = data.shape[d], data.copy(), 1
+        if xp is np and n:  # one pass with NumPy's accumulate (CuPy's supports add and multiply only)
+            out, shift = np.logaddexp.accumulate(data, axis=d), n
         while shift < n:  # a log2(n)-step scan with logaddexp
             earlier = (slice(None),) * d + (slice(0, n - shift),)
             later = (slice(None),) * d + (slice(shift, None),)
