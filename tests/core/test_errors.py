@@ -83,3 +83,12 @@ MULTINOMIAL_ERRORS = {
 def test_multinomial_rejects_bad_distributions_like_torch(name):
     fn = MULTINOMIAL_ERRORS[name]
     assert_same_error(lambda: fn(tc), lambda: fn(torch))
+
+
+@pytest.mark.parametrize("tensor_shape, target", [((3, 4), (2, 3)), ((3, 1, 4), (2, 5, 3)), ((3, 4), (5, 4))])
+def test_expand_reports_the_mismatch_torch_reports(tensor_shape, target):
+    with pytest.raises(RuntimeError) as theirs:
+        torch.ones(*tensor_shape).expand(*target)
+    with pytest.raises(RuntimeError) as ours:
+        tc.ones(*tensor_shape).expand(*target)
+    assert str(ours.value) == str(theirs.value)

@@ -182,3 +182,24 @@ def test_layers_keep_float64():
     assert out.dtype == tc.float64
     out.sum().backward()
     assert all(p.grad.dtype == tc.float64 for p in model.parameters())
+
+
+def test_unfold_takes_unbatched_input_and_refuses_other_ranks_like_torch():
+    x = tc.randn(2, 4, 5)
+    assert_close(nn.functional.unfold(x, 2, stride=(1, 2)), torch.nn.functional.unfold(to_torch(x), 2, stride=(1, 2)))
+    for shape, error in [((4, 4), IndexError), ((1, 2, 3, 4, 4), RuntimeError)]:
+        with pytest.raises(error) as theirs:
+            torch.nn.functional.unfold(torch.ones(shape), 2)
+        with pytest.raises(error) as ours:
+            nn.functional.unfold(tc.ones(shape), 2)
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("size", [(None, 2), (3, None), (None, None), 2])
+def test_adaptive_avg_pool2d_keeps_dims_given_as_none(size):
+    x, tx = pair(1, 2, 6, 5)
+    out, tout = nn.AdaptiveAvgPool2d(size)(x), torch.nn.AdaptiveAvgPool2d(size)(tx)
+    assert_close(out, tout)
+    out.sum().backward()
+    tout.sum().backward()
+    assert_close(x.grad, tx.grad)

@@ -226,10 +226,18 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding patches as columns: (N, C, H, W) -> (N, C*kh*kw, L), like `F.unfold`."""
+    if input.ndim < 3:  # PyTorch's own error here comes from indexing the channel dimension
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 2)")
+    if input.ndim > 4:
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {_shape_str(input.shape)}")
+    x, unbatched = _batched(input, "unfold")
     kernel, dilation, padding, stride = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    n = input.shape[0]
-    cols = _conv.Im2Col.apply(input, kernel, stride, padding, dilation)  # (C*kh*kw, N*L)
-    return cols.reshape(cols.shape[0], n, -1).transpose(0, 1)
+    n = x.shape[0]
+    cols = _conv.Im2Col.apply(x, kernel, stride, padding, dilation)  # (C*kh*kw, N*L)
+    out = cols.reshape(cols.shape[0], n, -1).transpose(0, 1)
+    return out.squeeze(0) if unbatched else out
 
 
 def _check_pool_padding(padding, kernel, dilation=(1, 1)):
@@ -283,9 +291,9 @@ def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output size (windows chosen like PyTorch's)."""
     x, unbatched = _batched(input, "adaptive_avg_pool2d")
     h, w = x.shape[2:]
-    oh, ow = _pair(output_size)
-    oh = h if oh is None else oh
-    ow = w if ow is None else ow
+    oh, ow = output_size if isinstance(output_size, (tuple, list)) and len(output_size) == 2 else _pair(output_size)
+    oh = h if oh is None else int(oh)
+    ow = w if ow is None else int(ow)
     if h % oh == 0 and w % ow == 0:
         kernel = (h // oh, w // ow)
         out = _pool.AdaptiveAvgPool2d.apply(x, kernel, kernel, (0, 0), True, None)

@@ -138,7 +138,7 @@ class Expand(Op):
             )
         lead = len(shape) - len(in_shape)
         full = tuple(in_shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
-        for i, s in enumerate(in_shape):
+        for i, s in reversed(list(enumerate(in_shape))):  # PyTorch reports the right-most mismatch
             if s != 1 and s != full[lead + i]:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({full[lead + i]}) must match the existing size ({s}) at "
