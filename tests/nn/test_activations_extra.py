@@ -142,7 +142,8 @@ def test_integer_inputs():
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_softmin_and_glu(dim):
     x = tc.randn(4, 6, dtype=tc.float64, requires_grad=True)
-    for fn in (lambda M, a: M.softmin(a, dim), lambda M, a: M.glu(a, dim), lambda M, a: M.softmin(a, dim, dtype=torch.float32 if M is TF else tc.float32)):
+    as_float32 = lambda M, a: M.softmin(a, dim, dtype=torch.float32 if M is TF else tc.float32)  # noqa: E731
+    for fn in (lambda M, a: M.softmin(a, dim), lambda M, a: M.glu(a, dim), as_float32):
         x.grad = None
         tx = to_torch(x)
         out, tout = fn(F, x), fn(TF, tx)
@@ -279,7 +280,8 @@ def test_cosine_similarity_zero_vector_and_large_values():
 
 def test_distance_modules():
     a, b = tc.randn(3, 4), tc.randn(3, 4)
-    assert_close(nn.CosineSimilarity(dim=0, eps=1e-6)(a, b), torch.nn.CosineSimilarity(0, 1e-6)(to_torch(a), to_torch(b)))
+    assert_close(nn.CosineSimilarity(dim=0, eps=1e-6)(a, b),
+                 torch.nn.CosineSimilarity(0, 1e-6)(to_torch(a), to_torch(b)))
     assert_close(nn.PairwiseDistance(1.5, keepdim=True)(a, b),
                  torch.nn.PairwiseDistance(1.5, keepdim=True)(to_torch(a), to_torch(b)))
 

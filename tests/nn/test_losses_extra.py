@@ -212,7 +212,8 @@ def _t(*shape):
 ERRORS = [
     (lambda: F.smooth_l1_loss(_t(4, 3), _t(4, 3), beta=-1.0), RuntimeError,
      "smooth_l1_loss does not support negative values for beta."),
-    (lambda: F.smooth_l1_loss(_t(4, 3), _t(4, 3), reduction="foo"), ValueError, "foo is not a valid value for reduction"),
+    (lambda: F.smooth_l1_loss(_t(4, 3), _t(4, 3), reduction="foo"), ValueError,
+     "foo is not a valid value for reduction"),
     (lambda: F.huber_loss(_t(4, 3), _t(4, 3), delta=0.0), RuntimeError,
      "huber_loss does not support non-positive values for delta."),
     (lambda: F.huber_loss(_t(4, 3), _t(4, 3), weight=_t(3)), ValueError, "Weights and input must have the same size."),

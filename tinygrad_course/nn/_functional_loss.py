@@ -182,7 +182,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
-def _class_rows(input, name):
+def _class_rows(input):
     """Input as (N, C) rows (a vector or 0-d input is one row); PyTorch's error for other shapes."""
     if input.ndim > 2 or (input.ndim == 2 and input.shape[1] == 0) or (input.ndim == 1 and input.shape[0] == 0):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
@@ -199,7 +199,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    rows = _class_rows(input, "multi_margin_loss")
+    rows = _class_rows(input)
     _check_long(target)
     n, c = rows.shape
     if target.ndim > 1 or target.numel() != n:
@@ -231,7 +231,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """Multi-label hinge loss: for each target class y (target rows end at the first -1) and each
     non-target class j, max(0, 1 - (x[y] - x[j])), summed and divided by C, like `F.multilabel_margin_loss`."""
     reduction = _legacy(size_average, reduce, reduction)
-    rows = _class_rows(input, "multilabel_margin_loss")
+    rows = _class_rows(input)
     _check_long(target)
     if tuple(target.shape) != tuple(input.shape) and not (input.ndim == 0 and target.numel() == 1):
         raise RuntimeError(f"inconsistent target size: {_shape_str(target.shape)} for input of size: "
