@@ -43,7 +43,7 @@ short = int16
 
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
-         "profiler", "autograd", "debugging"}
+         "profiler", "autograd", "debugging", "linalg"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
 
 

@@ -242,10 +242,67 @@ def test_in_place_addmm_family():
     assert_same(c, tcc)
 
 
+# ---- tc.linalg -------------------------------------------------------------------------------------------
+
+_SPD = np.random.default_rng(7).standard_normal((2, 3, 3)) + 3 * np.eye(3)
+LINALG = {
+    "inv": (lambda m, a: m.linalg.inv(a), [_SPD[0]]),
+    "inv_batch": (lambda m, a: m.linalg.inv(a), [_SPD]),
+    "det": (lambda m, a: m.linalg.det(a), [_SPD[0]]),
+    "det_batch": (lambda m, a: m.linalg.det(a), [_SPD]),
+    "solve_vector": (lambda m, a, b: m.linalg.solve(a, b), [_SPD[0], _SPD[1, 0]]),
+    "solve_matrix_batch": (lambda m, a, b: m.linalg.solve(a, b), [_SPD, _SPD[0, :, :2]]),
+    "norm": (lambda m, a: m.linalg.norm(a), [_SPD]),
+    "norm_fro": (lambda m, a: m.linalg.norm(a, "fro"), [_SPD[0]]),
+    "norm_dim": (lambda m, a: m.linalg.norm(a, 1, dim=-1, keepdim=True), [_SPD]),
+    "vector_norm": (lambda m, a: m.linalg.vector_norm(a, 3, dim=(0, 2)), [_SPD]),
+    "matrix_norm": (lambda m, a: m.linalg.matrix_norm(a), [_SPD]),
+    "cross": (lambda m, a, b: m.linalg.cross(a, b), [_SPD[0], _SPD[1]]),
+    "matrix_power_negative": (lambda m, a: m.matrix_power(a, -2), [_SPD]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_submodule_matches_torch(name):
+    fn, arrays = LINALG[name]
+    ours = [tc.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, tout = fn(tc, *ours), fn(torch, *theirs)
+    assert_same(out, tout, rtol=1e-7, atol=1e-9)
+    assert out.grad_fn.name() == tout.grad_fn.name()
+    out.sum().backward()
+    tout.sum().backward()
+    for o, t in zip(ours, theirs):
+        assert_same(o.grad, t.grad, rtol=1e-7, atol=1e-9)
+    assert gradcheck(lambda *xs: fn(tc, *xs), tuple(tc.tensor(a, requires_grad=True) for a in arrays))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.linalg.inv(m.ones(2, 3)), lambda m: m.linalg.inv(m.ones(2, 2, dtype=m.int64)),
+    lambda m: m.linalg.det(m.ones(3)), lambda m: m.linalg.solve(m.ones(2, 2), m.ones(3)),
+    lambda m: m.linalg.solve(m.ones(2, 2), m.ones(2, dtype=m.float64)), lambda m: m.linalg.norm(m.ones(2, 2, 2), 2),
+    lambda m: m.linalg.cross(m.ones(2, 2), m.ones(2, 2)),
+])
+def test_linalg_errors_match_torch(call):
+    assert_same_error(lambda: call(tc), lambda: call(torch))
+
+
+def test_singular_matrix_raises_linalg_error():
+    with pytest.raises(tc.linalg.LinAlgError, match="singular"):
+        tc.linalg.inv(tc.zeros(2, 2))
+    with pytest.raises(RuntimeError):
+        tc.linalg.solve(tc.zeros(2, 2), tc.ones(2))
+
+
 # ---- gradcheck ---------------------------------------------------------------------------------------------
 
 def _x(*shape, seed=0):
     return tc.tensor(np.random.default_rng(seed).uniform(-2, 2, shape), dtype=tc.float64, requires_grad=True)
+
+
+def _shifted(*shape):
+    """A well-conditioned float64 leaf: random values plus 4 on the diagonal."""
+    return (_x(*shape).detach() + tc.eye(shape[-1], dtype=tc.float64) * 4).requires_grad_()
 
 
 CASES = {
@@ -277,6 +334,9 @@ CASES = {
     "matrix_power": (lambda a: a.matrix_power(3), lambda: (_x(2, 2),)),
     "vander": (lambda a: tc.vander(a, 4), lambda: (_x(3),)),
     "block_diag": (lambda a, b: tc.block_diag(a, b), lambda: (_x(2, 2), _x(3, seed=1))),
+    "linalg_inv": (lambda a: tc.linalg.inv(a), lambda: (_shifted(2, 3, 3),)),
+    "linalg_det": (lambda a: tc.linalg.det(a), lambda: (_x(3, 3),)),
+    "linalg_solve": (lambda a, b: tc.linalg.solve(a, b), lambda: (_shifted(3, 3), _x(3, 2, seed=1))),
 }
 SECOND_ORDER = sorted(set(CASES) - {"cdist_p1", "cdist_inf"})
 

@@ -126,15 +126,17 @@ class LinalgMethods:
         return self._inplace(lambda t: t.addbmm(batch1, batch2, beta=beta, alpha=alpha))
 
     def matrix_power(self, n):
-        """The (batched) square matrix multiplied by itself n times (n >= 0), like `torch.matrix_power`."""
+        """The (batched) square matrix multiplied by itself n times (the inverse's for n < 0), like
+        `torch.matrix_power`."""
         if self.ndim < 2 or self.shape[-1] != self.shape[-2]:
             if self.ndim < 2:
                 raise RuntimeError(f"linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
             raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                                f"{self.shape[-2]} by {self.shape[-1]} matrices")
         if n < 0:
-            raise NotImplementedError("matrix_power with a negative exponent needs a matrix inverse, "
-                                      "which tc does not provide yet.")
+            from ..linalg import inv
+
+            return inv(self).matrix_power(-n)
         if n == 0:
             from ..factories import eye
 
