@@ -57,24 +57,25 @@ def broadcast_shapes(*shapes):
     """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
     from .tensor import Size
 
-    ndim = builtins.max((len(s) for s in shapes), default=0)  # `max` here is tc.max
-    out = [1] * ndim
-    for s in shapes:
-        for i, n in enumerate(s):
-            j = ndim - len(s) + i
-            if out[j] == 1:
-                out[j] = n
-            elif n != 1 and n != out[j]:
+    acc = []
+    for index, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        acc = [1] * (len(shape) - len(acc)) + acc
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] != acc[i] and shape[i] != 1 and acc[i] != 1:
                 raise RuntimeError(
-                    f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
-                    f"arg 0 and arg 1."
-                )
-    return Size(out)
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching argument at index "
+                    f"{index} had {shape}; but expected shape should be broadcastable to [{', '.join(map(str, acc))}]")
+            if acc[i] == 1:
+                acc[i] = shape[i]
+    return Size(acc)
 
 
 def broadcast_tensors(*tensors):
     """Views of `tensors` expanded to their common broadcast shape."""
-    shape = broadcast_shapes(*(t.shape for t in tensors))
+    from .ops._util import broadcast_shapes_checked
+
+    shape = broadcast_shapes_checked(*(tuple(t.shape) for t in tensors), hint=False)
     return tuple(t.expand(shape) for t in tensors)
 
 

@@ -212,7 +212,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         dt = _infer_dtype(data)
         try:
-            arr = np.array(_to_plain(data), dtype=dt.np_dtype if dt is not _dt.bfloat16 else np.float32)
+            # Python floats are doubles: read them as float64 so that the one rounding is to the final dtype
+            # (a float32 detour would lose digits of tc.tensor([0.1], dtype=tc.float64)).
+            arr = np.array(_to_plain(data), dtype=np.float64 if dt.is_floating_point else dt.np_dtype)
         except ValueError:
             raise _ragged_error(data) from None
         if arr.dtype == object:

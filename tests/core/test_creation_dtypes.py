@@ -232,3 +232,12 @@ def test_as_tensor_of_plain_data_matches_torch(data):
     ours, theirs = tc.as_tensor(data), torch.as_tensor(data)
     assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace("torch", "tc")
     assert tc.as_tensor(data, dtype=tc.float64).dtype is tc.float64
+
+
+@pytest.mark.parametrize("values, dtype", [([0.1, 1 / 3], "float64"), ([1e100, -1e-300], "float64"),
+                                           ([1.0000000596046448, 65519.0], "float16"), ([1.1, 3.3e38], "bfloat16"),
+                                           ([2.7, -1.5], "int64"), ([0.5, 0.0], "bool")])
+def test_python_floats_are_rounded_once_to_the_requested_dtype(values, dtype):
+    ours = tc.tensor(values, dtype=getattr(tc, dtype))
+    theirs = torch.tensor(values, dtype=getattr(torch, dtype))
+    assert ours.to(tc.float64).tolist() == theirs.to(torch.float64).tolist()

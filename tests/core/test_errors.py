@@ -92,3 +92,25 @@ def test_expand_reports_the_mismatch_torch_reports(tensor_shape, target):
     with pytest.raises(RuntimeError) as ours:
         tc.ones(*tensor_shape).expand(*target)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("shapes", [((4, 3), (4, 2)), ((3,), (1, 3), (2, 2)), ((2, 1), (3,), (4, 1)), ((0, 1), (1, 3)),
+                                    (3, (2, 1))])
+def test_broadcast_functions_match_torch(shapes):
+    def outcome(lib, fn):
+        try:
+            return tuple(fn(lib))
+        except RuntimeError as error:
+            return str(error)
+
+    for fn in (lambda m: m.broadcast_shapes(*shapes),
+               lambda m: m.broadcast_tensors(*(m.ones(s) for s in shapes))[0].shape):
+        assert outcome(tc, fn) == outcome(torch, fn)
+
+
+def test_matmul_batch_mismatch_names_the_dimension_torch_names():
+    with pytest.raises(RuntimeError) as theirs:
+        torch.ones(2, 3, 4, 5) @ torch.ones(3, 2, 5, 6)
+    with pytest.raises(RuntimeError) as ours:
+        tc.ones(2, 3, 4, 5) @ tc.ones(3, 2, 5, 6)
+    assert str(ours.value) == str(theirs.value)

@@ -382,19 +382,12 @@ def _broadcast_error(args, error):
     other errors are returned unchanged."""
     if "broadcast" not in str(error):
         return error
-    shapes = [a._data.shape for a in args if isinstance(a, _Tensor)]
-    acc = ()
-    for shape in shapes:
-        n = max(len(acc), len(shape))
-        a, b = (1,) * (n - len(acc)) + acc, (1,) * (n - len(shape)) + shape
-        for i in reversed(range(n)):  # PyTorch reports the right-most mismatch
-            x, y = a[i], b[i]
-            if x != y and x != 1 and y != 1:
-                return RuntimeError(
-                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}. "
-                    "Hint: shapes are compared from the right; each pair of sizes must be equal or one of them 1."
-                )
-        acc = tuple(max(x, y) for x, y in zip(a, b))
+    from ..ops._util import broadcast_shapes_checked
+
+    try:
+        broadcast_shapes_checked(*(a._data.shape for a in args if isinstance(a, _Tensor)))
+    except RuntimeError as mismatch:
+        return mismatch
     return error
 
 

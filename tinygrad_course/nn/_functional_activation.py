@@ -12,7 +12,7 @@ import warnings
 
 from ..autograd.function import Op
 from ..ops import fused as _fused
-from ..ops._util import normalize_dim
+from ..ops._util import broadcast_shapes_checked, normalize_dim
 from ..tensor import _wrap
 from .functional import _softmax_family
 
@@ -505,12 +505,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def _check_broadcastable(a, b):
-    """PyTorch's error for two shapes that do not broadcast (tc.broadcast_tensors words it differently)."""
-    for i in range(-1, -min(len(a), len(b)) - 1, -1):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            dim = max(len(a), len(b)) + i
-            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                               f"non-singleton dimension {dim}")
+    """PyTorch's error for two shapes that do not broadcast."""
+    broadcast_shapes_checked(a, b, hint=False)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -112,3 +112,21 @@ def normalize_dims(dim, ndim):
 def type_name(dt) -> str:
     """PyTorch's scalar-type name (Float, Long, ...) used in error messages."""
     return TYPE_NAMES[dt.name]
+
+
+BROADCAST_HINT = "Hint: shapes are compared from the right; each pair of sizes must be equal or one of them 1."
+
+
+def broadcast_shapes_checked(*shapes, hint=True):
+    """The shape `shapes` broadcast to, or PyTorch's RuntimeError naming the right-most mismatch between the
+    shapes broadcast so far ("tensor a") and the next one ("tensor b")."""
+    acc = ()
+    for shape in shapes:
+        n = max(len(acc), len(shape))
+        a, b = (1,) * (n - len(acc)) + tuple(acc), (1,) * (n - len(shape)) + tuple(shape)
+        for i in reversed(range(n)):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                                   f"non-singleton dimension {i}" + (f". {BROADCAST_HINT}" if hint else ""))
+        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return acc

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ._util import check_same_device
+from ._util import broadcast_shapes_checked, check_same_device
 from .elementwise import _grad_like
 from .lowp import matmul_arrays
 
@@ -44,13 +44,7 @@ def _check_matmul(a, b):
 
 def _check_batch_dims(sa, sb):
     """PyTorch's broadcasting error for the batch dimensions of a matmul."""
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
-    for i, (x, y) in enumerate(zip(sa, sb)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
-            )
+    broadcast_shapes_checked(sa, sb, hint=False)
 
 
 def _prod(xs):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
-from ._util import check_same_device, first_out_of_range, normalize_dim, type_name
+from ._util import broadcast_shapes_checked, check_same_device, first_out_of_range, normalize_dim, type_name
 from .reduce import _ValuesIndices
 
 RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "op_name": name})
@@ -53,15 +53,7 @@ def _check_not_empty(name, data, d):
 
 def broadcast_shape(a, b):
     """The broadcast of shapes `a` and `b`, or PyTorch's error naming the right-most mismatch."""
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    for i in reversed(range(n)):
-        if a[i] != b[i] and 1 not in (a[i], b[i]):
-            raise RuntimeError(
-                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
-                f"dimension {i}. Hint: shapes are compared from the right; each pair of sizes must be equal or one "
-                "of them 1.")
-    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b))
+    return broadcast_shapes_checked(a, b)
 
 
 def _no_bool(x, name):
