@@ -6,10 +6,9 @@ from collections import OrderedDict
 
 from ...tensor import Tensor
 from ..parameter import Parameter
-from .bilinear import Bilinear  # noqa: F401  (its own file; exported with this family)
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Bilinear"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class _NumberedModules(Module):
