@@ -281,7 +281,8 @@ def _device_function(numpy_function, name, qualname=None):
         _check_keywords(qualname or f"cupy.{name}", kwargs)
         out = kwargs.get("out")
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        result = numpy_function(*_unwrap(args), **_unwrap(kwargs))
+        with np.errstate(all="ignore"):  # CuPy computes inf/nan without warnings
+            result = numpy_function(*_unwrap(args), **_unwrap(kwargs))
         if out is not None and isinstance(result, np.ndarray) and result is out._a:
             return out
         return _wrap(result)
@@ -372,7 +373,7 @@ class _Namespace(types.ModuleType):
             raise AttributeError(f"the strict CuPy stand-in does not provide {self.__name__}.{name}")
         if kind in ("same_as_numpy", "type", "constant"):
             value = obj
-        elif kind == "ufunc" or isinstance(obj, np.ufunc):
+        elif isinstance(obj, np.ufunc):  # (CuPy's sinc is a ufunc, NumPy's a plain function)
             value = _Ufunc(obj)
         elif name in _CONVERTERS:
             value = _converter(obj)
@@ -516,7 +517,8 @@ def install():
 
 
 def _install_cupyx():
-    """`cupyx.scipy.special.erf` (the one cupyx function the framework imports), from SciPy if present."""
+    """`cupyx.scipy.special.erf`, `erfc` and `erfinv` (the cupyx functions the framework imports), from SciPy
+    if present."""
     try:
         from scipy import special
     except ImportError:
@@ -525,5 +527,6 @@ def _install_cupyx():
         sys.modules.setdefault(name, types.ModuleType(name))
     sys.modules["cupyx"].scipy = sys.modules["cupyx.scipy"]
     sys.modules["cupyx.scipy"].special = sys.modules["cupyx.scipy.special"]
-    sys.modules["cupyx.scipy.special"].erf = _Ufunc(special.erf)
+    for name in ("erf", "erfc", "erfinv"):
+        setattr(sys.modules["cupyx.scipy.special"], name, _Ufunc(getattr(special, name)))
 

@@ -307,3 +307,9 @@ def test_python_ints_outside_an_integer_dtype_wrap_like_torch():
         x, tx = tc.tensor([1, 100], dtype=getattr(tc, dtype)), torch.tensor([1, 100], dtype=getattr(torch, dtype))
         assert_same(x + value, tx + value)
         assert_same(x * value, tx * value)
+
+
+def test_sign_of_nan_is_zero_like_torch():
+    values = [float("nan"), -0.0, -2.5, 3.0, float("inf")]
+    assert tc.tensor(values).sign().tolist() == torch.tensor(values).sign().tolist()
+    assert tc.tensor(values, dtype=tc.float64).sign_().tolist() == [0.0, 0.0, -1.0, 1.0, 1.0]

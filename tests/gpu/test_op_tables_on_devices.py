@@ -34,7 +34,8 @@ def _load(relative, name):
 # Tables of `name -> (function, inputs factory)`, float64 inputs (the format of tests/core/test_gradcheck.py).
 FACTORY_TABLES = ["core/test_gradcheck.py", "core/test_statistics_and_aliases.py", "core/test_sorting_ops.py",
                   "core/test_shaping_ops.py", "nn/test_layers_extra.py", "nn/test_rnn.py",
-                  "nn/test_attention_transformer.py", "nn/test_activations_extra.py", "nn/test_losses_extra.py"]
+                  "nn/test_attention_transformer.py", "nn/test_activations_extra.py", "nn/test_losses_extra.py",
+                  "core/test_pointwise_extra_ops.py", "core/test_linalg_ops.py"]
 TABLES = {path: _load(path, "gradcheck_table_" + path.replace("/", "_")[:-3]) for path in FACTORY_TABLES}
 NN = _load("nn/test_nn_gradcheck.py", "gradcheck_table_nn")  # name -> (function, input shapes)
 

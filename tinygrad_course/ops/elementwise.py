@@ -336,7 +336,10 @@ class Sign(Op):
 
     @staticmethod
     def forward(ctx, x):
-        return x._xp.sign(x._data) if x.dtype is not _dt.bool_ else x._data.copy()
+        if x.dtype is _dt.bool_:
+            return x._data.copy()
+        out = x._xp.sign(x._data)
+        return x._xp.nan_to_num(out, nan=0.0) if x.dtype.is_floating_point else out  # PyTorch: sign(nan) = 0
 
     @staticmethod
     def backward(ctx, g):
