@@ -11,6 +11,19 @@ __all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"
            "InstanceNorm3d", "RMSNorm", "LocalResponseNorm"]
 
 
+def _init_scale_and_shift(module, affine, bias, shape, device, dtype):
+    """Register `weight` (ones) and `bias` (zeros) of the given shape, or None when affine/bias is off."""
+    if affine:
+        module.weight = Parameter(factories.ones(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(factories.zeros(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
 class LayerNorm(Module):
     """Normalize over the trailing `normalized_shape` dims, then apply a learned scale and shift."""
 
@@ -22,15 +35,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(factories.ones(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.zeros(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_scale_and_shift(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -53,15 +58,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(factories.ones(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.zeros(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_scale_and_shift(self, affine, bias, num_features, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", factories.ones(num_features, device=device, dtype=dtype))
@@ -130,15 +127,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(factories.ones(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(factories.zeros(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_scale_and_shift(self, affine, bias, num_channels, device, dtype)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
