@@ -15,7 +15,7 @@ from ..ops import conv_transpose as _convt
 from ..ops import fused as _fused
 from ..ops import padding as _padding
 from ..tensor import _wrap
-from .functional import _pair, _shape_str, adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, max_pool2d, pad
+from .functional import _batched, _pair, _shape_str, adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, max_pool2d, pad
 
 __all__ = [
     "conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
@@ -32,32 +32,11 @@ def _single(v):
     return int(v)
 
 
-def _batched_1d(input, name):
-    """(N, C, L) input (an unbatched (C, L) one gets a batch dim) and whether it was unbatched."""
-    if input.ndim == 2:
-        return input.unsqueeze(0), True
-    if input.ndim != 3:
-        raise RuntimeError(
-            f"Expected 2D (unbatched) or 3D (batched) input to {name}, but got input of size: {_shape_str(input.shape)}"
-        )
-    return input, False
-
-
-def _batched_2d(input, name):
-    if input.ndim == 3:
-        return input.unsqueeze(0), True
-    if input.ndim != 4:
-        raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to {name}, but got input of size: {_shape_str(input.shape)}"
-        )
-    return input, False
-
-
 # ---- convolutions ------------------------------------------------------------------------------------------
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D cross-correlation of (N, C, L) input with (O, C/groups, k) weight (conv2d over a height-1 image)."""
-    x, unbatched = _batched_1d(input, "conv1d")
+    x, unbatched = _batched(input, "conv1d", 1)
     if weight.ndim != 3:
         raise RuntimeError(f"weight should have at least three dimensions for conv1d, got {weight.ndim}")
     if x.shape[1] != weight.shape[1] * groups:
@@ -74,7 +53,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input): (N, Cin, H, W) with weight
     (Cin, Cout/groups, kh, kw) -> (N, Cout, (H-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1, ...)."""
-    x, unbatched = _batched_2d(input, "conv_transpose2d")
+    x, unbatched = _batched(input, "conv_transpose2d")
     stride, padding, output_padding, dilation = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
     if weight.ndim != 4:
         raise RuntimeError(f"weight should have at least four dimensions for conv_transpose2d, got {weight.ndim}")
@@ -105,7 +84,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution: (N, Cin, L) with weight (Cin, Cout/groups, k) -> (N, Cout, L_out)."""
-    x, unbatched = _batched_1d(input, "conv_transpose1d")
+    x, unbatched = _batched(input, "conv_transpose1d", 1)
     if weight.ndim != 3:
         raise RuntimeError(f"weight should have at least three dimensions for conv_transpose1d, got {weight.ndim}")
     out = conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _single(stride)), (0, _single(padding)),
@@ -124,7 +103,7 @@ def _check_pool1d_padding(name, padding, kernel):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maximum over each kernel window of (N, C, L) input (optionally also the indices of the maxima)."""
-    x, unbatched = _batched_1d(input, "max_pool1d")
+    x, unbatched = _batched(input, "max_pool1d", 1)
     kernel = _single(kernel_size)
     stride = _single(stride) if stride is not None and stride != [] else kernel
     _check_pool1d_padding("max_pool1d", _single(padding), kernel)
@@ -140,7 +119,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over each kernel window of (N, C, L) input."""
-    x, unbatched = _batched_1d(input, "avg_pool1d")
+    x, unbatched = _batched(input, "avg_pool1d", 1)
     kernel = _single(kernel_size)
     stride = _single(stride) if stride is not None and stride != [] else kernel
     _check_pool1d_padding("avg_pool1d", _single(padding), kernel)
@@ -151,14 +130,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling of (N, C, L) input to a fixed output length."""
-    x, unbatched = _batched_1d(input, "adaptive_avg_pool1d")
+    x, unbatched = _batched(input, "adaptive_avg_pool1d", 1)
     out = adaptive_avg_pool2d(x.unsqueeze(2), (1, _single(output_size))).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling of (N, C, H, W) input to a fixed output size (optionally also the flat indices)."""
-    x, unbatched = _batched_2d(input, "adaptive_max_pool2d")
+    x, unbatched = _batched(input, "adaptive_max_pool2d")
     oh, ow = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     oh = x.shape[2] if oh is None else oh
     ow = x.shape[3] if ow is None else ow
@@ -174,7 +153,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling of (N, C, L) input to a fixed output length (optionally also the indices)."""
-    x, unbatched = _batched_1d(input, "adaptive_max_pool1d")
+    x, unbatched = _batched(input, "adaptive_max_pool1d", 1)
     out, indices = adaptive_max_pool2d(x.unsqueeze(2), (1, _single(output_size)), True)
     out, indices = out.squeeze(2), indices.squeeze(2)
     if unbatched:
@@ -211,7 +190,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if indices.shape != input.shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({_shape_str(input.shape)}) but got indices tensor with shape: {_shape_str(indices.shape)}")
-    x, unbatched = _batched_2d(input, "max_unpool2d")
+    x, unbatched = _batched(input, "max_unpool2d")
     idx = indices._data if not unbatched else indices._data[None]
     plane = size[0] * size[1]
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= plane):

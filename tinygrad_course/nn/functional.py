@@ -169,12 +169,14 @@ def pad(input, pad, mode="constant", value=None):
 
 # ---- convolution and pooling ----------------------------------------------------------------------------
 
-def _batched(input, name):
-    if input.ndim == 3:
+def _batched(input, name, spatial=2):
+    """(N, C, *spatial) input (an unbatched (C, *spatial) one gets a batch dim) and whether it was unbatched."""
+    if input.ndim == spatial + 1:
         return input.unsqueeze(0), True
-    if input.ndim != 4:
+    if input.ndim != spatial + 2:
         raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to {name}, but got input of size: {_shape_str(input.shape)}"
+            f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, "
+            f"but got input of size: {_shape_str(input.shape)}"
         )
     return input, False
 
