@@ -20,7 +20,8 @@ from .factories import (Generator, arange, as_tensor, bernoulli, cat, concat, co
                         manual_seed, multinomial, normal, ones, ones_like, rand, rand_like, randint, randint_like,
                         randn, randn_like, randperm, seed, set_rng_state, stack, tensor, where, zeros, zeros_like)
 from .tensor import Size, Tensor
-from .methods.linalg import *  # noqa: F401,F403  (standalone functions: tc.einsum, tc.meshgrid, ...)
+from .methods.aliases import *  # noqa: F401,F403  (standalone functions: tc.prelu, tc.einsum, tc.meshgrid, ...)
+from .methods.linalg import *  # noqa: F401,F403
 from .methods.pointwise import *  # noqa: F401,F403
 from .methods.shaping import *  # noqa: F401,F403
 from .methods.sorting import *  # noqa: F401,F403

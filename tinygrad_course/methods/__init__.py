@@ -9,7 +9,8 @@ from .pointwise import PointwiseMethods
 from .linalg import LinalgMethods
 from .shaping import ShapingMethods
 from .statistics import StatisticsMethods
-from . import sorting, pointwise, linalg, shaping, statistics
+from .aliases import AliasMethods
+from . import aliases, sorting, pointwise, linalg, shaping, statistics
 
-MIXINS = (SortingMethods, PointwiseMethods, LinalgMethods, ShapingMethods, StatisticsMethods)
-FAMILIES = (sorting, pointwise, linalg, shaping, statistics)
+MIXINS = (SortingMethods, PointwiseMethods, LinalgMethods, ShapingMethods, StatisticsMethods, AliasMethods)
+FAMILIES = (sorting, pointwise, linalg, shaping, statistics, aliases)
