@@ -90,3 +90,13 @@ def assert_same_error(ours_fn, torch_fn, match_message=True):
     if match_message:
         expected = tm.replace("torch.", "tc.").split("\n")[0]
         assert om.startswith(expected[: max(20, len(expected) // 2)]), f"\n ours: {om}\ntorch: {tm}"
+
+
+def assert_same_values_and_sum_grads(out, tout, *leaf_pairs):
+    """tc result `out` equals torch result `tout`, and after backpropagating their sums each (tc, torch) pair of
+    leaves in `leaf_pairs` has the same gradient."""
+    assert_same(out, tout)
+    out.sum().backward()
+    tout.sum().backward()
+    for leaf, tleaf in leaf_pairs:
+        assert_same(leaf.grad, tleaf.grad)

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tinygrad_course as tc
-from tinygrad_course.autograd import gradcheck, gradgradcheck
+from tinygrad_course.autograd import gradcheck
+from gradcheck_table import gradcheck_tests
 
 
 def _pairs(*shapes, seed=0):
@@ -341,13 +342,5 @@ CASES = {
 SECOND_ORDER = sorted(set(CASES) - {"cdist_p1", "cdist_inf"})
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name):
-    fn, make = CASES[name]
-    assert gradgradcheck(fn, make(), eps=1e-6, atol=1e-4, rtol=1e-3)
+test_gradcheck, test_gradgradcheck = gradcheck_tests(CASES, SECOND_ORDER, eps=1e-6, atol=1e-5, second_atol=1e-4,
+                                                     rtol=1e-3)

@@ -1,18 +1,17 @@
 """More element-wise math (trig/hyperbolic, erf family, atan2, hypot, logaddexp, xlogy, fmod, copysign, fmax,
 lerp, addcmul, logit, nan_to_num, ...), var_mean/std_mean/nansum/nanmean/aminmax and finfo/iinfo/can_cast:
 values, dtypes, node names, gradients and errors vs PyTorch."""
-import math
 
 import numpy as np
 import pytest
 import torch
-from core_helpers import assert_same, assert_same_error, pair
+from core_helpers import assert_same, assert_same_error, assert_same_values_and_sum_grads, pair
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tinygrad_course as tc
-from tinygrad_course.autograd import gradcheck, gradgradcheck
+from gradcheck_table import gradcheck_tests
 
 # name -> (input transform keeping values in the domain, gradcheck-safe)
 UNARY = {
@@ -166,12 +165,7 @@ def test_nan_handling_of_fmax_fmin_and_their_gradients():
     for name in ("fmax", "fmin"):
         a, ta = pair(a_np, requires_grad=True)
         b, tb = pair(b_np, requires_grad=True)
-        out, tout = getattr(a, name)(b), getattr(ta, name)(tb)
-        assert_same(out, tout)
-        out.sum().backward()
-        tout.sum().backward()
-        assert_same(a.grad, ta.grad)
-        assert_same(b.grad, tb.grad)
+        assert_same_values_and_sum_grads(getattr(a, name)(b), getattr(ta, name)(tb), (a, ta), (b, tb))
 
 
 def test_scalar_overloads_have_torch_node_names():
@@ -194,12 +188,7 @@ def test_scalar_overloads_have_torch_node_names():
 def test_xlogy_zero_and_nan_rules():
     x, tx = pair(np.array([0.0, 0.0, 0.0, 1.0, 2.0]), requires_grad=True)
     y, ty = pair(np.array([0.0, np.nan, -1.0, 0.0, 3.0]), requires_grad=True)
-    out, tout = tc.xlogy(x, y), torch.xlogy(tx, ty)
-    assert_same(out, tout)
-    out.sum().backward()
-    tout.sum().backward()
-    assert_same(x.grad, tx.grad)
-    assert_same(y.grad, ty.grad)
+    assert_same_values_and_sum_grads(tc.xlogy(x, y), torch.xlogy(tx, ty), (x, tx), (y, ty))
 
 
 def test_fmod_keeps_integer_dtypes_and_refuses_integer_division_by_zero():
@@ -451,13 +440,5 @@ CASES = {
 SECOND_ORDER = sorted(set(CASES) - {"frac", "fmax", "fmin", "fmod", "copysign", "nansum", "aminmax"})
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name):
-    fn, make = CASES[name]
-    assert gradgradcheck(fn, make(), eps=1e-6, atol=1e-4, rtol=1e-3)
+test_gradcheck, test_gradgradcheck = gradcheck_tests(CASES, SECOND_ORDER, eps=1e-6, atol=1e-5, second_atol=1e-4,
+                                                     rtol=1e-3)

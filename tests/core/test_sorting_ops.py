@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import tinygrad_course as tc
 from core_helpers import assert_same, assert_same_error, to_torch
-from tinygrad_course.autograd import gradcheck, gradgradcheck
+from gradcheck_table import gradcheck_tests
 
 NAN = float("nan")
 
@@ -62,16 +62,8 @@ SECOND_ORDER = ["sort", "topk", "median_all", "cummax", "cumprod", "cumprod_one_
                 "masked_select_broadcast", "take", "take_along_dim"]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name):
-    fn, make = CASES[name]
-    assert gradgradcheck(fn, make(), eps=1e-6, atol=1e-4, rtol=1e-3)
+test_gradcheck, test_gradgradcheck = gradcheck_tests(CASES, SECOND_ORDER, eps=1e-6, atol=1e-5, second_atol=1e-4,
+                                                     rtol=1e-3)
 
 
 def both(fn, *arrays, grad=False):

@@ -32,3 +32,30 @@ def pair(*shape, dtype=tc.float32, requires_grad=True, scale=1.0):
     x = tc.randn(*shape, dtype=dtype) * scale
     x.requires_grad_(requires_grad)
     return x, to_torch(x)
+
+
+def error_of(fn):
+    """(exception type, message) raised by `fn()`, or None when it raises nothing."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the tests compare whatever was raised
+        return type(e), str(e)
+    return None
+
+
+def assert_layer_matches_torch(ours, theirs, shape):
+    """tc layer `ours` (its weights copied into torch layer `theirs`) matches it on a random input of `shape`:
+    output, input gradient, parameter names and gradients, and buffers."""
+    copy_weights(ours, theirs)
+    x, tx = pair(*shape)
+    y, ty = ours(x), theirs(tx)
+    assert_close(y, ty)
+    g, tg = pair(*ty.shape, requires_grad=False)
+    y.backward(g)
+    ty.backward(tg)
+    assert_close(x.grad, tx.grad)
+    for (name, p), (tname, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert name == tname
+        assert_close(p.grad, tp.grad)
+    for (name, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
+        assert_close(b, tb)

@@ -13,16 +13,9 @@ from hypothesis import strategies as st
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
-from nn_helpers import assert_close, copy_weights, to_torch
-from tinygrad_course.autograd import gradcheck, gradgradcheck
-
-
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the test compares whatever was raised
-        return type(e), str(e)
-    return None
+from nn_helpers import assert_close, copy_weights, error_of, to_torch
+from tinygrad_course.autograd import gradgradcheck
+from gradcheck_table import gradcheck_test
 
 
 def _rand(*shape, dtype=tc.float32):
@@ -105,8 +98,8 @@ SDPA_ERRORS = [
 
 @pytest.mark.parametrize("call", SDPA_ERRORS)
 def test_sdpa_errors_match_torch(call):
-    theirs = _error(lambda: call(torch))
-    assert theirs is not None and _error(lambda: call(tc)) == theirs
+    theirs = error_of(lambda: call(torch))
+    assert theirs is not None and error_of(lambda: call(tc)) == theirs
 
 
 # ---- MultiheadAttention -------------------------------------------------------------------------------------
@@ -226,9 +219,9 @@ MHA_ERRORS = [
 
 @pytest.mark.parametrize("call", MHA_ERRORS)
 def test_multihead_attention_errors_match_torch(call):
-    theirs = _error(lambda: call(torch))
+    theirs = error_of(lambda: call(torch))
     assert theirs is not None
-    assert _error(lambda: call(tc)) == (theirs[0], theirs[1].replace("torch.Size", "tc.Size"))
+    assert error_of(lambda: call(tc)) == (theirs[0], theirs[1].replace("torch.Size", "tc.Size"))
 
 
 # ---- Transformer layers -------------------------------------------------------------------------------------
@@ -356,8 +349,8 @@ TRANSFORMER_ERRORS = [
 def test_transformer_errors_match_torch(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        theirs = _error(lambda: call(torch))
-    assert theirs is not None and _error(lambda: call(tc)) == theirs
+        theirs = error_of(lambda: call(torch))
+    assert theirs is not None and error_of(lambda: call(tc)) == theirs
 
 
 # ---- gradcheck (float64, finite differences) ------------------------------------------------------------------
@@ -399,10 +392,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
+test_gradcheck = gradcheck_test(CASES, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
 @pytest.mark.parametrize("name", ["sdpa", "sdpa_bool_mask"])

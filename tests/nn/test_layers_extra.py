@@ -12,8 +12,8 @@ import torch.nn.functional as TF
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
-from tinygrad_course.autograd import gradcheck, gradgradcheck
-from nn_helpers import assert_close, copy_weights, pair, to_torch
+from gradcheck_table import gradcheck_both_orders_test
+from nn_helpers import assert_close, assert_layer_matches_torch, copy_weights, pair
 
 LAYERS = [
     ("Conv1d(3, 4, 3)", (2, 3, 9)),
@@ -92,19 +92,7 @@ def _outputs(result):
 def test_layer_matches_torch(spec, shape):
     ours, theirs = eval("nn." + spec), eval("torch.nn." + spec)
     assert repr(ours) == repr(theirs)
-    copy_weights(ours, theirs)
-    x, tx = pair(*shape)
-    y, ty = ours(x), theirs(tx)
-    assert_close(y, ty)
-    g, tg = pair(*ty.shape, requires_grad=False)
-    y.backward(g)
-    ty.backward(tg)
-    assert_close(x.grad, tx.grad)
-    for (name, p), (tname, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
-        assert name == tname
-        assert_close(p.grad, tp.grad)
-    for (name, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
-        assert_close(b, tb)
+    assert_layer_matches_torch(ours, theirs, shape)
 
 
 def test_eval_mode_instance_norm_uses_running_stats():
@@ -451,9 +439,4 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    inputs = make()
-    assert gradcheck(fn, inputs)
-    assert gradgradcheck(fn, inputs)
+test_gradcheck = gradcheck_both_orders_test(CASES)

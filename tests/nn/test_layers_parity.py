@@ -5,7 +5,7 @@ import torch
 
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
-from nn_helpers import assert_close, copy_weights, pair, to_torch
+from nn_helpers import assert_close, assert_layer_matches_torch, copy_weights, pair, to_torch
 
 LAYERS = [
     ("Linear(5, 3)", (4, 5)),
@@ -53,19 +53,7 @@ LAYERS = [
 def test_layer_matches_torch(spec, shape):
     ours = eval("nn." + spec)
     theirs = eval("torch.nn." + spec)
-    copy_weights(ours, theirs)
-    x, tx = pair(*shape)
-    y, ty = ours(x), theirs(tx)
-    assert_close(y, ty)
-    g, tg = pair(*ty.shape, requires_grad=False)
-    y.backward(g)
-    ty.backward(tg)
-    assert_close(x.grad, tx.grad)
-    for (name, p), (tname, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
-        assert name == tname
-        assert_close(p.grad, tp.grad)
-    for (name, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
-        assert_close(b, tb)
+    assert_layer_matches_torch(ours, theirs, shape)
 
 
 def test_batchnorm_running_stats_and_eval_mode():

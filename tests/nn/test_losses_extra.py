@@ -10,7 +10,7 @@ import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
 from nn_helpers import assert_close, to_torch
-from tinygrad_course.autograd import gradcheck, gradgradcheck
+from gradcheck_table import gradcheck_tests
 
 TF = torch.nn.functional
 RNG = np.random.default_rng(0)
@@ -319,13 +319,5 @@ SECOND_ORDER = ["smooth_l1", "kl_div", "kl_div_log_target", "poisson_nll", "gaus
                 "multilabel_soft_margin", "multi_margin_p2", "cosine_embedding", "triplet_margin"]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
-
-
-@pytest.mark.parametrize("name", SECOND_ORDER)
-def test_gradgradcheck(name):
-    fn, make = CASES[name]
-    assert gradgradcheck(fn, make(), eps=1e-6, atol=1e-4, rtol=1e-3)
+test_gradcheck, test_gradgradcheck = gradcheck_tests(CASES, SECOND_ORDER, eps=1e-6, atol=1e-5, second_atol=1e-4,
+                                                     rtol=1e-3)

@@ -10,8 +10,9 @@ import torch
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
-from nn_helpers import assert_close, copy_weights, to_torch
+from nn_helpers import assert_close, copy_weights, error_of, to_torch
 from tinygrad_course.autograd import gradcheck, gradgradcheck
+from gradcheck_table import gradcheck_test
 from tinygrad_course.nn.modules.rnn import _gru_step, _lstm_step, _rnn_step
 from tinygrad_course.nn.utils import rnn as rnn_utils
 
@@ -152,14 +153,6 @@ def test_all_weights_and_flatten_parameters():
            [[tuple(w.shape) for w in ws] for ws in torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True).all_weights]
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the test compares whatever was raised
-        return type(e), str(e)
-    return None
-
-
 ERROR_CASES = [
     ("LSTM(3, 4)", lambda m, T: m(T.randn(2, 3, 4, 3))),
     ("GRU(3, 4)", lambda m, T: m(T.randn(2, 3, 4, 3))),
@@ -179,8 +172,8 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("spec,call", ERROR_CASES)
 def test_errors_match_torch(spec, call):
-    ours = _error(lambda: call(eval("nn." + spec), tc))
-    theirs = _error(lambda: call(eval("torch.nn." + spec), torch))
+    ours = error_of(lambda: call(eval("nn." + spec), tc))
+    theirs = error_of(lambda: call(eval("torch.nn." + spec), torch))
     assert theirs is not None and ours is not None
     assert ours[0] is theirs[0]
     assert ours[1] == theirs[1].replace("torch.", "tc.")
@@ -192,7 +185,7 @@ def test_errors_match_torch(spec, call):
 def test_constructor_errors_match_torch(ctor):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours, theirs = _error(lambda: eval("nn." + ctor)), _error(lambda: eval("torch.nn." + ctor))
+        ours, theirs = error_of(lambda: eval("nn." + ctor)), error_of(lambda: eval("torch.nn." + ctor))
     assert theirs is not None and ours == theirs
 
 
@@ -210,8 +203,8 @@ def test_pad_sequence_matches_torch(batch_first, padding_side):
     (tout * tout).sum().backward()
     for s, ts in zip(seqs, tseqs):
         assert_close(s.grad, ts.grad)
-    assert _error(lambda: rnn_utils.pad_sequence(seqs, padding_side="up")) == \
-        _error(lambda: torch.nn.utils.rnn.pad_sequence(tseqs, padding_side="up"))
+    assert error_of(lambda: rnn_utils.pad_sequence(seqs, padding_side="up")) == \
+        error_of(lambda: torch.nn.utils.rnn.pad_sequence(tseqs, padding_side="up"))
 
 
 @pytest.mark.parametrize("enforce_sorted", [True, False])
@@ -240,12 +233,12 @@ def test_pack_and_pad_round_trip_matches_torch(enforce_sorted):
 def test_packing_errors_match_torch():
     x, tx = tc.randn(3, 2), torch.randn(3, 2)
     for lengths in ([2, 3], [3, 0], [3]):
-        assert _error(lambda: rnn_utils.pack_padded_sequence(x, lengths)) == \
-            _error(lambda: torch.nn.utils.rnn.pack_padded_sequence(tx, lengths))
+        assert error_of(lambda: rnn_utils.pack_padded_sequence(x, lengths)) == \
+            error_of(lambda: torch.nn.utils.rnn.pack_padded_sequence(tx, lengths))
     packed = rnn_utils.pack_padded_sequence(x, [3, 2])
     tpacked = torch.nn.utils.rnn.pack_padded_sequence(tx, [3, 2])
-    assert _error(lambda: rnn_utils.pad_packed_sequence(packed, total_length=2)) == \
-        _error(lambda: torch.nn.utils.rnn.pad_packed_sequence(tpacked, total_length=2))
+    assert error_of(lambda: rnn_utils.pad_packed_sequence(packed, total_length=2)) == \
+        error_of(lambda: torch.nn.utils.rnn.pad_packed_sequence(tpacked, total_length=2))
 
 
 @pytest.mark.parametrize("spec", ["LSTM(3, 4, num_layers=2, bidirectional=True)", "GRU(3, 4, bidirectional=True)",
@@ -311,10 +304,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck(name):
-    fn, make = CASES[name]
-    assert gradcheck(fn, make(), eps=1e-6, atol=1e-5, rtol=1e-3)
+test_gradcheck = gradcheck_test(CASES, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
 @pytest.mark.parametrize("name,differentiated", [("rnn_tanh_cell", 6), ("lstm_cell_h", 3), ("gru_cell", 2)])
