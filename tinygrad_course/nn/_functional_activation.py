@@ -213,19 +213,10 @@ class _ThresholdInplace(_Threshold):
     node_name = "ThresholdBackward1"
 
 
-class _RreluWithNoise(Op):
+class _RreluWithNoise(_fused.ConstantMultiply):
     """x * noise, where `noise` is 1 for x > 0 and the (random or mean) negative slope elsewhere."""
 
     node_name = "RreluWithNoiseBackward0"
-
-    @staticmethod
-    def forward(ctx, x, noise):
-        ctx.noise = noise
-        return x._data * noise
-
-    @staticmethod
-    def backward(ctx, g):
-        return g * _wrap(ctx.noise)
 
 
 class _RreluWithNoiseInplace(_RreluWithNoise):

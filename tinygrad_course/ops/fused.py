@@ -285,10 +285,8 @@ class LeakyRelu(Op):
         return g * _wrap(xp.where(a > 0, 1.0, ctx.slope).astype(a.dtype))
 
 
-class Dropout(Op):
-    """x * mask, where `mask` (an array of 0 and 1/(1-p)) was drawn by the caller."""
-
-    node_name = "NativeDropoutBackward0"
+class ConstantMultiply(Op):
+    """x * mask, where `mask` is an array drawn by the caller (no gradient flows to it)."""
 
     @staticmethod
     def forward(ctx, x, mask):
@@ -298,6 +296,12 @@ class Dropout(Op):
     @staticmethod
     def backward(ctx, g):
         return g * _wrap(ctx.mask)
+
+
+class Dropout(ConstantMultiply):
+    """x * mask, where `mask` (an array of 0 and 1/(1-p)) was drawn by the caller."""
+
+    node_name = "NativeDropoutBackward0"
 
 
 # ---- normalisation ------------------------------------------------------------------------------------
