@@ -396,22 +396,20 @@ class Fmax(Binary):
     node_name = "FmaxBackward0"
     float_only = False
     compute = staticmethod(lambda xp, a, b: xp.fmax(a, b))
+    a_wins = staticmethod(lambda a, b: a >= b)  # where a is the result (before NaN handling)
 
     @staticmethod
     def derivatives(ctx, g, a, b, out):
-        a_wins = (a >= b) | b.isnan()
+        a_wins = ctx._fn.a_wins(a, b) | b.isnan()
         return g * a_wins, g * ~a_wins
 
 
-class Fmin(Binary):
+class Fmin(Fmax):
+    """Element-wise minimum that ignores NaN; the mirror of Fmax."""
+
     node_name = "FminBackward0"
-    float_only = False
     compute = staticmethod(lambda xp, a, b: xp.fmin(a, b))
-
-    @staticmethod
-    def derivatives(ctx, g, a, b, out):
-        a_wins = (a <= b) | b.isnan()
-        return g * a_wins, g * ~a_wins
+    a_wins = staticmethod(lambda a, b: a <= b)
 
 
 class Heaviside(Binary):
