@@ -47,11 +47,7 @@ class Adam(Optimizer):
                                         beta2=beta2, eps=eps, weight_decay=weight_decay, decoupled=decoupled, step=step)
                 bump_version(p)
                 continue
-            if weight_decay != 0:
-                if decoupled:
-                    w *= 1 - lr * weight_decay
-                else:
-                    g = g + weight_decay * w
+            g = _weight_decay(w, g, lr, weight_decay, decoupled)
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             tmp = self._scratch_buffer(xp, w)
             _lerp_(xp, m, g, 1 - beta1, tmp)
@@ -81,6 +77,17 @@ class AdamW(Adam):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                          foreach=foreach, maximize=maximize, capturable=capturable, differentiable=differentiable,
                          fused=fused, decoupled_weight_decay=True)
+
+
+def _weight_decay(w, g, lr, weight_decay, decoupled):
+    """Apply weight decay: decoupled scales the weights w in place by 1 - lr*weight_decay (AdamW), otherwise
+    the decay is added to the gradient, which is returned (a new array, the stored grad is left alone)."""
+    if weight_decay != 0:
+        if decoupled:
+            w *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * w
+    return g
 
 
 def _lerp_(xp, start, end, weight, tmp):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from ._array_math import addcdiv_, addcmul_
-from .adam import _lerp_
+from .adam import _lerp_, _weight_decay
 from .optimizer import Optimizer, advance_step, bump_version, check_betas, check_float, new_step_count, \
     params_with_grads
 
@@ -45,11 +45,7 @@ class NAdam(Optimizer):
                 state["exp_avg_sq"] = self._state_zeros(p)
             step = advance_step(state)
             bias_correction2 = 1 - beta2 ** step
-            if weight_decay != 0:
-                if decoupled:
-                    w *= 1 - lr * weight_decay
-                else:
-                    g = g + weight_decay * w
+            g = _weight_decay(w, g, lr, weight_decay, decoupled)
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mu_product_arr = state["mu_product"]._data  # host float32, like PyTorch's (rounded the same way)

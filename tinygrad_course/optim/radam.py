@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ._array_math import addcmul_
-from .adam import _lerp_
+from .adam import _lerp_, _weight_decay
 from .optimizer import Optimizer, advance_step, bump_version, check_betas, check_float, new_step_count, \
     params_with_grads
 
@@ -36,11 +36,7 @@ class RAdam(Optimizer):
                 state["exp_avg"] = self._state_zeros(p)
                 state["exp_avg_sq"] = self._state_zeros(p)
             step = advance_step(state)
-            if weight_decay != 0:
-                if decoupled:
-                    w *= 1 - lr * weight_decay
-                else:
-                    g = g + weight_decay * w
+            g = _weight_decay(w, g, lr, weight_decay, decoupled)
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             tmp = self._scratch_buffer(xp, w)
             _lerp_(xp, m, g, 1 - beta1, tmp)
