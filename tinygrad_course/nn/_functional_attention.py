@@ -97,37 +97,28 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """True for batched (3-D) query, False for unbatched (2-D); AssertionError like PyTorch otherwise."""
-    if query.ndim == 3:
-        if key.ndim != 3 or value.ndim != 3:
-            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 2:
-            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
-                                 f"found {key_padding_mask.ndim}-D tensor instead")
-        if attn_mask is not None and attn_mask.ndim not in (2, 3):
-            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                                 f"found {attn_mask.ndim}-D tensor instead")
-        return True
-    if query.ndim == 2:
-        if key.ndim != 2 or value.ndim != 2:
-            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 1:
-            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
-                                 f"found {key_padding_mask.ndim}-D tensor instead")
-        if attn_mask is not None:
-            if attn_mask.ndim not in (2, 3):
-                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
-                                     f"but found {attn_mask.ndim}-D tensor instead")
-            expected = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
-                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
-        return False
-    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
-                         "tensor")
+    nd = query.ndim
+    if nd not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {nd}-D query "
+                             "tensor")
+    where = f"For {'batched' if nd == 3 else 'unbatched'} ({nd}-D) `query`"
+    if key.ndim != nd or value.ndim != nd:
+        raise AssertionError(f"{where}, expected `key` and `value` to be {nd}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != nd - 1:
+        raise AssertionError(f"{where}, expected `key_padding_mask` to be `None` or {nd - 1}-D but "
+                             f"found {key_padding_mask.ndim}-D tensor instead")
+    if attn_mask is not None and attn_mask.ndim not in (2, 3):
+        raise AssertionError(f"{where}, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                             f"found {attn_mask.ndim}-D tensor instead")
+    if nd == 2 and attn_mask is not None and attn_mask.ndim == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+    return nd == 3
 
 
-def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True, stacklevel=3):
     """A bool mask (True = masked out) becomes a float mask of 0 / -inf in target_type; float masks pass."""
     if mask is None:
         return None
@@ -136,10 +127,17 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype is not other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=3)
+                      "instead.", stacklevel=stacklevel)
     if not is_float:
         mask = factories.zeros(*mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     return mask
+
+
+def _canonical_masks(key_padding_mask, key_padding_name, attn_mask, attn_name, target_type):
+    """(key_padding_mask, attn_mask) as float masks, warning like PyTorch when their dtypes differ."""
+    key_padding_mask = _canonical_mask(key_padding_mask, key_padding_name, None if attn_mask is None else
+                                       attn_mask.dtype, attn_name, target_type, stacklevel=4)
+    return key_padding_mask, _canonical_mask(attn_mask, attn_name, None, "", target_type, check_other=False)
 
 
 def _pad_last(t):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import factories
 from .. import functional as F
 from .. import init
-from .._functional_attention import _canonical_mask
+from .._functional_attention import _canonical_masks
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
@@ -84,9 +84,8 @@ class MultiheadAttention(Module):
                 average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights); attn_weights is None unless need_weights."""
         is_batched = query.ndim == 3
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                           None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        key_padding_mask, attn_mask = _canonical_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
+                                                       query.dtype)
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = {} if self._qkv_same_embed_dim else {

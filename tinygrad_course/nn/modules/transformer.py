@@ -11,7 +11,7 @@ import copy
 from ... import factories
 from .. import functional as F
 from .. import init
-from .._functional_attention import _canonical_mask
+from .._functional_attention import _canonical_masks
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
@@ -69,9 +69,8 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         """Encode `src` (L, N, E) (or (N, L, E) with batch_first)."""
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
-                                               None if src_mask is None else src_mask.dtype, "src_mask", src.dtype)
-        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
+        src_key_padding_mask, src_mask = _canonical_masks(src_key_padding_mask, "src_key_padding_mask", src_mask,
+                                                          "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal=is_causal)
@@ -157,9 +156,8 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         """Pass `src` through every layer (then `norm`); masks as in `TransformerEncoderLayer`."""
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
-                                               None if mask is None else mask.dtype, "mask", src.dtype)
-        mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        src_key_padding_mask, mask = _canonical_masks(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                                      src.dtype)
         # is_causal=None: PyTorch checks whether `mask` is causal to pick a faster kernel; applying the mask
         # itself gives the same result, so only an explicit hint is passed on
         output = src
