@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ._util import broadcast_shapes_checked, check_same_device, first_out_of_range, normalize_dim, type_name
-from .reduce import _ValuesIndices
+from .reduce import _sum_dtype, _ValuesIndices
 
 RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "op_name": name})
                 for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
@@ -276,12 +276,6 @@ class Cummax(_PickAlongDim):
 
 class Cummin(Cummax):
     node_name = "CumminBackward0"
-
-
-def _sum_dtype(x, dtype):
-    if dtype is not None:
-        return _dt.to_dtype(dtype)
-    return _dt.int64 if x.dtype.category < 2 else x.dtype
 
 
 class Cumprod(Op):
