@@ -15,7 +15,8 @@ from ..ops import conv_transpose as _convt
 from ..ops import fused as _fused
 from ..ops import padding as _padding
 from ..tensor import _wrap
-from .functional import _batched, _pair, _shape_str, adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, max_pool2d, pad
+from .functional import (_batched, _normalized_dims, _pair, _shape_str, adaptive_avg_pool2d, avg_pool2d, batch_norm,
+                         conv2d, max_pool2d, pad)
 
 __all__ = [
     "conv1d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
@@ -270,18 +271,9 @@ def _float_eps(dtype):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x**2 over the trailing normalized_shape dims) + eps) * weight (eps defaults to the dtype's)."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    k = len(normalized_shape)
-    if tuple(input.shape[input.ndim - k:]) != normalized_shape:
-        raise RuntimeError(
-            f"Given normalized_shape={_shape_str(normalized_shape)}, expected input with shape "
-            f"[*{', '.join(map(str, normalized_shape))}], but got input of size{_shape_str(input.shape)}"
-        )
+    normalized_shape, dims = _normalized_dims(input, normalized_shape, star="*")
     if eps is None:
         eps = _float_eps(input.dtype)
-    dims = tuple(range(input.ndim - k, input.ndim))
     out = input * (input.square().mean(dims, keepdim=True) + eps).rsqrt()
     return out * weight if weight is not None else out
 

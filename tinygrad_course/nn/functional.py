@@ -308,8 +308,9 @@ def adaptive_avg_pool2d(input, output_size):
 
 # ---- normalisation and embedding ------------------------------------------------------------------------
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing `normalized_shape` dims, then scale by weight and shift by bias."""
+def _normalized_dims(input, normalized_shape, star="*, "):
+    """(normalized_shape as a tuple, the trailing dims it covers), or PyTorch's error when the input's trailing
+    sizes differ (layer_norm writes `[*, 4]`, rms_norm `[*4]`)."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -317,9 +318,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[input.ndim - k:]) != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={_shape_str(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{_shape_str(input.shape)}"
+            f"[{star}{', '.join(map(str, normalized_shape))}], but got input of size{_shape_str(input.shape)}"
         )
-    dims = tuple(range(input.ndim - k, input.ndim))
+    return normalized_shape, tuple(range(input.ndim - k, input.ndim))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing `normalized_shape` dims, then scale by weight and shift by bias."""
+    normalized_shape, dims = _normalized_dims(input, normalized_shape)
     return _fused.Normalize.apply(input, weight, bias, dims, normalized_shape, eps)
 
 

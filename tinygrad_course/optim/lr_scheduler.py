@@ -257,7 +257,23 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers(LRScheduler):
+    """A scheduler that drives others (`self._schedulers`): its state holds theirs, as in PyTorch."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, saved in zip(self._schedulers, schedulers):
+            s.load_state_dict(saved)
+
+
+class SequentialLR(_SchedulerOfSchedulers):
     """Run `schedulers` one after another, switching at the epochs in `milestones`."""
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
@@ -299,18 +315,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, saved in zip(self._schedulers, schedulers):
-            s.load_state_dict(saved)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -563,7 +567,7 @@ class PolynomialLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers):
     """Step several schedulers together each epoch (their factors multiply), e.g. a warm-up and a decay."""
 
     def __init__(self, schedulers, optimizer=None):
@@ -582,18 +586,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, saved in zip(self._schedulers, schedulers):
-            s.load_state_dict(saved)
 
 
 class CyclicLR(LRScheduler):
