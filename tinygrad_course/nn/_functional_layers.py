@@ -341,15 +341,22 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, inplace, input.ndim == 3)
 
 
+def _warn_unusual_rank(input, spatial):
+    """PyTorch's deprecation warning for dropout2d/3d input that is not (N,) C + `spatial` dims."""
+    if input.ndim in (spatial + 1, spatial + 2):
+        return
+    name = f"dropout{spatial}d"
+    warnings.warn(
+        f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will result in an error "
+        "in a future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+        f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+        f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """During training, zero whole channels of (N, C, H, W) input with probability p; scale the rest."""
     _check_p(p)
-    if input.ndim not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-            "that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
-            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    _warn_unusual_rank(input, spatial=2)
     if input.ndim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
@@ -365,12 +372,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """During training, zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability p."""
     _check_p(p)
-    if input.ndim not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result in an error "
-            "in a future release. To retain the behavior and silence this warning, please use dropout instead. Note "
-            "that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
-            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    _warn_unusual_rank(input, spatial=3)
     if not training or p == 0.0:
         return input
     return _feature_dropout(input, p, inplace, input.ndim == 5)
