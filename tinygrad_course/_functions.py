@@ -2,7 +2,10 @@
 as `torch.exp` mirrors `Tensor.exp`."""
 from __future__ import annotations
 
-import builtins
+from .factories import tensor
+from .methods import FAMILIES
+from .shapes import broadcast_shapes_checked
+from .tensor import Size, Tensor
 
 _METHOD_NAMES = (
     "add sub subtract mul multiply div divide true_divide floor_divide remainder pow square reciprocal neg negative "
@@ -19,8 +22,6 @@ _METHOD_NAMES = (
 def _from_method(name):
     def fn(input, *args, **kwargs):
         if not hasattr(input, "_data"):
-            from .factories import tensor
-
             input = tensor(input)
         return getattr(input, name)(*args, **kwargs)
 
@@ -29,13 +30,7 @@ def _from_method(name):
     return fn
 
 
-def _family_method_names():
-    from .methods import FAMILIES
-
-    return [n for family in FAMILIES for n in family.METHOD_FUNCTIONS]
-
-
-_METHOD_NAMES = _METHOD_NAMES + _family_method_names()
+_METHOD_NAMES = _METHOD_NAMES + tuple(n for family in FAMILIES for n in family.METHOD_FUNCTIONS)
 for _name in _METHOD_NAMES:
     globals()[_name] = _from_method(_name)
 
@@ -44,8 +39,6 @@ __all__ = list(_METHOD_NAMES)
 
 def is_tensor(obj) -> bool:
     """True if `obj` is a tensor."""
-    from .tensor import Tensor
-
     return isinstance(obj, Tensor)
 
 
@@ -55,8 +48,6 @@ def is_floating_point(input) -> bool:
 
 def broadcast_shapes(*shapes):
     """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
-    from .tensor import Size
-
     acc = []
     for index, shape in enumerate(shapes):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -73,8 +64,6 @@ def broadcast_shapes(*shapes):
 
 def broadcast_tensors(*tensors):
     """Views of `tensors` expanded to their common broadcast shape."""
-    from .ops._util import broadcast_shapes_checked
-
     shape = broadcast_shapes_checked(*(tuple(t.shape) for t in tensors), hint=False)
     return tuple(t.expand(shape) for t in tensors)
 
@@ -83,24 +72,12 @@ def broadcast_tensors(*tensors):
 
 def softmax(input, dim, dtype=None):
     """Softmax along `dim` (also `Tensor.softmax`), like `torch.softmax`; see `tc.nn.functional.softmax`."""
-    from .nn.functional import softmax as _softmax
-
-    return _softmax(input, dim, dtype=dtype)
+    return input.softmax(dim, dtype)
 
 
 def log_softmax(input, dim, dtype=None):
     """log(softmax) along `dim`, computed stably (also `Tensor.log_softmax`), like `torch.log_softmax`."""
-    from .nn.functional import log_softmax as _log_softmax
-
-    return _log_softmax(input, dim, dtype=dtype)
+    return input.log_softmax(dim, dtype)
 
 
-def _bind_softmax_methods():
-    from .tensor_methods import TensorMethods
-
-    TensorMethods.softmax = softmax
-    TensorMethods.log_softmax = log_softmax
-
-
-_bind_softmax_methods()
 __all__ += ["softmax", "log_softmax"]

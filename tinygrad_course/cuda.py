@@ -3,6 +3,7 @@ on machines without CuPy or without an NVIDIA GPU."""
 from __future__ import annotations
 
 from ._backend import cupy_module
+from ._backend import device as device_cls
 
 
 def is_available() -> bool:
@@ -31,8 +32,6 @@ def _index(device):
         return current_device()
     if isinstance(device, int):
         return device
-    from ._backend import device as device_cls
-
     d = device_cls(device)
     return d.index if d.index is not None else current_device()
 

@@ -226,3 +226,14 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+TYPE_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+}
+
+
+def type_name(dt) -> str:
+    """PyTorch's scalar-type name (Float, Long, ...) used in error messages."""
+    return TYPE_NAMES[dt.name]

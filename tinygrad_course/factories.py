@@ -10,152 +10,13 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from ._backend import CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device
+from ._backend import (CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device,
+                       to_device_array)
+from .generator import Generator, _generator, default_generator, manual_seed, sampler  # noqa: F401
 from .tensor import Tensor, _wrap
 
 
 # ---- random number generation ------------------------------------------------------------------------
-
-class Generator:
-    """A random number generator with its own state, like `torch.Generator`.
-
-    A CPU generator draws with NumPy; `Generator(device="cuda")` draws on the GPU with its own CuPy
-    random state. Tensors on the GPU use the CUDA default generator (CuPy's global random state, seeded by
-    `tc.manual_seed` and `tc.cuda.manual_seed`), so as in PyTorch the GPU's numbers differ from the CPU's."""
-
-    def __init__(self, device="cpu"):
-        self.device = canonical_device(device) if str(device) != "cpu" else CPU
-        self.manual_seed(67280421310721)
-
-    def manual_seed(self, seed: int):
-        """Reset the state from `seed`; returns the generator."""
-        self._seed = int(seed)
-        if self.device.type == "cpu":
-            self._rng = np.random.default_rng(self._seed)
-        else:
-            self._rng = _CudaSampler(array_module(self.device).random.RandomState(self._seed % (2 ** 32)))
-        return self
-
-    def seed(self) -> int:
-        """Re-seed from a non-deterministic source; returns the new seed."""
-        s = int(np.random.SeedSequence().entropy % (2 ** 63))
-        self.manual_seed(s)
-        return s
-
-    def initial_seed(self) -> int:
-        return self._seed
-
-    def get_state(self):
-        """The generator state (restore it with `set_state`)."""
-        if self.device.type != "cpu":
-            raise RuntimeError("get_state of a cuda Generator is not supported here; re-seed it with manual_seed")
-        return self._rng.bit_generator.state
-
-    def set_state(self, state):
-        if self.device.type != "cpu":
-            raise RuntimeError("set_state of a cuda Generator is not supported here; re-seed it with manual_seed")
-        self._rng.bit_generator.state = state
-        return self
-
-    # sampling helpers used by the factories and in-place initialisers (arrays on the generator's device)
-    def uniform(self, a, b, shape):
-        return self._rng.uniform(a, b, shape)
-
-    def normal(self, mean, std, shape):
-        return self._rng.normal(mean, std, shape)
-
-    def random(self, shape):
-        return self._rng.random(shape)
-
-    def exponential(self, scale, shape):
-        return self._rng.exponential(scale, shape)
-
-    def integers(self, low, high, shape):
-        return self._rng.integers(low, high, shape)
-
-    def permutation(self, n):
-        return self._rng.permutation(n)
-
-
-class _CudaSampler:
-    """NumPy-Generator-style draws from a CuPy RandomState (`None`: CuPy's global one), on the GPU."""
-
-    def __init__(self, state=None):
-        self._state = state
-
-    def _rs(self):
-        if self._state is not None:
-            return self._state
-        from ._backend import cupy_module
-
-        return cupy_module().random.get_random_state()
-
-    def uniform(self, a, b, shape):
-        return self._rs().uniform(a, b, shape)
-
-    def normal(self, mean, std, shape):
-        return self._rs().normal(mean, std, shape)
-
-    def random(self, shape):
-        return self._rs().random_sample(shape)
-
-    def exponential(self, scale, shape):
-        return self._rs().exponential(scale, shape)
-
-    def integers(self, low, high, shape):
-        return self._rs().randint(low, high, shape)
-
-    def permutation(self, n):
-        return self._rs().permutation(n)
-
-
-default_generator = Generator()
-_cuda_default = _CudaSampler()
-
-
-def _generator(g=None) -> Generator:
-    return default_generator if g is None else g
-
-
-def sampler(generator, device):
-    """What draws random numbers for a tensor on `device`: `generator` (which must live on that device type,
-    as PyTorch requires), else the device's default generator."""
-    if generator is None:
-        return default_generator if device.type == "cpu" else _cuda_default
-    if generator.device.type != device.type:
-        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found '{generator.device.type}'")
-    return generator
-
-
-def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (and CuPy's when a GPU is present), like `torch.manual_seed`."""
-    default_generator.manual_seed(seed)
-    from ._backend import cupy_module
-
-    cp = cupy_module()
-    if cp is not None:
-        cp.random.seed(int(seed) % (2 ** 32))
-    return default_generator
-
-
-def seed() -> int:
-    """Seed the default generator non-deterministically; returns the seed."""
-    return default_generator.seed()
-
-
-def initial_seed() -> int:
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(state):
-    default_generator.set_state(state)
-
-
-# ---- from data ---------------------------------------------------------------------------------------
 
 def _infer_dtype(data):
     """PyTorch's dtype for nested Python data: bool, int64, or the default float (also for empty lists)."""
@@ -251,8 +112,6 @@ def _ragged_error(data):
 
 
 def _place(arr, dev):
-    from ._backend import to_device_array
-
     return to_device_array(arr, dev) if dev is not CPU or not isinstance(arr, np.ndarray) else arr
 
 
@@ -484,32 +343,3 @@ def randint_like(input, low, high=None, *, dtype=None, device=None):
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
-
-
-# ---- joining (module-level functions) ----------------------------------------------------------------
-
-def cat(tensors, dim=0, *, out=None):
-    """Concatenate tensors along an existing dimension."""
-    from .ops.movement import Cat
-
-    return Cat.apply(*tensors, dim=dim)
-
-
-concat = concatenate = cat
-
-
-def stack(tensors, dim=0, *, out=None):
-    """Stack equally shaped tensors along a new dimension."""
-    from .ops.movement import Stack
-
-    return Stack.apply(*tensors, dim=dim)
-
-
-def where(condition, input=None, other=None):
-    """Elements of `input` where `condition` is True, else of `other` (broadcasting)."""
-    from .ops.elementwise import Where
-    from .tensor_methods import _operand
-
-    if input is None and other is None:
-        return tuple(_wrap(a) for a in condition._xp.nonzero(condition._data))
-    return Where.apply(condition, _operand(input), _operand(other))

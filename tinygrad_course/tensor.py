@@ -1,8 +1,9 @@
-"""`Tensor`: one backend array (NumPy on the CPU, CuPy on a GPU) plus autograd bookkeeping.
+"""`Tensor`: one backend array (NumPy on the CPU, CuPy on a GPU) plus the fields autograd fills in.
 
-The math lives in `tinygrad_course/ops/`; this file holds the object itself — its attributes,
-conversions, autograd entry points and in-place machinery. The operator and method bindings
-are in `tensor_methods.py`, printing in `_printing.py`.
+This is the bottom of the framework (chapter 01): the object itself -- its storage, shape, strides,
+dtype and device, conversion to Python and NumPy, printing. It imports no math: the ops live in
+`ops/`, the autograd entry points (`backward`, hooks) in `autograd/tensor_autograd.py`, and
+`binding.py` attaches operators and methods to this class from above.
 """
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._backend import CPU, array_module, device_of_array
-from .autograd import function as _function
-from .autograd.function import AccumulateGrad, add_hook
-from .autograd.grad_mode import _state
-from .tensor_methods import TensorMethods
+from ._printing import tensor_repr
+from .shapes import normalize_dim
 
 _ndarray = np.ndarray
 _BY_NP = _dt._BY_NP
@@ -66,7 +65,7 @@ def _wrap(arr):
     return t
 
 
-class Tensor(TensorMethods):
+class Tensor:
     """A multi-dimensional array that can record operations for automatic differentiation.
 
     Create tensors with `tc.tensor(data)` or the factory functions (`tc.zeros`, `tc.randn`, ...).
@@ -77,22 +76,8 @@ class Tensor(TensorMethods):
                  "_base", "_grad_acc", "_hooks", "_name", "_view_version", "__weakref__")
     __array_priority__ = 1000  # make `ndarray + Tensor` defer to Tensor.__radd__
 
-    def __new__(cls, *args, **kwargs):
-        from . import factories
-
-        if len(args) == 1 and not isinstance(args[0], int):
-            t = factories.tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
-        else:
-            t = factories.empty(*args, dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
-        if cls is not Tensor:
-            t2 = object.__new__(cls)
-            for s in Tensor.__slots__[:-1]:
-                setattr(t2, s, getattr(t, s))
-            return t2
-        return t
-
     def __init__(self, *args, **kwargs):
-        pass
+        pass  # `Tensor(data)` is built by the legacy constructor that `methods/conversion.py` binds as __new__
 
     # ---- basic attributes -------------------------------------------------------------------------
     @property
@@ -108,8 +93,6 @@ class Tensor(TensorMethods):
         """The shape (`tc.Size`), or the size of one dimension."""
         if dim is None:
             return Size(self._data.shape)
-        from .ops._util import normalize_dim
-
         return self._data.shape[normalize_dim(dim, self.ndim)] if self.ndim else 1
 
     @property
@@ -165,8 +148,6 @@ class Tensor(TensorMethods):
         strides = tuple(strides)
         if dim is None:
             return strides
-        from .ops._util import normalize_dim
-
         return strides[normalize_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:
@@ -239,8 +220,6 @@ class Tensor(TensorMethods):
         return object.__format__(self, spec)
 
     def __repr__(self):
-        from ._printing import tensor_repr
-
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -289,65 +268,6 @@ class Tensor(TensorMethods):
             )
         return self._data
 
-    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
-        """Convert dtype and/or device: `t.to(tc.float64)`, `t.to("cuda")`, `t.to(other)`."""
-        from ._backend import canonical_device, device as device_cls
-
-        for a in args:
-            if isinstance(a, _dt.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
-            elif isinstance(a, (str, device_cls)):
-                device = a
-            elif a is not None:
-                dtype = _dt.to_dtype(a)
-        dtype = _dt.to_dtype(dtype) if dtype is not None else None
-        device = canonical_device(device) if device is not None else None
-        if (dtype is None or dtype is self.dtype) and (device is None or device == self._device) and not copy:
-            return self
-        from .ops.movement import ToCopy
-
-        return ToCopy.apply(self, dtype=dtype, device=device, copy=copy)
-
-    def cpu(self):
-        """A copy on the CPU (or this tensor if it is already there)."""
-        return self.to("cpu")
-
-    def cuda(self, device=None, non_blocking=False):
-        """A copy on the GPU (`cuda:0` unless `device` says otherwise)."""
-        return self.to("cuda" if device is None else (device if not isinstance(device, int) else f"cuda:{device}"))
-
-    def float(self):
-        return self.to(_dt.float32)
-
-    def double(self):
-        return self.to(_dt.float64)
-
-    def half(self):
-        return self.to(_dt.float16)
-
-    def bfloat16(self):
-        return self.to(_dt.bfloat16)
-
-    def long(self):
-        return self.to(_dt.int64)
-
-    def int(self):
-        return self.to(_dt.int32)
-
-    def short(self):
-        return self.to(_dt.int16)
-
-    def char(self):
-        return self.to(_dt.int8)
-
-    def byte(self):
-        return self.to(_dt.uint8)
-
-    def bool(self):
-        return self.to(_dt.bool_)
-
     # ---- autograd ---------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
@@ -391,52 +311,6 @@ class Tensor(TensorMethods):
         self.dtype = value.dtype
         self._device = value._device
 
-    @property
-    def retains_grad(self) -> bool:
-        """True when a non-leaf tensor keeps its `.grad` (see `retain_grad`)."""
-        fn = self.grad_fn
-        return bool(fn is not None and fn._retain_hooks and self._output_nr in fn._retain_hooks)
-
-    def retain_grad(self):
-        """Keep `.grad` for this non-leaf tensor during backward (leaves always keep it)."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        fn = self.grad_fn
-        if fn is None:
-            return
-        import weakref
-
-        if fn._retain_hooks is None:
-            fn._retain_hooks = {}
-        fn._retain_hooks[self._output_nr] = weakref.ref(self)
-
-    def register_hook(self, hook):
-        """Call `hook(grad)` whenever this tensor's gradient is computed; it may return a new gradient."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        fn = self.grad_fn
-        if fn is None:
-            return add_hook(self, "_hooks", hook)
-        if fn._tensor_pre_hooks is None:
-            fn._tensor_pre_hooks = {}
-        holder = _HookSlot(fn._tensor_pre_hooks, self._output_nr)
-        return add_hook(holder, "hooks", hook)
-
-    def _grad_accumulator(self):
-        acc = self._grad_acc() if self._grad_acc is not None else None
-        if acc is None:
-            import weakref
-
-            acc = AccumulateGrad(self)
-            self._grad_acc = weakref.ref(acc)
-        return acc
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute gradients of this tensor w.r.t. the graph leaves and accumulate them into `.grad`."""
-        from .autograd.engine import backward
-
-        backward(self, None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
-
     def detach(self):
         """A tensor sharing this one's data, cut from the graph (`requires_grad=False`)."""
         t = _wrap(self._data)
@@ -462,95 +336,11 @@ class Tensor(TensorMethods):
         shape, dtype, device = meta
         return _wrap(array_module(device).ones(shape, dtype=dtype.np_dtype))
 
-    # ---- in-place machinery -----------------------------------------------------------------------
-    def _check_inplace(self, through_view=False):
-        """Raise PyTorch's error for in-place ops on leaves that require grad (outside no_grad).
-        `through_view`: the write goes through an indexing view (`x[i] = v`)."""
-        if _state.enabled:
-            if self._requires_grad and self.grad_fn is None and through_view:
-                raise RuntimeError(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation. "
-                    "Hint: wrap parameter updates in `with tc.no_grad():`."
-                )
-            if self._requires_grad and self.grad_fn is None:
-                raise RuntimeError(
-                    "a leaf Variable that requires grad is being used in an in-place operation. "
-                    "Hint: wrap parameter updates in `with tc.no_grad():`."
-                )
-            base = self._base
-            # a view that does not require grad while its base does is detached (`x.data`, `x.detach()`)
-            if base is not None and self._requires_grad and base._requires_grad and base.grad_fn is None:
-                raise RuntimeError(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                )
-
-    def _inplace(self, fn, *args, **kwargs):
-        """Run out-of-place `fn(self, ...)` and write the result into this tensor's storage."""
-        self._check_inplace()
-        others_need_grad = any(getattr(a, "_requires_grad", False) for a in args)
-        record = _state.enabled and (self._requires_grad or others_need_grad)
-        if record:
-            base = self._base
-            if base is not None and (self._requires_grad or not base._requires_grad):  # not a detached view
-                return self._inplace_on_view(fn, args, kwargs)
-            old = _wrap(self._data.copy())
-            old._requires_grad, old.grad_fn, old._output_nr = self._requires_grad, self.grad_fn, self._output_nr
-            result = fn(old, *args, **kwargs)
-        else:
-            result = fn(self, *args, **kwargs)
-        self._write(result)
-        if record and result.grad_fn is not None:
-            self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
-        return self
-
-    def _inplace_on_view(self, fn, args, kwargs):
-        """In-place op on a view whose base is in the graph: the base gets the new history
-        (`CopySlices`, as in PyTorch) and this view is re-derived from it."""
-        base = self._base
-        idx = _positions_in_base(self, base)
-        if idx is None:
-            raise RuntimeError(
-                "In-place operations on this view of a tensor that requires grad are not supported. "
-                "Hint: compute a new tensor instead (e.g. with tc.where or tc.cat) rather than modifying a slice."
-            )
-        from .ops.movement import AdvancedGetItem, AsStridedView, CopySlices
-
-        old = _wrap(base._data.copy())
-        old._requires_grad, old.grad_fn, old._output_nr = base._requires_grad, base.grad_fn, base._output_nr
-        result = fn(AdvancedGetItem.apply(old, idx, False), *args, **kwargs)
-        if result.dtype is not self.dtype:
-            if not _dt.can_cast(result.dtype, self.dtype):
-                self._write(result)  # raises PyTorch's casting error
-            result = result.to(self.dtype)
-        new_base = CopySlices.apply(old, result, idx, False)
-        base._write(new_base)
-        base.grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
-        view = AsStridedView.apply(new_base, idx, False)
-        self.grad_fn, self._output_nr, self._requires_grad = view.grad_fn, 0, True
-        self._view_version = self._version[0]
-        return self
-
-    def _refresh_view_history(self):
-        """Give a view whose base was modified in place since the view was made (`a = y[0]; y.mul_(2)`)
-        a grad_fn that reads it from the base's current history, as PyTorch regenerates it."""
-        base = self._base
-        self._view_version = self._version[0]
-        if self.grad_fn is None or base.grad_fn is None:
-            return  # detached views (leaves of their own), and views of leaves (whose history cannot change)
-        idx = _positions_in_base(self, base)
-        if idx is not None:
-            from .ops.movement import AsStridedView
-
-            view = AsStridedView.apply(base, idx, False)
-            self.grad_fn, self._output_nr = view.grad_fn, 0
-
     def _write(self, result):
         """Copy `result`'s values into this tensor's storage (dtype rules and shape checks as in PyTorch)."""
-        from .ops._util import type_name
-
         if result.dtype is not self.dtype and not _dt.can_cast(result.dtype, self.dtype):
             raise RuntimeError(
-                f"result type {type_name(result.dtype)} can't be cast to the desired output type {type_name(self.dtype)}"
+                f"result type {_dt.type_name(result.dtype)} can't be cast to the desired output type {_dt.type_name(self.dtype)}"
             )
         if result._data.shape != self._data.shape:
             raise RuntimeError(
@@ -566,36 +356,6 @@ class Tensor(TensorMethods):
         self._version[0] += 1
 
 
-class _HookSlot:
-    """Adapter so a node's per-output hook dict can be created by `add_hook`."""
-
-    def __init__(self, table, nr):
-        self.table, self.nr = table, nr
-
-    @property
-    def hooks(self):
-        return self.table.get(self.nr)
-
-    @hooks.setter
-    def hooks(self, value):
-        self.table[self.nr] = value
-
-
-def _positions_in_base(view, base):
-    """Index (a tuple of integer arrays) of the view's elements inside its base, or None when the
-    base's layout is not row-major."""
-    b = base._data
-    if not b.flags.c_contiguous or view._data.size == 0:
-        return None
-    xp = base._xp
-    item = b.itemsize
-    offset = (_address(view._data) - _address(b)) // item
-    flat = xp.arange(b.size, dtype=np.int64)[offset:]
-    strides = tuple(s // item * flat.itemsize for s in view._data.strides)
-    pos = xp.lib.stride_tricks.as_strided(flat, shape=view._data.shape, strides=strides).copy()
-    return xp.unravel_index(pos, b.shape)
-
-
 def _address(arr):
     if isinstance(arr, np.ndarray):
         return arr.__array_interface__["data"][0]
@@ -609,6 +369,3 @@ def _rebuild(data, requires_grad, device):
     t._requires_grad = requires_grad
     return t
 
-
-_function._Tensor = Tensor
-_function._wrap = _wrap

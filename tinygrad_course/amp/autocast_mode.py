@@ -19,9 +19,11 @@ composite functions that PyTorch runs in float32 (e.g. `mse_loss`) call `float32
 from __future__ import annotations
 
 import functools
+import warnings
 
+from .. import cuda
 from .. import dtypes as _dt
-from ._state import autocast_state
+from ..autograd.autocast_state import autocast_state
 
 LOWER_PRECISION_OPS = frozenset({"Mm", "Mv", "Dot", "Bmm", "Matmul", "Addmm", "Conv2d"})
 
@@ -56,6 +58,9 @@ def _first_device_type(args):
 
 def _cast_inputs(op_cls, args):
     return _cast_for(op_cls.__name__, args)
+
+
+autocast_state.cast_inputs = _cast_inputs
 
 
 def autocast_args(op_name, *tensors):
@@ -142,8 +147,6 @@ class autocast:
         self._cache_enabled = cache_enabled
         allowed = {"cpu": (_dt.bfloat16, _dt.float16), "cuda": (_dt.float16, _dt.bfloat16)}[self.device]
         if self._enabled and self.fast_dtype not in allowed:
-            import warnings
-
             name = "CPU" if self.device == "cpu" else "CUDA"
             warnings.warn(
                 f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
@@ -152,11 +155,7 @@ class autocast:
             )
             self._enabled = False
         if self._enabled and self.device == "cuda":
-            from .. import cuda
-
             if not cuda.is_available():
-                import warnings
-
                 warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=2)
                 self._enabled = False
         if self._enabled and self.device == "cuda" and self.fast_dtype is _dt.bfloat16:

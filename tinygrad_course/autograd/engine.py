@@ -11,9 +11,12 @@ import contextlib
 import heapq
 import itertools
 
+from ..factories import tensor as make_tensor
+from ..factories import zeros_like
+from ..tensor import Tensor
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
-from .function import AccumulateGrad, profilers
+from .node import AccumulateGrad, profilers
 from .grad_mode import _state
 
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
@@ -54,14 +57,7 @@ def record_backward():
         _recorders.remove(events)
 
 
-def _tensor_type():
-    from ..tensor import Tensor
-
-    return Tensor
-
-
 def _make_root_grads(outputs, grad_outputs, create_graph):
-    Tensor = _tensor_type()
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -72,8 +68,6 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
             g = Tensor._ones_meta((out.shape, out.dtype, out.device))
         else:
             if not isinstance(g, Tensor):
-                from ..factories import tensor as make_tensor
-
                 g = make_tensor(g, dtype=out.dtype, device=out.device)
             if tuple(g.shape) != tuple(out.shape):
                 raise RuntimeError(
@@ -287,7 +281,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate gradients of `tensors` into the leaves' `.grad`, like `torch.autograd.backward`."""
-    Tensor = _tensor_type()
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     if grad_tensors is None:
         grad_tensors = (None,) * len(tensors)
@@ -312,7 +305,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated), like `torch.autograd.grad`."""
-    Tensor = _tensor_type()
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if grad_outputs is None:
@@ -329,7 +321,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         result = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
                               allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        from ..factories import zeros_like
-
         result = tuple(zeros_like(t) if g is None else g for t, g in zip(inputs, result))
     return result

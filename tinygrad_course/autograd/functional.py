@@ -2,6 +2,8 @@
 (like `torch.autograd.functional`)."""
 from __future__ import annotations
 
+from ..factories import ones_like, zeros, zeros_like
+from ..ops.movement import stack
 from .engine import grad as _grad
 from .grad_mode import enable_grad
 
@@ -23,8 +25,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         outs, single_out = _as_tuple(out)
         vs = (v,) if v is not None and not isinstance(v, tuple) else v
         grads = _grad(outs, ins, grad_outputs=vs, create_graph=create_graph, allow_unused=True)
-    from ..factories import zeros_like
-
     grads = tuple(zeros_like(i) if g is None else g for g, i in zip(grads, ins))
     out = out if create_graph else (tuple(o.detach() for o in outs) if not single_out else outs[0].detach())
     return out, grads[0] if single else grads
@@ -32,8 +32,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of `func` at `inputs`: shape out.shape + in.shape (tuples for several in/outputs)."""
-    from ..factories import stack, zeros_like
-
     ins, single_in = _as_tuple(inputs)
     with enable_grad():
         ins = _prepare(ins, create_graph)
@@ -52,8 +50,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 if rows[j]:
                     block = stack(rows[j]).reshape(tuple(o.shape) + tuple(i.shape))
                 else:
-                    from ..factories import zeros
-
                     block = zeros(tuple(o.shape) + tuple(i.shape), dtype=i.dtype)
                 per_in.append(block if create_graph else block.detach())
             jac.append(per_in[0] if single_in else tuple(per_in))
@@ -70,8 +66,6 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
             if out.numel() != 1:
                 raise RuntimeError("The function given to hessian should return a single element Tensor")
             gs = _grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
-        from ..factories import zeros_like
-
         gs = tuple(zeros_like(x) if g is None else g for g, x in zip(gs, xs))
         return gs[0] if single_in else gs
 
@@ -80,8 +74,6 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) computed with the double-vjp trick."""
-    from ..factories import ones_like, zeros_like
-
     ins, single = _as_tuple(inputs)
     with enable_grad():
         ins = _prepare(ins, True)

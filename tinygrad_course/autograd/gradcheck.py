@@ -2,8 +2,12 @@
 `torch.autograd.gradcheck`). Use float64 inputs: float32 is too coarse for the check."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from ..factories import randn_like, zeros_like
+from ..tensor import Tensor
 from .engine import grad as _grad
 from .grad_mode import enable_grad, no_grad
 
@@ -39,8 +43,6 @@ def _numerical_jacobian(func, inputs, i, out_index, eps):
 
 
 def _analytical_jacobian(func, inputs, out_index, diff_inputs):
-    from ..factories import zeros_like
-
     with enable_grad():
         out = _outputs(func, inputs)[out_index]
         flat = out.reshape(-1)
@@ -59,14 +61,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     Returns True, or raises `GradcheckError` (or returns False with `raise_exception=False`)
     naming the input and output whose Jacobians differ.
     """
-    from ..tensor import Tensor
-
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     for i in diff:
         if inputs[i].dtype.name != "float64":
-            import warnings
-
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point. "
                 "This check will likely fail if all the inputs are not of double precision floating point."
@@ -91,9 +89,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
                   **unused) -> bool:
     """Check second derivatives: gradcheck applied to the function's vector-Jacobian product."""
-    from ..factories import randn_like
-    from ..tensor import Tensor
-
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
@@ -106,8 +101,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
             os_ = _outputs(func, xs)
             d = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
             gs = _grad(os_, d, grad_outputs=gos, create_graph=True, allow_unused=True)
-        from ..factories import zeros_like
-
         return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, d))
 
     del diff

@@ -1,16 +1,19 @@
-"""Tensor method families that extend `TensorMethods`, one family per module.
+"""Tensor method families, one concept per module; `binding.py` attaches them to `Tensor`.
 
-Each module defines a mixin class,
-`METHOD_FUNCTIONS` (names `n` for which `tc.n(input, ...)` is `input.n(...)`) and `__all__` (its standalone
-functions, such as `tc.meshgrid`, exported by `tinygrad_course`).
+Each family module defines a class of methods and may define `METHOD_FUNCTIONS` (names `n` for which
+`tc.n(input, ...)` is `input.n(...)`) and `__all__` (its standalone functions, such as `tc.meshgrid`).
+`METHOD_FAMILIES` lists the classes in binding order: when two define the same name, the earlier wins.
 """
-from .sorting import SortingMethods
-from .pointwise import PointwiseMethods
-from .linalg import LinalgMethods
-from .shaping import ShapingMethods
-from .statistics import StatisticsMethods
-from .aliases import AliasMethods
-from . import aliases, sorting, pointwise, linalg, shaping, statistics
+from . import (aliases, arithmetic, conversion, index_updates, indexing, inplace, inplace_ops, linalg, pointwise,
+               products, reductions, shaping, sorting, stacking, statistics, storage, views)
 
-MIXINS = (SortingMethods, PointwiseMethods, LinalgMethods, ShapingMethods, StatisticsMethods, AliasMethods)
-FAMILIES = (sorting, pointwise, linalg, shaping, statistics, aliases)
+METHOD_FAMILIES = (
+    inplace.InplaceMachinery, conversion.ConversionMethods,
+    arithmetic.ArithmeticMethods, reductions.ReductionMethods, products.ProductMethods, views.ViewMethods,
+    indexing.IndexingMethods, inplace_ops.InplaceMethods,
+    sorting.SortingMethods, pointwise.PointwiseMethods, linalg.LinalgMethods, shaping.ShapingMethods,
+    index_updates.IndexUpdateMethods, storage.StorageMethods, statistics.StatisticsMethods, aliases.AliasMethods,
+    inplace_ops.InplaceTwins,
+)
+# modules whose METHOD_FUNCTIONS / __all__ become `tc.<name>` functions
+FAMILIES = (sorting, pointwise, linalg, shaping, index_updates, storage, stacking, statistics, aliases)

@@ -2,6 +2,8 @@
 diagflat, split_with_sizes, fix, det, inverse, hardshrink, prelu, and the `tc.<op>_` in-place functions."""
 from __future__ import annotations
 
+from .. import linalg
+
 # `tc.cos_(x)` is `x.cos_()`, as `torch.cos_` is `Tensor.cos_`.
 INPLACE_FUNCTIONS = tuple(
     "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ ceil_ "
@@ -58,14 +60,10 @@ class AliasMethods:
 
     def det(self):
         """Determinant of a (batch of) square matrices, like `torch.det` (see `tc.linalg.det`)."""
-        from .. import linalg
-
         return linalg.det(self)
 
     def inverse(self):
         """Inverse of a (batch of) square matrices, like `torch.inverse` (see `tc.linalg.inv`)."""
-        from .. import linalg
-
         return linalg.inv(self)
 
     def hardshrink(self, lambd=0.5):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ..factories import arange, empty, eye
+from ..linalg import inv
 from ..ops import linalg as L
 from ..ops import reduce as R
 from ..ops._util import normalize_dim, type_name
@@ -77,8 +81,6 @@ class LinalgMethods:
     def cross(self, other, dim=None):
         """Cross product of 3-vectors along `dim` (default: the first dim of size 3), like `torch.cross`."""
         if dim is None:
-            import numpy as np
-
             shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
             dim = next((i for i, s in enumerate(shape) if s == 3), None)
             if dim is None:
@@ -134,12 +136,8 @@ class LinalgMethods:
             raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                                f"{self.shape[-2]} by {self.shape[-1]} matrices")
         if n < 0:
-            from ..linalg import inv
-
             return inv(self).matrix_power(-n)
         if n == 0:
-            from ..factories import eye
-
             return eye(self.shape[-1], dtype=self.dtype, device=self.device).expand(self.shape).clone()
         if n == 1:
             return self.clone()
@@ -189,8 +187,6 @@ def tensordot(a, b, dims=2):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distance between each row of x1 (.., P, M) and each row of x2 (.., R, M), like `torch.cdist`."""
     if x1.ndim > 2 or x2.ndim > 2:
-        import numpy as np
-
         batch = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
         x1 = x1.expand(*batch, *x1.shape[-2:]) if tuple(x1.shape[:-2]) != batch else x1
         x2 = x2.expand(*batch, *x2.shape[-2:]) if tuple(x2.shape[:-2]) != batch else x2
@@ -199,8 +195,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def vander(x, N=None, increasing=False):
     """Vandermonde matrix: columns are powers of `x` (decreasing unless `increasing`), like `torch.vander`."""
-    from ..factories import arange
-
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -213,7 +207,5 @@ def vander(x, N=None, increasing=False):
 def block_diag(*tensors):
     """The tensors (0-, 1- or 2-D) placed along the diagonal of a zero matrix, like `torch.block_diag`."""
     if not tensors:
-        from ..factories import empty
-
         return empty(1, 0)
     return L.BlockDiag.apply(*tensors)

@@ -3,9 +3,12 @@ addcmul/addcdiv, fmod, nan_to_num, ... (like torch), and the reductions std_mean
 aminmax."""
 from __future__ import annotations
 
+from .. import dtypes as _dt
 from ..dtypes import can_cast, finfo, iinfo  # noqa: F401  (tc.finfo, tc.iinfo, tc.can_cast)
+from ..factories import tensor
 from ..ops import pointwise_extra as P
 from ..ops import reduce_extra as RX
+from ..ops._util import type_name
 
 _UNARY_NAMES = tuple(P.UNARY)
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
@@ -24,7 +27,6 @@ def _tensor_like(v, like):
     arguments would require)."""
     if hasattr(v, "_data"):
         return v
-    from ..factories import tensor
 
     return tensor(v, device=like.device)
 
@@ -197,8 +199,6 @@ class PointwiseMethods:
 
     def float_power(self, exponent):
         """self ** exponent computed in float64, like `torch.float_power`."""
-        from .. import dtypes as _dt
-
         e = exponent.to(_dt.float64) if hasattr(exponent, "_data") else exponent
         return self.to(_dt.float64).pow(e)
 
@@ -229,8 +229,6 @@ class PointwiseMethods:
 
 
 def _TYPE(d):
-    from ..ops._util import type_name
-
     return type_name(d)
 
 

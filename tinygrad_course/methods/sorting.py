@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..factories import tensor
 from ..ops import sorting as S
 from ..ops import sorting_search as Q
 from ..ops._util import check_same_device, normalize_dim, normalize_dims, type_name
+from ..tensor import _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "cumprod",
@@ -15,12 +17,6 @@ METHOD_FUNCTIONS: tuple[str, ...] = (
     "bincount", "histc", "take", "take_along_dim",
 )
 __all__: list[str] = ["searchsorted", "bucketize", "tril_indices", "triu_indices"]
-
-
-def _wrap(arr):
-    from ..tensor import _wrap as wrap
-
-    return wrap(arr)
 
 
 def _shape_text(shape):
@@ -209,8 +205,6 @@ def _wrap_negative(index, size):
 
 
 def _tensor_like(value, like):
-    from ..factories import tensor
-
     return tensor(value, device=like.device)
 
 
@@ -261,8 +255,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 
 def _triangle_indices(name, row, col, offset, dtype, device, upper):
-    from ..factories import tensor
-
     for what, n in (("row", row), ("col", col)):
         if n < 0:
             raise RuntimeError(f"{what} must be non-negative, got{n}")

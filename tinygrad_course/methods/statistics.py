@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..factories import arange
 from ..ops._util import type_name
 
 METHOD_FUNCTIONS: tuple[str, ...] = ("cov", "corrcoef")
@@ -76,7 +77,6 @@ class StatisticsMethods:
         c = _observations(self, "corrcoef").cov()
         if c.ndim == 0:
             return c / c
-        from ..factories import arange
 
         idx = arange(c.shape[0], device=c.device)
         std = c[idx, idx].sqrt()

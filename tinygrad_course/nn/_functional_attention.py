@@ -10,6 +10,7 @@ import warnings
 
 from .. import dtypes as _dt
 from .. import factories
+from ..ops.movement import cat
 from ..tensor import _wrap
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -211,8 +212,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
 
     if bias_k is not None and bias_v is not None:  # one learned extra key/value position
-        k = factories.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = factories.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else _pad_last(attn_mask)
         key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
     elif bias_k is not None or bias_v is not None:
@@ -225,7 +226,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
     if add_zero_attn:
         zeros = factories.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
-        k, v = factories.cat([k, zeros], 1), factories.cat([v, zeros], 1)
+        k, v = cat([k, zeros], 1), cat([v, zeros], 1)
         attn_mask = None if attn_mask is None else _pad_last(attn_mask)
         key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
     src_len = k.shape[1]

@@ -6,9 +6,10 @@ import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..dtypes import float32, float64
-from ..factories import empty_like, sampler, where
+from ..factories import empty_like, sampler
 from ..factories import eye as identity_matrix
 from ..factories import tensor as tensor_
+from ..ops.elementwise import where
 from ..tensor import _wrap
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",

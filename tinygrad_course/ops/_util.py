@@ -1,21 +1,21 @@
 """Helpers shared by the op families: operand preparation, device checks, dim normalisation."""
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import _state  # noqa: F401  (re-exported for ops that branch on grad mode)
-
-TYPE_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-    "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-}
-
-
-def Tensor():
-    from ..tensor import Tensor as T
-
-    return T
+from ..autograd.grad_mode import _state  # noqa: F401  (re-exported for ops that branch on grad mode)
+from ..dtypes import TYPE_NAMES, type_name  # noqa: F401  (re-exported for the ops' error messages)
+from ..factories import tensor as _tensor
+from ..shapes import (  # noqa: F401
+    BROADCAST_HINT,
+    broadcast_shapes_checked,
+    normalize_dim,
+    normalize_dims,
+)
+from ..tensor import Tensor
 
 
 def check_same_device(a, b):
@@ -89,44 +89,24 @@ def first_out_of_range(idx, n, negative_ok=False):
     return int(idx.reshape(-1)[int(bad.reshape(-1).argmax())])
 
 
-def normalize_dim(dim, ndim, wrap_scalar=True):
-    """A non-negative dim index; raises PyTorch's IndexError when out of range."""
-    n = max(ndim, 1) if wrap_scalar else ndim
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n if n else 0
+_PLAIN_OPERANDS = {float, int, bool}
 
 
-def normalize_dims(dim, ndim):
-    """A sorted tuple of non-negative dims from None (all), an int or a sequence."""
-    if dim is None:
-        return tuple(range(ndim))
-    if isinstance(dim, int):
-        return (normalize_dim(dim, ndim),) if ndim else ()
-    dims = tuple(sorted(normalize_dim(d, ndim) for d in dim)) if ndim else ()
-    if len(set(dims)) != len(dims):
-        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-    return dims
+def operand(o):
+    """A tensor or Python scalar usable in arithmetic, or None when the type is not supported."""
+    if type(o) in _PLAIN_OPERANDS or isinstance(o, Tensor):  # tensors (any subclass) and numbers
+        return o
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return _tensor(o)
+    if isinstance(o, numbers.Number):
+        return float(o)
+    return None
 
 
-def type_name(dt) -> str:
-    """PyTorch's scalar-type name (Float, Long, ...) used in error messages."""
-    return TYPE_NAMES[dt.name]
-
-
-BROADCAST_HINT = "Hint: shapes are compared from the right; each pair of sizes must be equal or one of them 1."
-
-
-def broadcast_shapes_checked(*shapes, hint=True):
-    """The shape `shapes` broadcast to, or PyTorch's RuntimeError naming the right-most mismatch between the
-    shapes broadcast so far ("tensor a") and the next one ("tensor b")."""
-    acc = ()
-    for shape in shapes:
-        n = max(len(acc), len(shape))
-        a, b = (1,) * (n - len(acc)) + tuple(acc), (1,) * (n - len(shape)) + tuple(shape)
-        for i in reversed(range(n)):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                                   f"non-singleton dimension {i}" + (f". {BROADCAST_HINT}" if hint else ""))
-        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
-    return acc
+def as_tensor_like(x, like=None):
+    """`x` as a tensor (on `like`'s device when it is not one already)."""
+    if isinstance(x, Tensor):
+        return x
+    return _tensor(x, device=like.device if like is not None else None)

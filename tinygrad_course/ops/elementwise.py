@@ -9,24 +9,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
-from ._util import as_array, binary_operands, check_same_device
-
-
-def sum_to_shape(g, shape):
-    """Sum gradient `g` over the dimensions that broadcasting added or stretched, to get `shape`."""
-    gshape = g._data.shape
-    shape = tuple(shape)
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1
-    )
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.reshape(shape)
-    return g
+from ..autograd.sum_to_shape import sum_to_shape
+from ..tensor import _wrap
+from ._util import as_array, binary_operands, check_same_device, operand
 
 
 def _grad_like(g, shape, dtype):
@@ -624,3 +609,10 @@ def _set_rounding_names():
 
 
 ROUNDING = _set_rounding_names()
+
+
+def where(condition, input=None, other=None):
+    """Elements of `input` where `condition` is True, else of `other` (broadcasting)."""
+    if input is None and other is None:
+        return tuple(_wrap(a) for a in condition._xp.nonzero(condition._data))
+    return Where.apply(condition, operand(input), operand(other))

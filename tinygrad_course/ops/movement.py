@@ -621,7 +621,7 @@ class Unbind(Op):
 
         shape = ctx.shape[:ctx.d] + ctx.shape[ctx.d + 1:]
         parts = [g if g is not None else factories.zeros(shape, dtype=ctx.dtype, device=ctx.device) for g in grads]
-        return factories.stack(parts, ctx.d)
+        return stack(parts, ctx.d)
 
 
 class Split(Op):
@@ -657,7 +657,7 @@ class Split(Op):
                 shape[ctx.d] = s
                 g = factories.zeros(shape, dtype=ctx.dtype, device=ctx.device)
             parts.append(g)
-        return factories.cat(parts, ctx.d)
+        return cat(parts, ctx.d)
 
 
 _SPLIT_BY_SIZE_NODE = type("SplitBackward0", (Split._Node,), {})  # x.split(int) rather than x.split(list)
@@ -789,3 +789,16 @@ class ToCopy(Op):
     @staticmethod
     def backward(ctx, g):
         return g.to(dtype=ctx.in_dtype, device=ctx.in_device)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate tensors along an existing dimension."""
+    return Cat.apply(*tensors, dim=dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Stack equally shaped tensors along a new dimension."""
+    return Stack.apply(*tensors, dim=dim)

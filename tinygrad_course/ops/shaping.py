@@ -7,6 +7,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ._util import first_out_of_range, normalize_dim, type_name
+from .elementwise import where
 from .movement import AdvancedGetItem, IndexPutZeros, _check_dim_index, _open_grids
 
 
@@ -444,9 +445,8 @@ class ScatterReduce(Op):
             zeros = (x1 * 0).scatter_add(d, index, src_zero.to(g.dtype)).gather(d, index)
             single_zero = src_zero.logical_and(zeros == 1)
             masked_src_result = ScatterReduce.apply(x1, d, index, src1.masked_fill(single_zero, 1), "prod", include_self)
-            from .. import factories
 
-            gs = factories.where(single_zero, (g1 * masked_src_result).gather(d, index),
+            gs = where(single_zero, (g1 * masked_src_result).gather(d, index),
                                  (g1 * result).gather(d, index) / src1.masked_fill(src_zero, 1))
         if ctx.scattered is not None:
             gx = gx.masked_fill(ctx.scattered.reshape(gx.shape), 0)

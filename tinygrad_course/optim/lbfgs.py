@@ -8,7 +8,8 @@ reads them back to the host, as in PyTorch.
 from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..factories import cat, zeros
+from ..factories import zeros
+from ..ops.movement import cat
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_float
 

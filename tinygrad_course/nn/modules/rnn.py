@@ -11,7 +11,7 @@ import numbers
 import warnings
 
 from ... import factories
-from ...tensor import Tensor
+from ...ops.movement import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -336,7 +336,7 @@ class RNNBase(Module):
                 new = tuple(n.where(masks[t], s) for n, s in zip(new, state))
             state = new
             outputs[t] = state[0]
-        return factories.stack(outputs), state
+        return stack(outputs), state
 
     def forward(self, input, hx=None):
         x, states, masks, unbatched, packed = self._prepare(input, hx)
@@ -354,10 +354,10 @@ class RNNBase(Module):
                 outputs.append(out)
                 for store, value in zip(finals, final):
                     store.append(value)
-            layer_input = outputs[0] if num_directions == 1 else factories.cat(outputs, 2)
+            layer_input = outputs[0] if num_directions == 1 else cat(outputs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        final_states = tuple(factories.stack(store) for store in finals)
+        final_states = tuple(stack(store) for store in finals)
         if packed is not None:
             output = PackedSequence(_padded_to_packed(layer_input, packed.batch_sizes), packed.batch_sizes,
                                     packed.sorted_indices, packed.unsorted_indices)

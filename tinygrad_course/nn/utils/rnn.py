@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ... import factories
+from ...ops.movement import cat, stack
 from ...tensor import Tensor
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence"]
@@ -52,7 +53,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         gap = max_len - s.shape[0]
         amount = (gap, 0) if padding_side == "left" else (0, gap)
         padded.append(_pad_first_dim(s, amount, padding_value) if gap else s)
-    return factories.stack(padded, 0 if batch_first else 1)
+    return stack(padded, 0 if batch_first else 1)
 
 
 def _pad_first_dim(t, amount, value):
@@ -150,7 +151,7 @@ def _packed_to_padded(data, batch_sizes, total_length=None, padding_value=0.0):
     steps = len(batch_sizes) if total_length is None else total_length
     batch = batch_sizes[0]
     filler = factories.full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
-    rows = factories.cat([data, filler], 0)
+    rows = cat([data, filler], 0)
     index = [[data.shape[0]] * batch for _ in range(steps)]  # every slot points at the filler row ...
     for row, (t, b) in enumerate(zip(*_positions(batch_sizes))):
         index[t][b] = row  # ... except the valid ones

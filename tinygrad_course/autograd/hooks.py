@@ -1,0 +1,43 @@
+"""Hook storage shared by tensors, graph nodes and modules: `register_*hook` returns a `RemovableHandle`."""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+
+class RemovableHandle:
+    """Handle returned by `register_*hook`; `handle.remove()` unregisters the hook."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict):
+        self.hooks_dict_ref = weakref.ref(hooks_dict) if hooks_dict is not None else (lambda: None)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        hooks = self.hooks_dict_ref()
+        if hooks is not None and self.id in hooks:
+            del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    """A dict that can be weak-referenced (dict itself cannot)."""
+
+    __slots__ = ("__weakref__",)
+
+
+def add_hook(owner, attr, fn):
+    """Store `fn` in the hook dict `owner.<attr>` (created on first use); return its handle."""
+    hooks = getattr(owner, attr)
+    if hooks is None:
+        hooks = _HookDict()
+        setattr(owner, attr, hooks)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle

@@ -1,0 +1,158 @@
+"""In-place Tensor methods (`add_`, `mul_`, `copy_`, `fill_`, `zero_`, random fills such as `normal_`) and the
+generated twins (`cos_`, `ge_`, ...) of out-of-place methods. All go through `methods/inplace.py`."""
+from __future__ import annotations
+
+from ..factories import bernoulli as _bernoulli
+from ..factories import multinomial as _multinomial
+from ..factories import sampler, tensor
+from ..ops import elementwise as E
+from ..ops import movement as V
+from ..ops._util import operand as _operand
+from ..tensor import Tensor, _wrap
+
+
+class InplaceMethods:
+    """Methods that modify the tensor they are called on and return it."""
+
+    __slots__ = ()
+
+    # ---- in-place versions ----------------------------------------------------------------------
+    def add_(self, other, *, alpha=1):
+        return self._inplace(E.Add.apply, _operand(other), alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace(E.Sub.apply, _operand(other), alpha=alpha)
+
+    def mul_(self, other):
+        return self._inplace(E.Mul.apply, _operand(other))
+
+    def div_(self, other):
+        return self._inplace(E.Div.apply, _operand(other))
+
+    def pow_(self, exponent):
+        return self._inplace(E.Pow.apply, _operand(exponent))
+
+    def neg_(self):
+        return self._inplace(E.Neg.apply)
+
+    def abs_(self):
+        return self._inplace(E.Abs.apply)
+
+    def exp_(self):
+        return self._inplace(E.Exp.apply)
+
+    def log_(self):
+        return self._inplace(E.Log.apply)
+
+    def sqrt_(self):
+        return self._inplace(E.Sqrt.apply)
+
+    def relu_(self):
+        return self._inplace(E.Relu.apply)
+
+    def sigmoid_(self):
+        return self._inplace(E.Sigmoid.apply)
+
+    def tanh_(self):
+        return self._inplace(E.Tanh.apply)
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(lambda t: t.clamp(min, max))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(V.MaskedFill.apply, mask, value)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return self._inplace(lambda t: t.scatter(dim, index, src, value=value, reduce=reduce))
+
+    def scatter_add_(self, dim, index, src):
+        return self._inplace(lambda t: t.scatter_add(dim, index, src))
+
+    def copy_(self, src, non_blocking=False):
+        """Copy `src`'s values (broadcast and converted) into this tensor."""
+        if not isinstance(src, Tensor):
+            src = tensor(src)
+
+        return self._inplace(V.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
+
+    def fill_(self, value):
+        """Set every element to `value`."""
+        return self._inplace(V.Overwrite.apply, value, "FillBackward0")
+
+    def zero_(self):
+        """Set every element to zero."""
+        return self._inplace(V.Overwrite.apply, 0, "ZeroBackward0")
+
+    # random in-place initialisers (used by tc.nn.init under no_grad)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Fill with samples from U(a, b)."""
+        return self._random_fill(sampler(generator, self._device).uniform(a, b, self._data.shape))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with samples from N(mean, std^2)."""
+        return self._random_fill(sampler(generator, self._device).normal(mean, std, self._data.shape))
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill with 0/1 samples that are 1 with probability `p`."""
+        return self._random_fill(sampler(generator, self._device).random(self._data.shape) < p)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return self._random_fill(sampler(generator, self._device).exponential(1.0 / lambd, self._data.shape))
+
+    def random_(self, low=0, high=None, *, generator=None):
+        if high is None:
+            low, high = 0, low if low else 2 ** 24
+        return self._random_fill(sampler(generator, self._device).integers(low, high, self._data.shape))
+
+    def bernoulli(self, p=None, *, generator=None):
+        """0/1 samples, 1 with the probability in each element (or `p`), like `torch.bernoulli(self)`."""
+        return _bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Indices drawn from the row-wise (unnormalised) probabilities, like `torch.multinomial(self, ...)`."""
+        return _multinomial(self, num_samples, replacement, generator=generator)
+
+    def _random_fill(self, values):
+        self._check_inplace()
+        self._write(_wrap(self._xp.asarray(values).astype(self.dtype.np_dtype, copy=False)))
+        return self
+
+
+def _inplace_variant(name, zero_grad=False):
+    """`Tensor.<name>_`: the out-of-place method `name` written into this tensor, like PyTorch's in-place twin.
+
+    With `zero_grad` (comparisons, whose bool result has no gradient) the written values carry a zero gradient,
+    as PyTorch's `GeBackward0`/... give; the logical ops keep the tensor's old history, as PyTorch's do."""
+
+    def method(self, *args, **kwargs):
+        def compute(t):
+            out = getattr(t, name)(*args, **kwargs)
+            if zero_grad and t.requires_grad:
+                out = t.mul(0).add(out.to(t.dtype))
+            return out
+
+        return self._inplace(compute)
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place `{name}`: writes `self.{name}(...)` into this tensor and returns it."
+    return method
+
+
+_PLAIN_INPLACE = ("absolute bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp_max clamp_min cos cumsum divide "
+                  "expm1 floor floor_divide log10 log1p log2 multiply negative reciprocal remainder round rsqrt sign "
+                  "sin square subtract tril triu true_divide trunc").split()
+_PLAIN_INPLACE += "logical_and logical_not logical_or logical_xor".split()
+_COMPARISON_INPLACE = "eq ne lt le gt ge greater greater_equal less less_equal not_equal".split()
+
+
+class InplaceTwins:
+    """`cos_`, `ge_`, ...: generated in-place twins; `binding.py` binds them last, so a family that
+    writes its own `name_` keeps it."""
+
+    __slots__ = ()
+
+
+for _name in _PLAIN_INPLACE + _COMPARISON_INPLACE:
+    setattr(InplaceTwins, _name + "_", _inplace_variant(_name, zero_grad=_name in _COMPARISON_INPLACE))
