@@ -490,7 +490,7 @@ def randint_like(input, low, high=None, *, dtype=None, device=None):
 
 def cat(tensors, dim=0, *, out=None):
     """Concatenate tensors along an existing dimension."""
-    from .ops.movement import Cat
+    from .ops.concat import Cat
 
     return Cat.apply(*tensors, dim=dim)
 
@@ -500,14 +500,14 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0, *, out=None):
     """Stack equally shaped tensors along a new dimension."""
-    from .ops.movement import Stack
+    from .ops.concat import Stack
 
     return Stack.apply(*tensors, dim=dim)
 
 
 def where(condition, input=None, other=None):
     """Elements of `input` where `condition` is True, else of `other` (broadcasting)."""
-    from .ops.elementwise import Where
+    from .ops.comparison import Where
     from .tensor_methods import _operand
 
     if input is None and other is None:

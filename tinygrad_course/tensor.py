@@ -306,7 +306,7 @@ class Tensor(TensorMethods):
         device = canonical_device(device) if device is not None else None
         if (dtype is None or dtype is self.dtype) and (device is None or device == self._device) and not copy:
             return self
-        from .ops.movement import ToCopy
+        from .ops.views import ToCopy
 
         return ToCopy.apply(self, dtype=dtype, device=device, copy=copy)
 
@@ -513,7 +513,7 @@ class Tensor(TensorMethods):
                 "In-place operations on this view of a tensor that requires grad are not supported. "
                 "Hint: compute a new tensor instead (e.g. with tc.where or tc.cat) rather than modifying a slice."
             )
-        from .ops.movement import AdvancedGetItem, AsStridedView, CopySlices
+        from .ops.indexing import AdvancedGetItem, AsStridedView, CopySlices
 
         old = _wrap(base._data.copy())
         old._requires_grad, old.grad_fn, old._output_nr = base._requires_grad, base.grad_fn, base._output_nr
@@ -539,7 +539,7 @@ class Tensor(TensorMethods):
             return  # detached views (leaves of their own), and views of leaves (whose history cannot change)
         idx = _positions_in_base(self, base)
         if idx is not None:
-            from .ops.movement import AsStridedView
+            from .ops.indexing import AsStridedView
 
             view = AsStridedView.apply(base, idx, False)
             self.grad_fn, self._output_nr = view.grad_fn, 0

@@ -8,10 +8,16 @@ import numbers
 
 import numpy as np
 
-from .ops import elementwise as E
+from .ops import arithmetic as AR
+from .ops import comparison as CP
+from .ops import concat as CT
+from .ops import gather_scatter as GS
+from .ops import indexing as IX
 from .ops import matmul as M
-from .ops import movement as V
+from .ops import rearrange as RA
 from .ops import reduce as R
+from .ops import unary_math as UM
+from .ops import views as V
 from .methods import MIXINS
 
 
@@ -58,7 +64,7 @@ def _compare(name):
         other = _operand(other)
         if other is None:
             return NotImplemented if name in ("eq", "ne") else NotImplemented
-        return E.Compare.apply(self, other, op=name)
+        return CP.Compare.apply(self, other, op=name)
 
     method.__doc__ = f"Element-wise `{name}` comparison; a bool tensor (like `torch.{name}`)."
     return method
@@ -78,43 +84,43 @@ class TensorMethods(*MIXINS):
     __slots__ = ()
 
     # ---- arithmetic operators -----------------------------------------------------------------------
-    __add__ = _binary(E.Add)
-    __radd__ = _reflected(E.Add)
-    __sub__ = _binary(E.Sub)
-    __rsub__ = _reflected(E.Sub)
-    __mul__ = _binary(E.Mul)
-    __rmul__ = _reflected(E.Mul)
-    __truediv__ = _binary(E.Div)
-    __rtruediv__ = _reflected(E.Div)
-    __pow__ = _binary(E.Pow)
-    __rpow__ = _reflected(E.Pow)
-    __floordiv__ = _binary(E.FloorDivide)
-    __rfloordiv__ = _reflected(E.FloorDivide)
-    __mod__ = _binary(E.Remainder)
-    __rmod__ = _reflected(E.Remainder)
-    __and__ = _binary(E.Bitwise, op="and")
-    __rand__ = _reflected(E.Bitwise, op="and")
-    __or__ = _binary(E.Bitwise, op="or")
-    __ror__ = _reflected(E.Bitwise, op="or")
-    __xor__ = _binary(E.Bitwise, op="xor")
-    __rxor__ = _reflected(E.Bitwise, op="xor")
+    __add__ = _binary(AR.Add)
+    __radd__ = _reflected(AR.Add)
+    __sub__ = _binary(AR.Sub)
+    __rsub__ = _reflected(AR.Sub)
+    __mul__ = _binary(AR.Mul)
+    __rmul__ = _reflected(AR.Mul)
+    __truediv__ = _binary(AR.Div)
+    __rtruediv__ = _reflected(AR.Div)
+    __pow__ = _binary(AR.Pow)
+    __rpow__ = _reflected(AR.Pow)
+    __floordiv__ = _binary(AR.FloorDivide)
+    __rfloordiv__ = _reflected(AR.FloorDivide)
+    __mod__ = _binary(AR.Remainder)
+    __rmod__ = _reflected(AR.Remainder)
+    __and__ = _binary(CP.Bitwise, op="and")
+    __rand__ = _reflected(CP.Bitwise, op="and")
+    __or__ = _binary(CP.Bitwise, op="or")
+    __ror__ = _reflected(CP.Bitwise, op="or")
+    __xor__ = _binary(CP.Bitwise, op="xor")
+    __rxor__ = _reflected(CP.Bitwise, op="xor")
     eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
     __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
     greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
     def __neg__(self):
-        return E.Neg.apply(self)
+        return UM.Neg.apply(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return E.Abs.apply(self)
+        return UM.Abs.apply(self)
 
     def __invert__(self):
         if self.dtype.name == "bool":
-            return E.Unary.apply(self, op="logical_not")
-        return E.Unary.apply(self, op="bitwise_not")
+            return CP.Unary.apply(self, op="logical_not")
+        return CP.Unary.apply(self, op="bitwise_not")
 
     def __matmul__(self, other):
         if not hasattr(other, "_data"):
@@ -145,28 +151,28 @@ class TensorMethods(*MIXINS):
     # ---- arithmetic methods -----------------------------------------------------------------------
     def add(self, other, *, alpha=1):
         """self + alpha * other, with broadcasting."""
-        return E.Add.apply(self, _operand(other), alpha=alpha)
+        return AR.Add.apply(self, _operand(other), alpha=alpha)
 
     def sub(self, other, *, alpha=1):
         """self - alpha * other, with broadcasting."""
-        return E.Sub.apply(self, _operand(other), alpha=alpha)
+        return AR.Sub.apply(self, _operand(other), alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
         """Element-wise product, with broadcasting."""
-        return E.Mul.apply(self, _operand(other))
+        return AR.Mul.apply(self, _operand(other))
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
         """True division (always floating), or 'trunc'/'floor' rounding division."""
         if rounding_mode is None:
-            return E.Div.apply(self, _operand(other))
+            return AR.Div.apply(self, _operand(other))
         if rounding_mode == "floor":
-            return E.FloorDivide.apply(self, _operand(other))
+            return AR.FloorDivide.apply(self, _operand(other))
         if rounding_mode == "trunc":
-            q = E.Div.apply(self, _operand(other)).trunc()
+            q = AR.Div.apply(self, _operand(other)).trunc()
             from . import dtypes as _dt
 
             rd = _dt.result_type(self, _operand(other))
@@ -176,84 +182,84 @@ class TensorMethods(*MIXINS):
     divide = true_divide = div
 
     def floor_divide(self, other):
-        return E.FloorDivide.apply(self, _operand(other))
+        return AR.FloorDivide.apply(self, _operand(other))
 
     def remainder(self, other):
-        return E.Remainder.apply(self, _operand(other))
+        return AR.Remainder.apply(self, _operand(other))
 
     def pow(self, exponent):
         """self ** exponent, element-wise."""
-        return E.Pow.apply(self, _operand(exponent))
+        return AR.Pow.apply(self, _operand(exponent))
 
     def square(self):
         """self ** 2 (bool and integer tensors give int64, like PyTorch)."""
-        return E.Pow.apply(self, 2)
+        return AR.Pow.apply(self, 2)
 
     def reciprocal(self):
-        return E.Div.apply(1.0, self)
+        return AR.Div.apply(1.0, self)
 
     def neg(self):
-        return E.Neg.apply(self)
+        return UM.Neg.apply(self)
 
     negative = neg
 
     def abs(self):
-        return E.Abs.apply(self)
+        return UM.Abs.apply(self)
 
     absolute = abs
 
     def sign(self):
-        return E.Sign.apply(self)
+        return UM.Sign.apply(self)
 
     def exp(self):
-        return E.Exp.apply(self)
+        return UM.Exp.apply(self)
 
     def log(self):
-        return E.Log.apply(self)
+        return UM.Log.apply(self)
 
     def log1p(self):
-        return E.Log1p.apply(self)
+        return UM.Log1p.apply(self)
 
     def log2(self):
-        return E.Log.apply(self) / float(np.log(2.0))
+        return UM.Log.apply(self) / float(np.log(2.0))
 
     def log10(self):
-        return E.Log.apply(self) / float(np.log(10.0))
+        return UM.Log.apply(self) / float(np.log(10.0))
 
     def expm1(self):
-        return E.Exp.apply(self) - 1
+        return UM.Exp.apply(self) - 1
 
     def sqrt(self):
-        return E.Sqrt.apply(self)
+        return UM.Sqrt.apply(self)
 
     def rsqrt(self):
-        return E.Rsqrt.apply(self)
+        return UM.Rsqrt.apply(self)
 
     def sin(self):
-        return E.Sin.apply(self)
+        return UM.Sin.apply(self)
 
     def cos(self):
-        return E.Cos.apply(self)
+        return UM.Cos.apply(self)
 
     def tanh(self):
-        return E.Tanh.apply(self)
+        return UM.Tanh.apply(self)
 
     def sigmoid(self):
-        return E.Sigmoid.apply(self)
+        return UM.Sigmoid.apply(self)
 
     def relu(self):
-        return E.Relu.apply(self)
+        return UM.Relu.apply(self)
 
     def clamp(self, min=None, max=None):
         """Limit values to [min, max] (either bound may be None)."""
         if hasattr(min, "_data") or hasattr(max, "_data"):
             out = self
             if min is not None:
-                out = out.maximum(min) if hasattr(min, "_data") else E.Clamp.apply(out, min=min)
+                out = out.maximum(min) if hasattr(min, "_data") else CP.Clamp.apply(out, min=min)
             if max is not None:
-                out = out.minimum(max) if hasattr(max, "_data") else E.Clamp.apply(out, max=max)
+                out = out.minimum(max) if hasattr(max, "_data") else CP.Clamp.apply(out, max=max)
             return out
-        return E.Clamp.apply(self, min=min, max=max)
+        return CP.Clamp.apply(self, min=min, max=max)
 
     clip = clamp
 
@@ -264,61 +270,61 @@ class TensorMethods(*MIXINS):
         return self.clamp(max=max)
 
     def maximum(self, other):
-        return E.Maximum.apply(self, other)
+        return AR.Maximum.apply(self, other)
 
     def minimum(self, other):
-        return E.Minimum.apply(self, other)
+        return AR.Minimum.apply(self, other)
 
     def where(self, condition, other):
         """Elements of self where `condition`, else of `other` (like `torch.where(condition, self, other)`)."""
-        return E.Where.apply(condition, self, _operand(other))
+        return CP.Where.apply(condition, self, _operand(other))
 
     def floor(self):
-        return E.ROUNDING["floor"].apply(self, op="floor")
+        return UM.ROUNDING["floor"].apply(self, op="floor")
 
     def ceil(self):
-        return E.ROUNDING["ceil"].apply(self, op="ceil")
+        return UM.ROUNDING["ceil"].apply(self, op="ceil")
 
     def round(self, decimals=0):
         if decimals:
-            return E.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
-        return E.ROUNDING["round"].apply(self, op="round")
+            return UM.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
+        return UM.ROUNDING["round"].apply(self, op="round")
 
     def trunc(self):
-        return E.ROUNDING["trunc"].apply(self, op="trunc")
+        return UM.ROUNDING["trunc"].apply(self, op="trunc")
 
     def logical_not(self):
-        return E.Unary.apply(self, op="logical_not")
+        return CP.Unary.apply(self, op="logical_not")
 
     def logical_and(self, other):
-        return E.Compare.apply(self, _operand(other), op="and")
+        return CP.Compare.apply(self, _operand(other), op="and")
 
     def logical_or(self, other):
-        return E.Compare.apply(self, _operand(other), op="or")
+        return CP.Compare.apply(self, _operand(other), op="or")
 
     def logical_xor(self, other):
-        return E.Compare.apply(self, _operand(other), op="xor")
+        return CP.Compare.apply(self, _operand(other), op="xor")
 
     def bitwise_and(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="and")
+        return CP.Bitwise.apply(self, _operand(other), op="and")
 
     def bitwise_or(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="or")
+        return CP.Bitwise.apply(self, _operand(other), op="or")
 
     def bitwise_xor(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="xor")
+        return CP.Bitwise.apply(self, _operand(other), op="xor")
 
     def bitwise_not(self):
-        return E.Unary.apply(self, op="bitwise_not")
+        return CP.Unary.apply(self, op="bitwise_not")
 
     def isnan(self):
-        return E.Unary.apply(self, op="isnan")
+        return CP.Unary.apply(self, op="isnan")
 
     def isinf(self):
-        return E.Unary.apply(self, op="isinf")
+        return CP.Unary.apply(self, op="isinf")
 
     def isfinite(self):
-        return E.Unary.apply(self, op="isfinite")
+        return CP.Unary.apply(self, op="isfinite")
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         return bool(np.allclose(self.detach().cpu()._data, other.detach().cpu()._data, rtol, atol, equal_nan))
@@ -546,15 +552,15 @@ class TensorMethods(*MIXINS):
 
     def repeat(self, *sizes):
         """Tile the tensor `sizes` times along each dimension (a copy)."""
-        return V.Repeat.apply(self, _shape_args(sizes))
+        return RA.Repeat.apply(self, _shape_args(sizes))
 
     def flip(self, *dims):
         """Reverse the order of elements along `dims` (a copy)."""
-        return V.Flip.apply(self, _shape_args(dims))
+        return RA.Flip.apply(self, _shape_args(dims))
 
     def narrow(self, dim, start, length):
         """The slice start:start+length along `dim` (a view)."""
-        return V.Narrow.apply(self, dim, int(start), int(length))
+        return IX.Narrow.apply(self, dim, int(start), int(length))
 
     def split(self, split_size_or_sections, dim=0):
         """Split into chunks of a given size (the last may be smaller), or of the listed sizes."""
@@ -568,7 +574,7 @@ class TensorMethods(*MIXINS):
             sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
         else:
             sizes = list(split_size_or_sections)
-        return V.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
+        return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
 
     def chunk(self, chunks, dim=0):
         """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""
@@ -582,35 +588,35 @@ class TensorMethods(*MIXINS):
 
     def unbind(self, dim=0):
         """The slices along `dim`, as a tuple of views."""
-        return V.Unbind.apply(self, dim)
+        return CT.Unbind.apply(self, dim)
 
     def gather(self, dim, index):
         """out[i][j] = self[index[i][j]][j] (for dim=0), etc."""
-        return V.Gather.apply(self, dim, index)
+        return GS.Gather.apply(self, dim, index)
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         """A copy of self with `src` (or `value`) written at `index` along `dim`."""
         src = value if src is None else src
         if reduce not in (None, "add"):
             raise NotImplementedError("scatter supports reduce=None or 'add'")
-        return V.Scatter.apply(self, dim, index, src, reduce)
+        return GS.Scatter.apply(self, dim, index, src, reduce)
 
     def scatter_add(self, dim, index, src):
         """A copy of self with `src` added at `index` along `dim` (repeated indices accumulate)."""
-        return V.ScatterAdd.apply(self, dim, index, src, "add")
+        return GS.ScatterAdd.apply(self, dim, index, src, "add")
 
     def index_select(self, dim, index):
-        return V.IndexSelect.apply(self, dim, index)
+        return IX.IndexSelect.apply(self, dim, index)
 
     def masked_fill(self, mask, value):
         """A copy with `value` where `mask` is True."""
-        return V.MaskedFill.apply(self, mask, value)
+        return IX.MaskedFill.apply(self, mask, value)
 
     def tril(self, diagonal=0):
-        return V.Triangle.apply(self, diagonal, False)
+        return IX.Triangle.apply(self, diagonal, False)
 
     def triu(self, diagonal=0):
-        return V.Triu.apply(self, diagonal, True)
+        return IX.Triu.apply(self, diagonal, True)
 
     def contiguous(self, memory_format=None):
         """This tensor if already contiguous, else a contiguous copy."""
@@ -626,68 +632,68 @@ class TensorMethods(*MIXINS):
         from .tensor import Tensor
 
         if type(idx) is int:
-            return V.SelectItem.apply(self, (idx,), True)
-        nidx, basic = V.normalize_index(idx, Tensor)
+            return IX.SelectItem.apply(self, (idx,), True)
+        nidx, basic = IX.normalize_index(idx, Tensor)
         if basic:
-            op = V.SelectItem if all(type(i) is int for i in nidx) else V.GetItem
+            op = IX.SelectItem if all(type(i) is int for i in nidx) else IX.GetItem
             return op.apply(self, nidx, True)
-        return V.AdvancedGetItem.apply(self, nidx, False)
+        return IX.AdvancedGetItem.apply(self, nidx, False)
 
     def __setitem__(self, idx, value):
         from .tensor import Tensor
 
-        nidx, basic = V.normalize_index(idx, Tensor)
+        nidx, basic = IX.normalize_index(idx, Tensor)
         value = _operand(value) if not isinstance(value, Tensor) else value
         if value is None:
             raise TypeError("can't assign a value of this type to a tensor")
         if isinstance(value, Tensor) and value._data.size and value.dtype is not self.dtype:
             value = value.to(self.dtype)
         if basic:
-            V._check_bounds(self._data.shape, nidx)
+            IX._check_bounds(self._data.shape, nidx)
         else:
-            V.check_index_arrays(self._data, nidx)
+            IX.check_index_arrays(self._data, nidx)
         self._check_inplace(through_view=True)
-        self._inplace(V.CopySlices.apply, value, nidx, basic)
+        self._inplace(IX.CopySlices.apply, value, nidx, basic)
 
     # ---- in-place versions ----------------------------------------------------------------------
     def add_(self, other, *, alpha=1):
-        return self._inplace(E.Add.apply, _operand(other), alpha=alpha)
+        return self._inplace(AR.Add.apply, _operand(other), alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
-        return self._inplace(E.Sub.apply, _operand(other), alpha=alpha)
+        return self._inplace(AR.Sub.apply, _operand(other), alpha=alpha)
 
     def mul_(self, other):
-        return self._inplace(E.Mul.apply, _operand(other))
+        return self._inplace(AR.Mul.apply, _operand(other))
 
     def div_(self, other):
-        return self._inplace(E.Div.apply, _operand(other))
+        return self._inplace(AR.Div.apply, _operand(other))
 
     def pow_(self, exponent):
-        return self._inplace(E.Pow.apply, _operand(exponent))
+        return self._inplace(AR.Pow.apply, _operand(exponent))
 
     def neg_(self):
-        return self._inplace(E.Neg.apply)
+        return self._inplace(UM.Neg.apply)
 
     def abs_(self):
-        return self._inplace(E.Abs.apply)
+        return self._inplace(UM.Abs.apply)
 
     def exp_(self):
-        return self._inplace(E.Exp.apply)
+        return self._inplace(UM.Exp.apply)
 
     def log_(self):
-        return self._inplace(E.Log.apply)
+        return self._inplace(UM.Log.apply)
 
     def sqrt_(self):
-        return self._inplace(E.Sqrt.apply)
+        return self._inplace(UM.Sqrt.apply)
 
     def relu_(self):
-        return self._inplace(E.Relu.apply)
+        return self._inplace(UM.Relu.apply)
 
     def sigmoid_(self):
-        return self._inplace(E.Sigmoid.apply)
+        return self._inplace(UM.Sigmoid.apply)
 
     def tanh_(self):
-        return self._inplace(E.Tanh.apply)
+        return self._inplace(UM.Tanh.apply)
 
     def clamp_(self, min=None, max=None):
         return self._inplace(lambda t: t.clamp(min, max))
@@ -695,7 +701,7 @@ class TensorMethods(*MIXINS):
     clip_ = clamp_
 
     def masked_fill_(self, mask, value):
-        return self._inplace(V.MaskedFill.apply, mask, value)
+        return self._inplace(IX.MaskedFill.apply, mask, value)
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         return self._inplace(lambda t: t.scatter(dim, index, src, value=value, reduce=reduce))
@@ -712,15 +718,15 @@ class TensorMethods(*MIXINS):
 
             src = tensor(src)
 
-        return self._inplace(V.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
+        return self._inplace(IX.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
 
     def fill_(self, value):
         """Set every element to `value`."""
-        return self._inplace(V.Overwrite.apply, value, "FillBackward0")
+        return self._inplace(IX.Overwrite.apply, value, "FillBackward0")
 
     def zero_(self):
         """Set every element to zero."""
-        return self._inplace(V.Overwrite.apply, 0, "ZeroBackward0")
+        return self._inplace(IX.Overwrite.apply, 0, "ZeroBackward0")
 
     # random in-place initialisers (used by tc.nn.init under no_grad)
     def uniform_(self, a=0.0, b=1.0, *, generator=None):

@@ -256,7 +256,7 @@ class Node:
         shape = self._in_shapes[i]
         if tuple(g.shape) != shape:
             try:
-                from ..ops.elementwise import sum_to_shape
+                from ..ops.broadcast_grad import sum_to_shape
 
                 if g.ndim >= len(shape):
                     return sum_to_shape(g, shape)

@@ -6,8 +6,12 @@ import itertools
 import warnings
 import weakref
 
-from ..ops import movement as V
-from ..ops import shaping as S
+from ..ops import gather_scatter as GS
+from ..ops import index_update as IU
+from ..ops import indexing as IX
+from ..ops import rearrange as RA
+from ..ops import strided_views as SV
+from ..ops import views as V
 from ..ops._util import normalize_dim, type_name
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
@@ -94,7 +98,7 @@ class ShapingMethods:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
         for d in dims:
             normalize_dim(d, self.ndim)
-        return S.Roll.apply(self, shifts, dims)
+        return RA.Roll.apply(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):
         """Rotate by 90 degrees `k` times in the plane of `dims` (from the first towards the second)."""
@@ -106,7 +110,7 @@ class ShapingMethods:
         d0, d1 = normalize_dim(dims[0], self.ndim), normalize_dim(dims[1], self.ndim)
         if d0 == d1:
             raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-        return S.Rot90.apply(self, int(k) % 4, (d0, d1))
+        return RA.Rot90.apply(self, int(k) % 4, (d0, d1))
 
     def flipud(self):
         """Reverse the order of rows (dim 0), like `torch.flipud`."""
@@ -167,16 +171,16 @@ class ShapingMethods:
         if not -n <= index < n:
             raise IndexError(f"select(): index {index} out of range for tensor of size "
                              f"[{', '.join(map(str, self._data.shape))}] at dimension {d}")
-        return V.SelectItem.apply(self, (slice(None),) * d + (index,), True)
+        return IX.SelectItem.apply(self, (slice(None),) * d + (index,), True)
 
     def unfold(self, dimension, size, step):
         """A view of all `size`-long windows along `dimension`, `step` apart (window elements in a new last dim)."""
-        return S.Unfold.apply(self, dimension, int(size), int(step))
+        return SV.Unfold.apply(self, dimension, int(size), int(step))
 
     def as_strided(self, size, stride, storage_offset=None):
         """A view on this tensor's storage with the given sizes, strides (in elements) and offset."""
         offset = self.storage_offset() if storage_offset is None else int(storage_offset)
-        return S.AsStrided.apply(self, tuple(int(s) for s in size), tuple(int(s) for s in stride), offset)
+        return SV.AsStrided.apply(self, tuple(int(s) for s in size), tuple(int(s) for s in stride), offset)
 
     # ---- splitting ----------------------------------------------------------------------------------
     def tensor_split(self, indices_or_sections, dim=0):
@@ -206,7 +210,7 @@ class ShapingMethods:
         else:
             cuts = [0] + [int(i) for i in spec] + [n]
             bounds = list(zip(cuts[:-1], cuts[1:]))
-        return tuple(V.GetItem.apply(self, (slice(None),) * d + (slice(a, b),), True) for a, b in bounds)
+        return tuple(IX.GetItem.apply(self, (slice(None),) * d + (slice(a, b),), True) for a, b in bounds)
 
     def hsplit(self, split_size_or_sections):
         """`tensor_split` along dim 1 (dim 0 for 1-D tensors), like `torch.hsplit`."""
@@ -315,51 +319,51 @@ class ShapingMethods:
     # ---- index updates ------------------------------------------------------------------------------
     def index_add(self, dim, index, source, *, alpha=1):
         """A copy with `alpha * source` added at positions `index` along `dim`, like `torch.index_add`."""
-        return S.IndexAdd.apply(self, dim, index, source, alpha)
+        return IU.IndexAdd.apply(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
         """`index_add` in place."""
-        return self._inplace(S.IndexAdd.apply, dim, index, source, alpha)
+        return self._inplace(IU.IndexAdd.apply, dim, index, source, alpha)
 
     def index_copy(self, dim, index, source):
         """A copy with the slices at `index` along `dim` replaced by `source`, like `torch.index_copy`."""
-        return S.IndexCopy.apply(self, dim, index, source)
+        return IU.IndexCopy.apply(self, dim, index, source)
 
     def index_copy_(self, dim, index, source):
         """`index_copy` in place."""
-        return self._inplace(S.IndexCopy.apply, dim, index, source)
+        return self._inplace(IU.IndexCopy.apply, dim, index, source)
 
     def index_fill(self, dim, index, value):
         """A copy with the slices at `index` along `dim` set to `value`, like `torch.index_fill`."""
-        return S.IndexFill.apply(self, dim, index, value)
+        return IU.IndexFill.apply(self, dim, index, value)
 
     def index_fill_(self, dim, index, value):
         """`index_fill` in place."""
-        return self._inplace(S.IndexFill.apply, dim, index, value)
+        return self._inplace(IU.IndexFill.apply, dim, index, value)
 
     def masked_scatter(self, mask, source):
         """A copy with the True positions of `mask` filled, in order, from `source`, like `torch.masked_scatter`."""
-        return S.MaskedScatter.apply(self, mask, source)
+        return IU.MaskedScatter.apply(self, mask, source)
 
     def masked_scatter_(self, mask, source):
         """`masked_scatter` in place (`mask` must broadcast to this tensor's shape)."""
         mask.expand(self.shape)  # PyTorch's error when the mask does not broadcast to self
-        return self._inplace(S.MaskedScatter.apply, mask, source)
+        return self._inplace(IU.MaskedScatter.apply, mask, source)
 
     def put(self, index, source, accumulate=False):
         """A copy with `source` written (or added) at flat positions `index`, like `torch.put`."""
-        return S.Put.apply(self, index, source, accumulate)
+        return IU.Put.apply(self, index, source, accumulate)
 
     def put_(self, index, source, accumulate=False):
         """`put` in place."""
-        return self._inplace(S.Put.apply, index, source, accumulate)
+        return self._inplace(IU.Put.apply, index, source, accumulate)
 
     def index_put(self, indices, values, accumulate=False):
         """A copy with `self[indices] = values` (or `+=`), like `torch.index_put`."""
         from ..tensor import Tensor
 
-        nidx, _ = V.normalize_index(tuple(indices), Tensor)
-        return S.IndexPut.apply(self, _as_tensor(values, self), nidx, accumulate)
+        nidx, _ = IX.normalize_index(tuple(indices), Tensor)
+        return IU.IndexPut.apply(self, _as_tensor(values, self), nidx, accumulate)
 
     def index_put_(self, indices, values, accumulate=False):
         """`self[indices] = values` (or `+=` with accumulate) in place, like `torch.Tensor.index_put_`."""
@@ -367,11 +371,11 @@ class ShapingMethods:
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         """Reduce `src` into a copy of self at `index` along `dim` ('sum', 'prod', 'mean', 'amax', 'amin')."""
-        return S.ScatterReduce.apply(self, dim, index, src, reduce, include_self)
+        return GS.ScatterReduce.apply(self, dim, index, src, reduce, include_self)
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         """`scatter_reduce` in place."""
-        return self._inplace(S.ScatterReduce.apply, dim, index, src, reduce, include_self)
+        return self._inplace(GS.ScatterReduce.apply, dim, index, src, reduce, include_self)
 
     # ---- new tensors like this one ------------------------------------------------------------------
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
@@ -434,7 +438,7 @@ class ShapingMethods:
         if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
             raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
                                f"{{[{', '.join(map(str, shape))}]}}.")
-        from ..ops.elementwise import sum_to_shape
+        from ..ops.broadcast_grad import sum_to_shape
 
         return sum_to_shape(self, size)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Op
 from ._util import broadcast_shapes_checked, check_same_device
-from .elementwise import _grad_like
+from .broadcast_grad import _grad_like
 from .lowp import matmul_arrays
 
 

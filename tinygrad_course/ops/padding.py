@@ -50,7 +50,7 @@ class IndexPad(Op):
 
     @staticmethod
     def forward(ctx, x, pad, mode):
-        from .movement import IndexPutZeros  # noqa: F401  (used in backward)
+        from .indexing import IndexPutZeros  # noqa: F401  (used in backward)
 
         xp, a = x._xp, x._data
         k = len(pad) // 2
@@ -65,7 +65,7 @@ class IndexPad(Op):
 
     @staticmethod
     def backward(ctx, g):
-        from .movement import IndexPutZeros
+        from .indexing import IndexPutZeros
 
         return IndexPutZeros.apply(g, ctx.shape, ctx.idx, False)
 
