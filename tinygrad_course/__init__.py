@@ -20,8 +20,8 @@ from .factories import (arange, as_tensor, bernoulli, empty, empty_like, eye, fr
                         randn_like, randperm, tensor, zeros, zeros_like)
 from .generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                         set_rng_state)
-from .ops.elementwise import where
-from .ops.movement import cat, concat, concatenate, stack
+from .ops.comparison import where
+from .ops.concat import cat, concat, concatenate, stack
 from .tensor import Size, Tensor
 from .binding import BOUND as _BOUND  # noqa: F401  (attaches the operators and methods to Tensor)
 from .methods.aliases import *  # noqa: F401,F403  (standalone functions: tc.prelu, tc.einsum, tc.meshgrid, ...)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .factories import tensor
 from .methods import FAMILIES
-from .shapes import broadcast_shapes_checked
+from .shapes import broadcast_shapes, broadcast_shapes_checked  # noqa: F401  (tc.broadcast_shapes)
 from .tensor import Size, Tensor
 
 _METHOD_NAMES = (
@@ -30,7 +30,7 @@ def _from_method(name):
     return fn
 
 
-_METHOD_NAMES = _METHOD_NAMES + tuple(n for family in FAMILIES for n in family.METHOD_FUNCTIONS)
+_METHOD_NAMES = _METHOD_NAMES + [n for family in FAMILIES for n in family.METHOD_FUNCTIONS]
 for _name in _METHOD_NAMES:
     globals()[_name] = _from_method(_name)
 
@@ -44,22 +44,6 @@ def is_tensor(obj) -> bool:
 
 def is_floating_point(input) -> bool:
     return input.dtype.is_floating_point
-
-
-def broadcast_shapes(*shapes):
-    """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
-    acc = []
-    for index, shape in enumerate(shapes):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        acc = [1] * (len(shape) - len(acc)) + acc
-        for i in range(-1, -len(shape) - 1, -1):
-            if shape[i] != acc[i] and shape[i] != 1 and acc[i] != 1:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching argument at index "
-                    f"{index} had {shape}; but expected shape should be broadcastable to [{', '.join(map(str, acc))}]")
-            if acc[i] == 1:
-                acc[i] = shape[i]
-    return Size(acc)
 
 
 def broadcast_tensors(*tensors):

@@ -6,9 +6,10 @@ so higher derivatives work.
 from __future__ import annotations
 
 from .autograd.function import Op
-from .ops import linalg as _L
+from .ops import cross_distance as _L
 from .ops import reduce as _R
 from .ops._util import type_name
+from .ops.broadcast_grad import _grad_like
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "det", "inv", "solve", "LinAlgError"]
 
@@ -104,8 +105,8 @@ class Solve(Op):
         gv, Xv = (gB.unsqueeze(-1), X.unsqueeze(-1)) if ctx.vector else (gB, X)
         gA = -(gv @ Xv.mT) if ctx.needs_input_grad[0] else None
         need_b = ctx.needs_input_grad[1]
-        return (_L._grad_like(gA, ctx.shapes[0], A.dtype) if gA is not None else None,
-                _L._grad_like(gB, ctx.shapes[1], A.dtype) if need_b else None)
+        return (_grad_like(gA, ctx.shapes[0], A.dtype) if gA is not None else None,
+                _grad_like(gB, ctx.shapes[1], A.dtype) if need_b else None)
 
 
 def inv(A):

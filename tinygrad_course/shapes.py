@@ -1,5 +1,28 @@
-"""Shape rules shared by every layer: dim normalisation and broadcasting, with PyTorch's errors."""
+"""Shapes and the rules every layer shares: `Size`, dim normalisation and broadcasting, with PyTorch's errors."""
 from __future__ import annotations
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple that prints like PyTorch's `torch.Size` (`tc.Size([2, 3])`)."""
+
+    def __repr__(self):
+        return f"tc.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        """Number of elements a tensor of this shape holds."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
 
 
 def normalize_dim(dim, ndim, wrap_scalar=True):
@@ -38,3 +61,19 @@ def broadcast_shapes_checked(*shapes, hint=True):
                                    f"non-singleton dimension {i}" + (f". {BROADCAST_HINT}" if hint else ""))
         acc = tuple(y if x == 1 else x for x, y in zip(a, b))
     return acc
+
+
+def broadcast_shapes(*shapes):
+    """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
+    acc = []
+    for index, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        acc = [1] * (len(shape) - len(acc)) + acc
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] != acc[i] and shape[i] != 1 and acc[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching argument at index "
+                    f"{index} had {shape}; but expected shape should be broadcastable to [{', '.join(map(str, acc))}]")
+            if acc[i] == 1:
+                acc[i] = shape[i]
+    return Size(acc)

@@ -12,33 +12,10 @@ import numpy as np
 from . import dtypes as _dt
 from ._backend import CPU, array_module, device_of_array
 from ._printing import tensor_repr
-from .shapes import normalize_dim
+from .shapes import Size, normalize_dim  # noqa: F401  (tc.Size is defined with the other shape rules)
 
 _ndarray = np.ndarray
 _BY_NP = _dt._BY_NP
-
-
-class Size(tuple):
-    """The shape of a tensor: a tuple that prints like PyTorch's `torch.Size` (`tc.Size([2, 3])`)."""
-
-    def __repr__(self):
-        return f"tc.Size([{', '.join(map(str, self))}])"
-
-    __str__ = __repr__
-
-    def numel(self) -> int:
-        """Number of elements a tensor of this shape holds."""
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-    def __getitem__(self, item):
-        r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
-
-    def __add__(self, other):
-        return Size(tuple(self) + tuple(other))
 
 
 def _wrap(arr):

@@ -68,7 +68,7 @@ def test_erf_family_extremes_and_special_values():
 
 
 def test_erfinv_fallback_without_scipy_matches_torch(monkeypatch):
-    from tinygrad_course.ops import pointwise_extra as P
+    from tinygrad_course.ops import pointwise_unary as P
 
     monkeypatch.setattr(P, "special", lambda xp, name, a: None)
     p, tp = pair(np.array([-1.0, -0.9999, -0.7, -0.1, 0.0, 0.2, 0.5, 0.95, 0.999999, 1.0, 1.2]))

@@ -3,8 +3,14 @@ from . import functional
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad, record_backward
 from .function import Function, Node, RemovableHandle
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import gradcheck, gradgradcheck
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
     "Function", "Node", "RemovableHandle", "backward", "grad", "record_backward", "functional", "gradcheck",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import traceback
 import warnings
+import functools
 
 
 class _AnomalyState:
@@ -47,8 +48,6 @@ class detect_anomaly:
         return False
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.__class__(self.check_nan):

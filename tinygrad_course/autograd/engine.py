@@ -16,8 +16,8 @@ from ..factories import zeros_like
 from ..tensor import Tensor
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
-from .node import AccumulateGrad, profilers
 from .grad_mode import _state
+from .node import AccumulateGrad, profilers
 
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
 _final_callbacks = []  # one list per running backward pass (innermost last)

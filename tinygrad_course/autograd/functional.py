@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..factories import ones_like, zeros, zeros_like
-from ..ops.movement import stack
+from ..ops.concat import stack
 from .engine import grad as _grad
 from .grad_mode import enable_grad
 

@@ -4,8 +4,25 @@ Each family module defines a class of methods and may define `METHOD_FUNCTIONS` 
 `tc.n(input, ...)` is `input.n(...)`) and `__all__` (its standalone functions, such as `tc.meshgrid`).
 `METHOD_FAMILIES` lists the classes in binding order: when two define the same name, the earlier wins.
 """
-from . import (aliases, arithmetic, conversion, index_updates, indexing, inplace, inplace_ops, linalg, pointwise,
-               products, reductions, shaping, sorting, stacking, statistics, storage, views)
+from . import (
+               aliases,
+               arithmetic,
+               conversion,
+               index_updates,
+               indexing,
+               inplace,
+               inplace_ops,
+               linalg,
+               pointwise,
+               products,
+               reductions,
+               shaping,
+               sorting,
+               stacking,
+               statistics,
+               storage,
+               views,
+)
 
 METHOD_FAMILIES = (
     inplace.InplaceMachinery, conversion.ConversionMethods,

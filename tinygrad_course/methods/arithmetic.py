@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..ops import elementwise as E
+from ..ops import arithmetic as AR
+from ..ops import comparison as CP
+from ..ops import unary_math as UM
 from ..ops._util import operand as _operand
 from ..tensor import _wrap
 
@@ -35,7 +37,7 @@ def _compare(name):
         other = _operand(other)
         if other is None:
             return NotImplemented if name in ("eq", "ne") else NotImplemented
-        return E.Compare.apply(self, other, op=name)
+        return CP.Compare.apply(self, other, op=name)
 
     method.__doc__ = f"Element-wise `{name}` comparison; a bool tensor (like `torch.{name}`)."
     return method
@@ -47,43 +49,43 @@ class ArithmeticMethods:
     __slots__ = ()
 
     # ---- arithmetic operators -----------------------------------------------------------------------
-    __add__ = _binary(E.Add)
-    __radd__ = _reflected(E.Add)
-    __sub__ = _binary(E.Sub)
-    __rsub__ = _reflected(E.Sub)
-    __mul__ = _binary(E.Mul)
-    __rmul__ = _reflected(E.Mul)
-    __truediv__ = _binary(E.Div)
-    __rtruediv__ = _reflected(E.Div)
-    __pow__ = _binary(E.Pow)
-    __rpow__ = _reflected(E.Pow)
-    __floordiv__ = _binary(E.FloorDivide)
-    __rfloordiv__ = _reflected(E.FloorDivide)
-    __mod__ = _binary(E.Remainder)
-    __rmod__ = _reflected(E.Remainder)
-    __and__ = _binary(E.Bitwise, op="and")
-    __rand__ = _reflected(E.Bitwise, op="and")
-    __or__ = _binary(E.Bitwise, op="or")
-    __ror__ = _reflected(E.Bitwise, op="or")
-    __xor__ = _binary(E.Bitwise, op="xor")
-    __rxor__ = _reflected(E.Bitwise, op="xor")
+    __add__ = _binary(AR.Add)
+    __radd__ = _reflected(AR.Add)
+    __sub__ = _binary(AR.Sub)
+    __rsub__ = _reflected(AR.Sub)
+    __mul__ = _binary(AR.Mul)
+    __rmul__ = _reflected(AR.Mul)
+    __truediv__ = _binary(AR.Div)
+    __rtruediv__ = _reflected(AR.Div)
+    __pow__ = _binary(AR.Pow)
+    __rpow__ = _reflected(AR.Pow)
+    __floordiv__ = _binary(AR.FloorDivide)
+    __rfloordiv__ = _reflected(AR.FloorDivide)
+    __mod__ = _binary(AR.Remainder)
+    __rmod__ = _reflected(AR.Remainder)
+    __and__ = _binary(CP.Bitwise, op="and")
+    __rand__ = _reflected(CP.Bitwise, op="and")
+    __or__ = _binary(CP.Bitwise, op="or")
+    __ror__ = _reflected(CP.Bitwise, op="or")
+    __xor__ = _binary(CP.Bitwise, op="xor")
+    __rxor__ = _reflected(CP.Bitwise, op="xor")
     eq, ne, lt, le, gt, ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
     __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
     greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
     def __neg__(self):
-        return E.Neg.apply(self)
+        return UM.Neg.apply(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return E.Abs.apply(self)
+        return UM.Abs.apply(self)
 
     def __invert__(self):
         if self.dtype.name == "bool":
-            return E.Unary.apply(self, op="logical_not")
-        return E.Unary.apply(self, op="bitwise_not")
+            return CP.Unary.apply(self, op="logical_not")
+        return CP.Unary.apply(self, op="bitwise_not")
 
     # in-place operators
     def __iadd__(self, other):
@@ -104,28 +106,28 @@ class ArithmeticMethods:
     # ---- arithmetic methods -----------------------------------------------------------------------
     def add(self, other, *, alpha=1):
         """self + alpha * other, with broadcasting."""
-        return E.Add.apply(self, _operand(other), alpha=alpha)
+        return AR.Add.apply(self, _operand(other), alpha=alpha)
 
     def sub(self, other, *, alpha=1):
         """self - alpha * other, with broadcasting."""
-        return E.Sub.apply(self, _operand(other), alpha=alpha)
+        return AR.Sub.apply(self, _operand(other), alpha=alpha)
 
     subtract = sub
 
     def mul(self, other):
         """Element-wise product, with broadcasting."""
-        return E.Mul.apply(self, _operand(other))
+        return AR.Mul.apply(self, _operand(other))
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
         """True division (always floating), or 'trunc'/'floor' rounding division."""
         if rounding_mode is None:
-            return E.Div.apply(self, _operand(other))
+            return AR.Div.apply(self, _operand(other))
         if rounding_mode == "floor":
-            return E.FloorDivide.apply(self, _operand(other))
+            return AR.FloorDivide.apply(self, _operand(other))
         if rounding_mode == "trunc":
-            q = E.Div.apply(self, _operand(other)).trunc()
+            q = AR.Div.apply(self, _operand(other)).trunc()
             rd = _dt.result_type(self, _operand(other))
             return q if rd.category == 2 else q.to(rd)
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
@@ -133,84 +135,84 @@ class ArithmeticMethods:
     divide = true_divide = div
 
     def floor_divide(self, other):
-        return E.FloorDivide.apply(self, _operand(other))
+        return AR.FloorDivide.apply(self, _operand(other))
 
     def remainder(self, other):
-        return E.Remainder.apply(self, _operand(other))
+        return AR.Remainder.apply(self, _operand(other))
 
     def pow(self, exponent):
         """self ** exponent, element-wise."""
-        return E.Pow.apply(self, _operand(exponent))
+        return AR.Pow.apply(self, _operand(exponent))
 
     def square(self):
         """self ** 2 (bool and integer tensors give int64, like PyTorch)."""
-        return E.Pow.apply(self, 2)
+        return AR.Pow.apply(self, 2)
 
     def reciprocal(self):
-        return E.Div.apply(1.0, self)
+        return AR.Div.apply(1.0, self)
 
     def neg(self):
-        return E.Neg.apply(self)
+        return UM.Neg.apply(self)
 
     negative = neg
 
     def abs(self):
-        return E.Abs.apply(self)
+        return UM.Abs.apply(self)
 
     absolute = abs
 
     def sign(self):
-        return E.Sign.apply(self)
+        return UM.Sign.apply(self)
 
     def exp(self):
-        return E.Exp.apply(self)
+        return UM.Exp.apply(self)
 
     def log(self):
-        return E.Log.apply(self)
+        return UM.Log.apply(self)
 
     def log1p(self):
-        return E.Log1p.apply(self)
+        return UM.Log1p.apply(self)
 
     def log2(self):
-        return E.Log.apply(self) / float(np.log(2.0))
+        return UM.Log.apply(self) / float(np.log(2.0))
 
     def log10(self):
-        return E.Log.apply(self) / float(np.log(10.0))
+        return UM.Log.apply(self) / float(np.log(10.0))
 
     def expm1(self):
-        return E.Exp.apply(self) - 1
+        return UM.Exp.apply(self) - 1
 
     def sqrt(self):
-        return E.Sqrt.apply(self)
+        return UM.Sqrt.apply(self)
 
     def rsqrt(self):
-        return E.Rsqrt.apply(self)
+        return UM.Rsqrt.apply(self)
 
     def sin(self):
-        return E.Sin.apply(self)
+        return UM.Sin.apply(self)
 
     def cos(self):
-        return E.Cos.apply(self)
+        return UM.Cos.apply(self)
 
     def tanh(self):
-        return E.Tanh.apply(self)
+        return UM.Tanh.apply(self)
 
     def sigmoid(self):
-        return E.Sigmoid.apply(self)
+        return UM.Sigmoid.apply(self)
 
     def relu(self):
-        return E.Relu.apply(self)
+        return UM.Relu.apply(self)
 
     def clamp(self, min=None, max=None):
         """Limit values to [min, max] (either bound may be None)."""
         if hasattr(min, "_data") or hasattr(max, "_data"):
             out = self
             if min is not None:
-                out = out.maximum(min) if hasattr(min, "_data") else E.Clamp.apply(out, min=min)
+                out = out.maximum(min) if hasattr(min, "_data") else CP.Clamp.apply(out, min=min)
             if max is not None:
-                out = out.minimum(max) if hasattr(max, "_data") else E.Clamp.apply(out, max=max)
+                out = out.minimum(max) if hasattr(max, "_data") else CP.Clamp.apply(out, max=max)
             return out
-        return E.Clamp.apply(self, min=min, max=max)
+        return CP.Clamp.apply(self, min=min, max=max)
 
     clip = clamp
 
@@ -221,61 +223,61 @@ class ArithmeticMethods:
         return self.clamp(max=max)
 
     def maximum(self, other):
-        return E.Maximum.apply(self, other)
+        return AR.Maximum.apply(self, other)
 
     def minimum(self, other):
-        return E.Minimum.apply(self, other)
+        return AR.Minimum.apply(self, other)
 
     def where(self, condition, other):
         """Elements of self where `condition`, else of `other` (like `torch.where(condition, self, other)`)."""
-        return E.Where.apply(condition, self, _operand(other))
+        return CP.Where.apply(condition, self, _operand(other))
 
     def floor(self):
-        return E.ROUNDING["floor"].apply(self, op="floor")
+        return UM.ROUNDING["floor"].apply(self, op="floor")
 
     def ceil(self):
-        return E.ROUNDING["ceil"].apply(self, op="ceil")
+        return UM.ROUNDING["ceil"].apply(self, op="ceil")
 
     def round(self, decimals=0):
         if decimals:
-            return E.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
-        return E.ROUNDING["round"].apply(self, op="round")
+            return UM.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
+        return UM.ROUNDING["round"].apply(self, op="round")
 
     def trunc(self):
-        return E.ROUNDING["trunc"].apply(self, op="trunc")
+        return UM.ROUNDING["trunc"].apply(self, op="trunc")
 
     def logical_not(self):
-        return E.Unary.apply(self, op="logical_not")
+        return CP.Unary.apply(self, op="logical_not")
 
     def logical_and(self, other):
-        return E.Compare.apply(self, _operand(other), op="and")
+        return CP.Compare.apply(self, _operand(other), op="and")
 
     def logical_or(self, other):
-        return E.Compare.apply(self, _operand(other), op="or")
+        return CP.Compare.apply(self, _operand(other), op="or")
 
     def logical_xor(self, other):
-        return E.Compare.apply(self, _operand(other), op="xor")
+        return CP.Compare.apply(self, _operand(other), op="xor")
 
     def bitwise_and(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="and")
+        return CP.Bitwise.apply(self, _operand(other), op="and")
 
     def bitwise_or(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="or")
+        return CP.Bitwise.apply(self, _operand(other), op="or")
 
     def bitwise_xor(self, other):
-        return E.Bitwise.apply(self, _operand(other), op="xor")
+        return CP.Bitwise.apply(self, _operand(other), op="xor")
 
     def bitwise_not(self):
-        return E.Unary.apply(self, op="bitwise_not")
+        return CP.Unary.apply(self, op="bitwise_not")
 
     def isnan(self):
-        return E.Unary.apply(self, op="isnan")
+        return CP.Unary.apply(self, op="isnan")
 
     def isinf(self):
-        return E.Unary.apply(self, op="isinf")
+        return CP.Unary.apply(self, op="isinf")
 
     def isfinite(self):
-        return E.Unary.apply(self, op="isfinite")
+        return CP.Unary.apply(self, op="isfinite")
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
         return bool(np.allclose(self.detach().cpu()._data, other.detach().cpu()._data, rtol, atol, equal_nan))

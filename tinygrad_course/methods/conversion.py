@@ -6,7 +6,7 @@ from .. import dtypes as _dt
 from .._backend import canonical_device
 from .._backend import device as device_cls
 from ..factories import empty, tensor
-from ..ops.movement import ToCopy
+from ..ops.views import ToCopy
 from ..tensor import Tensor
 
 

@@ -2,8 +2,10 @@
 torch) and the in-place shape changes (`squeeze_`, `t_`, ...) that give nodes PyTorch's in-place names."""
 from __future__ import annotations
 
-from ..ops import movement as V
-from ..ops import shaping as S
+from ..ops import gather_scatter as GS
+from ..ops import index_update as IU
+from ..ops import indexing as IX
+from ..ops import views as V
 from ..ops._util import as_tensor_like
 from ..tensor import Tensor
 
@@ -67,49 +69,49 @@ class IndexUpdateMethods:
     # ---- index updates ------------------------------------------------------------------------------
     def index_add(self, dim, index, source, *, alpha=1):
         """A copy with `alpha * source` added at positions `index` along `dim`, like `torch.index_add`."""
-        return S.IndexAdd.apply(self, dim, index, source, alpha)
+        return IU.IndexAdd.apply(self, dim, index, source, alpha)
 
     def index_add_(self, dim, index, source, *, alpha=1):
         """`index_add` in place."""
-        return self._inplace(S.IndexAdd.apply, dim, index, source, alpha)
+        return self._inplace(IU.IndexAdd.apply, dim, index, source, alpha)
 
     def index_copy(self, dim, index, source):
         """A copy with the slices at `index` along `dim` replaced by `source`, like `torch.index_copy`."""
-        return S.IndexCopy.apply(self, dim, index, source)
+        return IU.IndexCopy.apply(self, dim, index, source)
 
     def index_copy_(self, dim, index, source):
         """`index_copy` in place."""
-        return self._inplace(S.IndexCopy.apply, dim, index, source)
+        return self._inplace(IU.IndexCopy.apply, dim, index, source)
 
     def index_fill(self, dim, index, value):
         """A copy with the slices at `index` along `dim` set to `value`, like `torch.index_fill`."""
-        return S.IndexFill.apply(self, dim, index, value)
+        return IU.IndexFill.apply(self, dim, index, value)
 
     def index_fill_(self, dim, index, value):
         """`index_fill` in place."""
-        return self._inplace(S.IndexFill.apply, dim, index, value)
+        return self._inplace(IU.IndexFill.apply, dim, index, value)
 
     def masked_scatter(self, mask, source):
         """A copy with the True positions of `mask` filled, in order, from `source`, like `torch.masked_scatter`."""
-        return S.MaskedScatter.apply(self, mask, source)
+        return IU.MaskedScatter.apply(self, mask, source)
 
     def masked_scatter_(self, mask, source):
         """`masked_scatter` in place (`mask` must broadcast to this tensor's shape)."""
         mask.expand(self.shape)  # PyTorch's error when the mask does not broadcast to self
-        return self._inplace(S.MaskedScatter.apply, mask, source)
+        return self._inplace(IU.MaskedScatter.apply, mask, source)
 
     def put(self, index, source, accumulate=False):
         """A copy with `source` written (or added) at flat positions `index`, like `torch.put`."""
-        return S.Put.apply(self, index, source, accumulate)
+        return IU.Put.apply(self, index, source, accumulate)
 
     def put_(self, index, source, accumulate=False):
         """`put` in place."""
-        return self._inplace(S.Put.apply, index, source, accumulate)
+        return self._inplace(IU.Put.apply, index, source, accumulate)
 
     def index_put(self, indices, values, accumulate=False):
         """A copy with `self[indices] = values` (or `+=`), like `torch.index_put`."""
-        nidx, _ = V.normalize_index(tuple(indices), Tensor)
-        return S.IndexPut.apply(self, as_tensor_like(values, self), nidx, accumulate)
+        nidx, _ = IX.normalize_index(tuple(indices), Tensor)
+        return IU.IndexPut.apply(self, as_tensor_like(values, self), nidx, accumulate)
 
     def index_put_(self, indices, values, accumulate=False):
         """`self[indices] = values` (or `+=` with accumulate) in place, like `torch.Tensor.index_put_`."""
@@ -117,8 +119,8 @@ class IndexUpdateMethods:
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         """Reduce `src` into a copy of self at `index` along `dim` ('sum', 'prod', 'mean', 'amax', 'amin')."""
-        return S.ScatterReduce.apply(self, dim, index, src, reduce, include_self)
+        return GS.ScatterReduce.apply(self, dim, index, src, reduce, include_self)
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         """`scatter_reduce` in place."""
-        return self._inplace(S.ScatterReduce.apply, dim, index, src, reduce, include_self)
+        return self._inplace(GS.ScatterReduce.apply, dim, index, src, reduce, include_self)

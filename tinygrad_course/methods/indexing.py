@@ -2,7 +2,8 @@
 `tril`/`triu` (ops in `ops/movement.py`)."""
 from __future__ import annotations
 
-from ..ops import movement as V
+from ..ops import gather_scatter as GS
+from ..ops import indexing as IX
 from ..ops._util import operand as _operand
 from ..tensor import Tensor
 
@@ -14,51 +15,51 @@ class IndexingMethods:
 
     def gather(self, dim, index):
         """out[i][j] = self[index[i][j]][j] (for dim=0), etc."""
-        return V.Gather.apply(self, dim, index)
+        return GS.Gather.apply(self, dim, index)
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         """A copy of self with `src` (or `value`) written at `index` along `dim`."""
         src = value if src is None else src
         if reduce not in (None, "add"):
             raise NotImplementedError("scatter supports reduce=None or 'add'")
-        return V.Scatter.apply(self, dim, index, src, reduce)
+        return GS.Scatter.apply(self, dim, index, src, reduce)
 
     def scatter_add(self, dim, index, src):
         """A copy of self with `src` added at `index` along `dim` (repeated indices accumulate)."""
-        return V.ScatterAdd.apply(self, dim, index, src, "add")
+        return GS.ScatterAdd.apply(self, dim, index, src, "add")
 
     def index_select(self, dim, index):
-        return V.IndexSelect.apply(self, dim, index)
+        return IX.IndexSelect.apply(self, dim, index)
 
     def masked_fill(self, mask, value):
         """A copy with `value` where `mask` is True."""
-        return V.MaskedFill.apply(self, mask, value)
+        return IX.MaskedFill.apply(self, mask, value)
 
     def tril(self, diagonal=0):
-        return V.Triangle.apply(self, diagonal, False)
+        return IX.Triangle.apply(self, diagonal, False)
 
     def triu(self, diagonal=0):
-        return V.Triu.apply(self, diagonal, True)
+        return IX.Triu.apply(self, diagonal, True)
 
     def __getitem__(self, idx):
         if type(idx) is int:
-            return V.SelectItem.apply(self, (idx,), True)
-        nidx, basic = V.normalize_index(idx, Tensor)
+            return IX.SelectItem.apply(self, (idx,), True)
+        nidx, basic = IX.normalize_index(idx, Tensor)
         if basic:
-            op = V.SelectItem if all(type(i) is int for i in nidx) else V.GetItem
+            op = IX.SelectItem if all(type(i) is int for i in nidx) else IX.GetItem
             return op.apply(self, nidx, True)
-        return V.AdvancedGetItem.apply(self, nidx, False)
+        return IX.AdvancedGetItem.apply(self, nidx, False)
 
     def __setitem__(self, idx, value):
-        nidx, basic = V.normalize_index(idx, Tensor)
+        nidx, basic = IX.normalize_index(idx, Tensor)
         value = _operand(value) if not isinstance(value, Tensor) else value
         if value is None:
             raise TypeError("can't assign a value of this type to a tensor")
         if isinstance(value, Tensor) and value._data.size and value.dtype is not self.dtype:
             value = value.to(self.dtype)
         if basic:
-            V._check_bounds(self._data.shape, nidx)
+            IX._check_bounds(self._data.shape, nidx)
         else:
-            V.check_index_arrays(self._data, nidx)
+            IX.check_index_arrays(self._data, nidx)
         self._check_inplace(through_view=True)
-        self._inplace(V.CopySlices.apply, value, nidx, basic)
+        self._inplace(IX.CopySlices.apply, value, nidx, basic)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import _state
-from ..ops.movement import AdvancedGetItem, AsStridedView, CopySlices
+from ..ops.indexing import AdvancedGetItem, AsStridedView, CopySlices
 from ..tensor import _address, _wrap
 
 

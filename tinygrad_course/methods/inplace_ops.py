@@ -5,8 +5,9 @@ from __future__ import annotations
 from ..factories import bernoulli as _bernoulli
 from ..factories import multinomial as _multinomial
 from ..factories import sampler, tensor
-from ..ops import elementwise as E
-from ..ops import movement as V
+from ..ops import arithmetic as AR
+from ..ops import indexing as IX
+from ..ops import unary_math as UM
 from ..ops._util import operand as _operand
 from ..tensor import Tensor, _wrap
 
@@ -18,43 +19,43 @@ class InplaceMethods:
 
     # ---- in-place versions ----------------------------------------------------------------------
     def add_(self, other, *, alpha=1):
-        return self._inplace(E.Add.apply, _operand(other), alpha=alpha)
+        return self._inplace(AR.Add.apply, _operand(other), alpha=alpha)
 
     def sub_(self, other, *, alpha=1):
-        return self._inplace(E.Sub.apply, _operand(other), alpha=alpha)
+        return self._inplace(AR.Sub.apply, _operand(other), alpha=alpha)
 
     def mul_(self, other):
-        return self._inplace(E.Mul.apply, _operand(other))
+        return self._inplace(AR.Mul.apply, _operand(other))
 
     def div_(self, other):
-        return self._inplace(E.Div.apply, _operand(other))
+        return self._inplace(AR.Div.apply, _operand(other))
 
     def pow_(self, exponent):
-        return self._inplace(E.Pow.apply, _operand(exponent))
+        return self._inplace(AR.Pow.apply, _operand(exponent))
 
     def neg_(self):
-        return self._inplace(E.Neg.apply)
+        return self._inplace(UM.Neg.apply)
 
     def abs_(self):
-        return self._inplace(E.Abs.apply)
+        return self._inplace(UM.Abs.apply)
 
     def exp_(self):
-        return self._inplace(E.Exp.apply)
+        return self._inplace(UM.Exp.apply)
 
     def log_(self):
-        return self._inplace(E.Log.apply)
+        return self._inplace(UM.Log.apply)
 
     def sqrt_(self):
-        return self._inplace(E.Sqrt.apply)
+        return self._inplace(UM.Sqrt.apply)
 
     def relu_(self):
-        return self._inplace(E.Relu.apply)
+        return self._inplace(UM.Relu.apply)
 
     def sigmoid_(self):
-        return self._inplace(E.Sigmoid.apply)
+        return self._inplace(UM.Sigmoid.apply)
 
     def tanh_(self):
-        return self._inplace(E.Tanh.apply)
+        return self._inplace(UM.Tanh.apply)
 
     def clamp_(self, min=None, max=None):
         return self._inplace(lambda t: t.clamp(min, max))
@@ -62,7 +63,7 @@ class InplaceMethods:
     clip_ = clamp_
 
     def masked_fill_(self, mask, value):
-        return self._inplace(V.MaskedFill.apply, mask, value)
+        return self._inplace(IX.MaskedFill.apply, mask, value)
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         return self._inplace(lambda t: t.scatter(dim, index, src, value=value, reduce=reduce))
@@ -75,15 +76,15 @@ class InplaceMethods:
         if not isinstance(src, Tensor):
             src = tensor(src)
 
-        return self._inplace(V.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
+        return self._inplace(IX.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
 
     def fill_(self, value):
         """Set every element to `value`."""
-        return self._inplace(V.Overwrite.apply, value, "FillBackward0")
+        return self._inplace(IX.Overwrite.apply, value, "FillBackward0")
 
     def zero_(self):
         """Set every element to zero."""
-        return self._inplace(V.Overwrite.apply, 0, "ZeroBackward0")
+        return self._inplace(IX.Overwrite.apply, 0, "ZeroBackward0")
 
     # random in-place initialisers (used by tc.nn.init under no_grad)
     def uniform_(self, a=0.0, b=1.0, *, generator=None):

@@ -8,7 +8,9 @@ import numpy as np
 
 from ..factories import arange, empty, eye
 from ..linalg import inv
-from ..ops import linalg as L
+from ..ops import cross_distance as XD
+from ..ops import diagonal as DG
+from ..ops import products as PR
 from ..ops import reduce as R
 from ..ops._util import normalize_dim, type_name
 
@@ -60,22 +62,22 @@ class LinalgMethods:
 
     def trace(self):
         """Sum of the main diagonal of a matrix, like `torch.trace`."""
-        return L.Trace.apply(self)
+        return DG.Trace.apply(self)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The diagonal over dims (dim1, dim2), shifted by `offset`, as a view (like `torch.diagonal`)."""
-        return L.Diagonal.apply(self, offset, dim1, dim2)
+        return DG.Diagonal.apply(self, offset, dim1, dim2)
 
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         """A tensor whose (dim1, dim2) diagonals hold the last dimension of self, like `torch.diag_embed`."""
-        return L.DiagEmbed.apply(self, offset, dim1, dim2)
+        return DG.DiagEmbed.apply(self, offset, dim1, dim2)
 
     def diag(self, diagonal=0):
         """1-D: a matrix with self on a diagonal; 2-D: that diagonal as a 1-D copy (like `torch.diag`)."""
         if self.ndim == 1:
-            return L.DiagEmbed.apply(self, diagonal, 0, 1)
+            return DG.DiagEmbed.apply(self, diagonal, 0, 1)
         if self.ndim == 2:
-            return L.DiagonalCopy.apply(self, diagonal, 0, 1)
+            return DG.DiagonalCopy.apply(self, diagonal, 0, 1)
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
 
     def cross(self, other, dim=None):
@@ -85,7 +87,7 @@ class LinalgMethods:
             dim = next((i for i, s in enumerate(shape) if s == 3), None)
             if dim is None:
                 raise RuntimeError("no dimension of size 3 in input")
-        return L.Cross.apply(self, other, dim)
+        return XD.Cross.apply(self, other, dim)
 
     def dist(self, other, p=2):
         """p-norm of (self - other), like `torch.dist`."""
@@ -97,19 +99,19 @@ class LinalgMethods:
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         """beta * self + alpha * (mat1 @ mat2), like `torch.addmm`."""
-        return L.AddProduct.apply(self, mat1, mat2, beta, alpha)
+        return PR.AddProduct.apply(self, mat1, mat2, beta, alpha)
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         """beta * self + alpha * (mat @ vec), like `torch.addmv`."""
-        return L.Addmv.apply(self, mat, vec, beta, alpha)
+        return PR.Addmv.apply(self, mat, vec, beta, alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * bmm(batch1, batch2), like `torch.baddbmm`."""
-        return L.Baddbmm.apply(self, batch1, batch2, beta, alpha)
+        return PR.Baddbmm.apply(self, batch1, batch2, beta, alpha)
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * sum_b(batch1[b] @ batch2[b]), like `torch.addbmm`."""
-        return L.Addbmm.apply(self, batch1, batch2, beta, alpha)
+        return PR.Addbmm.apply(self, batch1, batch2, beta, alpha)
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
         """In-place addmm, like `Tensor.addmm_`."""
@@ -153,7 +155,7 @@ class LinalgMethods:
 
 # ---- standalone functions ------------------------------------------------------------------------------
 
-einsum = L.einsum
+einsum = PR.einsum
 
 
 def tensordot(a, b, dims=2):
@@ -190,7 +192,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         batch = np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
         x1 = x1.expand(*batch, *x1.shape[-2:]) if tuple(x1.shape[:-2]) != batch else x1
         x2 = x2.expand(*batch, *x2.shape[-2:]) if tuple(x2.shape[:-2]) != batch else x2
-    return L.Cdist.apply(x1, x2, float(p))
+    return XD.Cdist.apply(x1, x2, float(p))
 
 
 def vander(x, N=None, increasing=False):
@@ -208,4 +210,4 @@ def block_diag(*tensors):
     """The tensors (0-, 1- or 2-D) placed along the diagonal of a zero matrix, like `torch.block_diag`."""
     if not tensors:
         return empty(1, 0)
-    return L.BlockDiag.apply(*tensors)
+    return DG.BlockDiag.apply(*tensors)

@@ -6,11 +6,12 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..dtypes import can_cast, finfo, iinfo  # noqa: F401  (tc.finfo, tc.iinfo, tc.can_cast)
 from ..factories import tensor
-from ..ops import pointwise_extra as P
+from ..ops import pointwise_binary as PB
+from ..ops import pointwise_unary as PU
 from ..ops import reduce_extra as RX
 from ..ops._util import type_name
 
-_UNARY_NAMES = tuple(P.UNARY)
+_UNARY_NAMES = tuple(PU.UNARY)
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
             "arctanh": "atanh", "arctan2": "atan2"}
 
@@ -32,7 +33,7 @@ def _tensor_like(v, like):
 
 
 def _unary_method(name):
-    op = P.UNARY[name]
+    op = PU.UNARY[name]
 
     def method(self):
         return op.apply(self)
@@ -99,21 +100,21 @@ class PointwiseMethods:
     deg2rad, deg2rad_ = _unary_method("deg2rad")
     rad2deg, rad2deg_ = _unary_method("rad2deg")
 
-    atan2, atan2_ = _binary_method("atan2", _fixed(P.Atan2))
+    atan2, atan2_ = _binary_method("atan2", _fixed(PB.Atan2))
     arctan2, arctan2_ = atan2, atan2_
-    hypot, hypot_ = _binary_method("hypot", _fixed(P.Hypot))
-    logaddexp, _ = _binary_method("logaddexp", _fixed(P.Logaddexp))
-    logaddexp2, _ = _binary_method("logaddexp2", _fixed(P.Logaddexp2))
-    fmod, fmod_ = _binary_method("fmod", lambda o: P.Fmod0 if _is_number(o) else P.Fmod)
-    copysign, copysign_ = _binary_method("copysign", lambda o: P.Copysign1 if _is_number(o) else P.Copysign)
-    fmax, _ = _binary_method("fmax", _fixed(P.Fmax))
-    fmin, _ = _binary_method("fmin", _fixed(P.Fmin))
-    heaviside, heaviside_ = _binary_method("heaviside", _fixed(P.Heaviside))
+    hypot, hypot_ = _binary_method("hypot", _fixed(PB.Hypot))
+    logaddexp, _ = _binary_method("logaddexp", _fixed(PB.Logaddexp))
+    logaddexp2, _ = _binary_method("logaddexp2", _fixed(PB.Logaddexp2))
+    fmod, fmod_ = _binary_method("fmod", lambda o: PB.Fmod0 if _is_number(o) else PB.Fmod)
+    copysign, copysign_ = _binary_method("copysign", lambda o: PB.Copysign1 if _is_number(o) else PB.Copysign)
+    fmax, _ = _binary_method("fmax", _fixed(PB.Fmax))
+    fmin, _ = _binary_method("fmin", _fixed(PB.Fmin))
+    heaviside, heaviside_ = _binary_method("heaviside", _fixed(PB.Heaviside))
     del _
 
     def xlogy(self, other):
         """self * log(other), 0 where self == 0, like `torch.xlogy` (`other` may be a number)."""
-        return (P.Xlogy2 if _is_number(other) else P.Xlogy).apply(self, other)
+        return (PB.Xlogy2 if _is_number(other) else PB.Xlogy).apply(self, other)
 
     def xlogy_(self, other):
         """In-place xlogy, like `Tensor.xlogy_`."""
@@ -121,51 +122,51 @@ class PointwiseMethods:
 
     def frac(self):
         """Fractional part x - trunc(x), like `torch.frac`."""
-        return P.Frac.apply(self)
+        return PU.Frac.apply(self)
 
     def frac_(self):
         """In-place frac, like `Tensor.frac_`."""
-        return self._inplace(P.Frac.apply)
+        return self._inplace(PU.Frac.apply)
 
     def sgn(self):
         """The sign of each element (sign, for real tensors), like `torch.sgn`."""
-        return P.Sgn.apply(self)
+        return PU.Sgn.apply(self)
 
     def sgn_(self):
         """In-place sgn, like `Tensor.sgn_`."""
-        return self._inplace(P.Sgn.apply)
+        return self._inplace(PU.Sgn.apply)
 
     def logit(self, eps=None):
         """log(p / (1 - p)), with p clamped to [eps, 1 - eps] if `eps` is given, like `torch.logit`."""
-        return P.Logit.apply(self, eps)
+        return PU.Logit.apply(self, eps)
 
     def logit_(self, eps=None):
         """In-place logit, like `Tensor.logit_`."""
-        return self._inplace(P.Logit.apply, eps)
+        return self._inplace(PU.Logit.apply, eps)
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         """NaN/+inf/-inf replaced by `nan`/`posinf`/`neginf` (default 0 and the dtype's extremes)."""
-        return P.NanToNum.apply(self, nan, posinf, neginf)
+        return PU.NanToNum.apply(self, nan, posinf, neginf)
 
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
         """In-place nan_to_num, like `Tensor.nan_to_num_`."""
-        return self._inplace(P.NanToNum.apply, nan, posinf, neginf)
+        return self._inplace(PU.NanToNum.apply, nan, posinf, neginf)
 
     def signbit(self):
         """True where the sign bit is set (negative numbers and -0.0), like `torch.signbit`."""
-        return P.Predicate.apply(self, op="signbit")
+        return PU.Predicate.apply(self, op="signbit")
 
     def isneginf(self):
         """True where the element is -inf, like `torch.isneginf`."""
-        return P.Predicate.apply(self, op="isneginf")
+        return PU.Predicate.apply(self, op="isneginf")
 
     def isposinf(self):
         """True where the element is +inf, like `torch.isposinf`."""
-        return P.Predicate.apply(self, op="isposinf")
+        return PU.Predicate.apply(self, op="isposinf")
 
     def isreal(self):
         """True everywhere (real dtypes only), like `torch.isreal`."""
-        return P.Predicate.apply(self, op="isreal")
+        return PU.Predicate.apply(self, op="isreal")
 
     def positive(self):
         """This tensor itself (`+x`); refused for bool tensors, like `torch.positive`."""
@@ -175,7 +176,7 @@ class PointwiseMethods:
 
     def lerp(self, end, weight):
         """self + weight * (end - self), like `torch.lerp`."""
-        return (P.Lerp1 if hasattr(weight, "_data") else P.Lerp).apply(self, end, weight)
+        return (PB.Lerp1 if hasattr(weight, "_data") else PB.Lerp).apply(self, end, weight)
 
     def lerp_(self, end, weight):
         """In-place lerp, like `Tensor.lerp_`."""
@@ -183,7 +184,7 @@ class PointwiseMethods:
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 * tensor2, like `torch.addcmul`."""
-        return P.Addcmul.apply(self, tensor1, tensor2, value=value)
+        return PB.Addcmul.apply(self, tensor1, tensor2, value=value)
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
         """In-place addcmul, like `Tensor.addcmul_`."""
@@ -191,7 +192,7 @@ class PointwiseMethods:
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 / tensor2, like `torch.addcdiv`."""
-        return P.Addcdiv.apply(self, tensor1, tensor2, value=value)
+        return PB.Addcdiv.apply(self, tensor1, tensor2, value=value)
 
     def addcdiv_(self, tensor1, tensor2, *, value=1):
         """In-place addcdiv, like `Tensor.addcdiv_`."""
@@ -237,7 +238,7 @@ def _TYPE(d):
 def xlogy(input, other):
     """input * log(other), 0 where input == 0, like `torch.xlogy` (either argument may be a number)."""
     if _is_number(input):
-        return P.Xlogy1.apply(input, other)
+        return PB.Xlogy1.apply(input, other)
     return input.xlogy(other)
 
 

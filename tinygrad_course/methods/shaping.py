@@ -2,10 +2,11 @@
 (like torch); the stacking functions (hstack, meshgrid, ...) are in `methods/stacking.py`."""
 from __future__ import annotations
 
-from ..ops import movement as V
-from ..ops import shaping as S
+from ..ops import indexing as IX
+from ..ops import rearrange as RA
+from ..ops import strided_views as SV
 from ..ops._util import as_tensor_like, normalize_dim, type_name
-from ..ops.movement import cat
+from ..ops.concat import cat
 from .stacking import repeat_interleave
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
@@ -49,7 +50,7 @@ class ShapingMethods:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
         for d in dims:
             normalize_dim(d, self.ndim)
-        return S.Roll.apply(self, shifts, dims)
+        return RA.Roll.apply(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):
         """Rotate by 90 degrees `k` times in the plane of `dims` (from the first towards the second)."""
@@ -61,7 +62,7 @@ class ShapingMethods:
         d0, d1 = normalize_dim(dims[0], self.ndim), normalize_dim(dims[1], self.ndim)
         if d0 == d1:
             raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
-        return S.Rot90.apply(self, int(k) % 4, (d0, d1))
+        return RA.Rot90.apply(self, int(k) % 4, (d0, d1))
 
     def flipud(self):
         """Reverse the order of rows (dim 0), like `torch.flipud`."""
@@ -122,16 +123,16 @@ class ShapingMethods:
         if not -n <= index < n:
             raise IndexError(f"select(): index {index} out of range for tensor of size "
                              f"[{', '.join(map(str, self._data.shape))}] at dimension {d}")
-        return V.SelectItem.apply(self, (slice(None),) * d + (index,), True)
+        return IX.SelectItem.apply(self, (slice(None),) * d + (index,), True)
 
     def unfold(self, dimension, size, step):
         """A view of all `size`-long windows along `dimension`, `step` apart (window elements in a new last dim)."""
-        return S.Unfold.apply(self, dimension, int(size), int(step))
+        return SV.Unfold.apply(self, dimension, int(size), int(step))
 
     def as_strided(self, size, stride, storage_offset=None):
         """A view on this tensor's storage with the given sizes, strides (in elements) and offset."""
         offset = self.storage_offset() if storage_offset is None else int(storage_offset)
-        return S.AsStrided.apply(self, tuple(int(s) for s in size), tuple(int(s) for s in stride), offset)
+        return SV.AsStrided.apply(self, tuple(int(s) for s in size), tuple(int(s) for s in stride), offset)
 
     # ---- splitting ----------------------------------------------------------------------------------
     def tensor_split(self, indices_or_sections, dim=0):
@@ -161,7 +162,7 @@ class ShapingMethods:
         else:
             cuts = [0] + [int(i) for i in spec] + [n]
             bounds = list(zip(cuts[:-1], cuts[1:]))
-        return tuple(V.GetItem.apply(self, (slice(None),) * d + (slice(a, b),), True) for a, b in bounds)
+        return tuple(IX.GetItem.apply(self, (slice(None),) * d + (slice(a, b),), True) for a, b in bounds)
 
     def hsplit(self, split_size_or_sections):
         """`tensor_split` along dim 1 (dim 0 for 1-D tensors), like `torch.hsplit`."""

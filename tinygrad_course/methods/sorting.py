@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..factories import tensor
+from ..ops import cumulative as CU
 from ..ops import sorting as S
 from ..ops import sorting_search as Q
 from ..ops._util import check_same_device, normalize_dim, normalize_dims, type_name
@@ -74,19 +75,19 @@ class SortingMethods:
     # ---- scans ----------------------------------------------------------------------------------
     def cummax(self, dim):
         """(values, indices) of the running maximum along `dim`, like `torch.cummax`."""
-        return S.values_indices("cummax", *S.Cummax.apply(self, dim, True))
+        return S.values_indices("cummax", *CU.Cummax.apply(self, dim, True))
 
     def cummin(self, dim):
         """(values, indices) of the running minimum along `dim`, like `torch.cummin`."""
-        return S.values_indices("cummin", *S.Cummin.apply(self, dim, False))
+        return S.values_indices("cummin", *CU.Cummin.apply(self, dim, False))
 
     def cumprod(self, dim, *, dtype=None):
         """Running product along `dim` (integers give int64), like `torch.cumprod`."""
-        return S.Cumprod.apply(self, dim, dtype)
+        return CU.Cumprod.apply(self, dim, dtype)
 
     def logcumsumexp(self, dim):
         """log(cumsum(exp(x))) along `dim`, computed stably, like `torch.logcumsumexp`."""
-        return S.Logcumsumexp.apply(self, dim)
+        return CU.Logcumsumexp.apply(self, dim)
 
     # ---- unique values --------------------------------------------------------------------------
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):

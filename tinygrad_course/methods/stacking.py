@@ -8,7 +8,7 @@ import warnings
 from ..dtypes import int64
 from ..factories import arange, empty, tensor
 from ..ops._util import normalize_dim, type_name
-from ..ops.movement import cat, stack
+from ..ops.concat import cat, stack
 from ..tensor import _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = ()

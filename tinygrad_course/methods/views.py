@@ -2,7 +2,10 @@
 and the copies `reshape`/`contiguous`/`clone` make when a view is impossible (ops in `ops/movement.py`)."""
 from __future__ import annotations
 
-from ..ops import movement as V
+from ..ops import concat as CT
+from ..ops import indexing as IX
+from ..ops import rearrange as RA
+from ..ops import views as V
 from ..shapes import normalize_dim
 
 
@@ -129,15 +132,15 @@ class ViewMethods:
 
     def repeat(self, *sizes):
         """Tile the tensor `sizes` times along each dimension (a copy)."""
-        return V.Repeat.apply(self, _shape_args(sizes))
+        return RA.Repeat.apply(self, _shape_args(sizes))
 
     def flip(self, *dims):
         """Reverse the order of elements along `dims` (a copy)."""
-        return V.Flip.apply(self, _shape_args(dims))
+        return RA.Flip.apply(self, _shape_args(dims))
 
     def narrow(self, dim, start, length):
         """The slice start:start+length along `dim` (a view)."""
-        return V.Narrow.apply(self, dim, int(start), int(length))
+        return IX.Narrow.apply(self, dim, int(start), int(length))
 
     def split(self, split_size_or_sections, dim=0):
         """Split into chunks of a given size (the last may be smaller), or of the listed sizes."""
@@ -149,7 +152,7 @@ class ViewMethods:
             sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
         else:
             sizes = list(split_size_or_sections)
-        return V.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
+        return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
 
     def chunk(self, chunks, dim=0):
         """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""
@@ -161,7 +164,7 @@ class ViewMethods:
 
     def unbind(self, dim=0):
         """The slices along `dim`, as a tuple of views."""
-        return V.Unbind.apply(self, dim)
+        return CT.Unbind.apply(self, dim)
 
     def contiguous(self, memory_format=None):
         """This tensor if already contiguous, else a contiguous copy."""

@@ -10,7 +10,7 @@ import warnings
 
 from .. import dtypes as _dt
 from .. import factories
-from ..ops.movement import cat
+from ..ops.concat import cat
 from ..tensor import _wrap
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]

@@ -9,7 +9,7 @@ from ..dtypes import float32, float64
 from ..factories import empty_like, sampler
 from ..factories import eye as identity_matrix
 from ..factories import tensor as tensor_
-from ..ops.elementwise import where
+from ..ops.comparison import where
 from ..tensor import _wrap
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",

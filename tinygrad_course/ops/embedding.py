@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import Op
+from ..factories import zeros
 from ..tensor import _wrap
 from ._util import first_out_of_range
 
@@ -25,8 +26,6 @@ class Embedding(Op):
 
     @staticmethod
     def backward(ctx, g):
-        from ..factories import zeros
-
         num, dim = ctx.weight_shape
         flat_idx = ctx.idx.reshape(-1)
         g2 = g.reshape(-1, dim)

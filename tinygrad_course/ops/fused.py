@@ -13,6 +13,7 @@ import math
 from ..autograd.function import Op, _state
 from ..tensor import _wrap
 from . import gpu_kernels
+from .erf import erf as _erf
 from ._util import normalize_dim
 
 
@@ -182,22 +183,6 @@ class _errstate:
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-
-
-def _erf(xp, a):
-    """The error function on an array (SciPy's / CuPy's when available, else a 1e-7 approximation)."""
-    try:
-        if xp.__name__ == "numpy":
-            from scipy.special import erf
-        else:
-            from cupyx.scipy.special import erf
-        return erf(a)
-    except ImportError:  # Abramowitz & Stegun 7.1.26
-        s = xp.sign(a)
-        z = xp.abs(a)
-        t = 1.0 / (1.0 + 0.3275911 * z)
-        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-        return (s * (1.0 - poly * xp.exp(-z * z))).astype(a.dtype, copy=False)
 
 
 class NormalCdf(Op):

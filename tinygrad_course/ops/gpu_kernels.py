@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .._backend import cupy_module
+from .erf import erf as _erf
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -190,8 +191,6 @@ def _gelu_kernels():
 
 
 def erf_array(xp, a):
-    from .fused import _erf  # the CPU path's erf (SciPy/CuPy's, or a 1e-7 approximation)
-
     return _erf(xp, a)
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ._util import broadcast_shapes_checked, check_same_device
-from .elementwise import _grad_like
+from ._util import broadcast_shapes_checked, check_same_device, type_name
+from .broadcast_grad import _grad_like
 from .lowp import matmul_arrays
 
 
@@ -55,8 +55,6 @@ def _prod(xs):
 
 
 def _dt_name(d):
-    from ._util import type_name
-
     return type_name(d)
 
 

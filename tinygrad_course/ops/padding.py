@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import Op
+from .indexing import IndexPutZeros
 
 
 class ConstantPad(Op):
@@ -50,8 +51,6 @@ class IndexPad(Op):
 
     @staticmethod
     def forward(ctx, x, pad, mode):
-        from .movement import IndexPutZeros  # noqa: F401  (used in backward)
-
         xp, a = x._xp, x._data
         k = len(pad) // 2
         idx = [slice(None)] * (a.ndim - k)
@@ -65,8 +64,6 @@ class IndexPad(Op):
 
     @staticmethod
     def backward(ctx, g):
-        from .movement import IndexPutZeros
-
         return IndexPutZeros.apply(g, ctx.shape, ctx.idx, False)
 
 

@@ -9,6 +9,7 @@ second derivatives work.
 from __future__ import annotations
 
 from ..autograd.function import Op
+from ..tensor import _wrap
 from .conv import _pad_array, conv_output_size, window_view
 
 
@@ -157,8 +158,6 @@ class AvgPoolGrad(Op):
 
     @staticmethod
     def backward(ctx, gg):
-        from ..tensor import _wrap
-
         kernel, stride, padding, div = ctx.args
         window_sums = AvgPool2d.apply(gg, kernel, stride, padding, True, 1)
         return window_sums / (_wrap(div.astype(gg._data.dtype)) if hasattr(div, "shape") else div)

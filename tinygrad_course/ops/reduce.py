@@ -11,8 +11,11 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import factories
 from ..autograd.function import Op
+from ..tensor import _wrap
 from ._util import normalize_dim, normalize_dims
+
 
 class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):
     """(values, indices) of max/min along a dim; prints like `torch.return_types.max(...)`."""
@@ -205,15 +208,12 @@ class MaxMinDim(Op):
 
     @staticmethod
     def backward(ctx, g, g_idx=None):
-        from ..tensor import _wrap
-
         shape = ctx.shape
         idx = _wrap(ctx.indices)
         if not shape:
             return g
         if not ctx.keepdim:
             g, idx = g.unsqueeze(ctx.d), idx.unsqueeze(ctx.d)
-        from .. import factories
 
         return factories.zeros(shape, dtype=g.dtype, device=g.device).scatter(ctx.d, idx, g)
 
@@ -266,7 +266,6 @@ class Prod(Op):
         if not bool((x._data == 0).any()):
             return g * out / x
         # With zeros, product of all *other* elements, computed directly (exclusive products).
-        from ..tensor import _wrap
 
         xp, data = x._xp, x.detach()._data
         moved = xp.moveaxis(data, ctx.dims, tuple(range(len(ctx.dims)))) if ctx.dims else data[None]

@@ -6,6 +6,7 @@ from collections import namedtuple
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
+from ..tensor import _wrap
 from ._util import normalize_dims
 from .reduce import _unreduce
 
@@ -109,8 +110,6 @@ class Aminmax(Op):
 
     @staticmethod
     def backward(ctx, g_min, g_max):
-        from ..tensor import _wrap
-
         (x,) = ctx.saved_tensors
         out = 0
         for g, extreme in ((g_min, ctx.extremes[0]), (g_max, ctx.extremes[1])):

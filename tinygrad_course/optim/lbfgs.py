@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..factories import zeros
-from ..ops.movement import cat
+from ..ops.concat import cat
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_float
 

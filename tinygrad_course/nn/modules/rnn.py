@@ -11,7 +11,7 @@ import numbers
 import warnings
 
 from ... import factories
-from ...ops.movement import cat, stack
+from ...ops.concat import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

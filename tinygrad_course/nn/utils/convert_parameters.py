@@ -1,7 +1,7 @@
 """`parameters_to_vector` / `vector_to_parameters`: all parameters as one flat vector and back."""
 from __future__ import annotations
 
-from ...ops.movement import cat
+from ...ops.concat import cat
 from ...tensor import Tensor
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ... import factories
-from ...ops.movement import cat, stack
+from ...ops.concat import cat, stack
 from ...tensor import Tensor
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence"]

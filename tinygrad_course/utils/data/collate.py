@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from ...ops.concat import stack
 from ...tensor import Tensor
 
 _ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
@@ -23,12 +24,12 @@ def default_collate(batch):
 
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return F.stack(batch, 0)
+        return stack(batch, 0)
     if type(elem).__module__ == "numpy" and not isinstance(elem, (np.str_, np.bytes_)):
         if isinstance(elem, np.ndarray) or isinstance(elem, np.memmap):
             if _NP_STR.search(elem.dtype.str) is not None:
                 raise TypeError(_ERR.format(elem.dtype))
-            return F.stack([F.as_tensor(b) for b in batch], 0)
+            return stack([F.as_tensor(b) for b in batch], 0)
         if elem.shape == ():
             return F.as_tensor(np.asarray(batch))
     if isinstance(elem, bool):

@@ -1,0 +1,149 @@
+"""Joining and splitting: cat, stack, unbind and split. cat and stack copy (promoting to a common dtype);
+unbind and split return views of their input.
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .. import factories
+from ..autograd.function import Op
+from ._util import check_same_device, normalize_dim
+
+
+class Cat(Op):
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        if not tensors:
+            raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+
+        rd = _dt.result_type(*tensors)
+        # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
+        skip = [t.ndim == 1 and t._data.shape[0] == 0 for t in tensors]
+        kept = [t for t, s in zip(tensors, skip) if not s] or [tensors[0]]
+        ref = kept[0]
+        if ref.ndim == 0:
+            raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        d = normalize_dim(dim, ref.ndim)
+        for i, t in enumerate(tensors):
+            if skip[i] and t is not ref:
+                continue
+            check_same_device(ref, t)
+            if t.ndim != ref.ndim:
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
+            for k in range(ref.ndim):
+                if k != d and t._data.shape[k] != ref._data.shape[k]:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size {ref._data.shape[k]} but "
+                        f"got size {t._data.shape[k]} for tensor number {i} in the list."
+                    )
+        ctx.d = d
+        ctx.parts = [(None if s else t._data.shape[d], t.dtype) for t, s in zip(tensors, skip)]
+        arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
+        return ref._xp.concatenate(arrays, axis=d)
+
+    @staticmethod
+    def backward(ctx, g):
+        grads = []
+        start = 0
+        for size, dt in ctx.parts:
+            if size is None:
+                grads.append(factories.zeros(0, dtype=dt, device=g.device))
+                continue
+            part = g.narrow(ctx.d, start, size)
+            grads.append(part if part.dtype is dt else part.to(dt))
+            start += size
+        return tuple(grads)
+
+
+class Stack(Op):
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors, dim=0):
+        if not tensors:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        shape = tensors[0]._data.shape
+        for i, t in enumerate(tensors):
+            check_same_device(tensors[0], t)
+            if t._data.shape != shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got [{', '.join(map(str, shape))}] at entry 0 "
+                    f"and [{', '.join(map(str, t._data.shape))}] at entry {i}"
+                )
+
+        rd = _dt.result_type(*tensors)
+        d = normalize_dim(dim, len(shape) + 1)
+        ctx.d, ctx.n, ctx.dtypes = d, len(tensors), [t.dtype for t in tensors]
+        return tensors[0]._xp.stack([t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in tensors], axis=d)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(p if p.dtype is dt else p.to(dt) for p, dt in zip(g.unbind(ctx.d), ctx.dtypes))
+
+
+class Unbind(Op):
+    node_name = "UnbindBackward0"
+    view = True
+
+    @staticmethod
+    def forward(ctx, x, dim=0):
+        d = normalize_dim(dim, x.ndim)
+        ctx.d, ctx.shape, ctx.dtype, ctx.device = d, x._data.shape, x.dtype, x._device
+        return tuple(x._data[(slice(None),) * d + (i,)] for i in range(x._data.shape[d]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        shape = ctx.shape[:ctx.d] + ctx.shape[ctx.d + 1:]
+        parts = [g if g is not None else factories.zeros(shape, dtype=ctx.dtype, device=ctx.device) for g in grads]
+        return stack(parts, ctx.d)
+
+
+class Split(Op):
+    node_name = "SplitWithSizesBackward0"
+    view = True
+
+    @staticmethod
+    def forward(ctx, x, sizes, dim=0, by_size=False):
+        d = normalize_dim(dim, x.ndim)
+        total = x._data.shape[d]
+        if sum(sizes) != total:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {total} (input tensor's size at dimension "
+                f"{d}), but got split_sizes={list(sizes)}"
+            )
+        ctx.d, ctx.shape, ctx.sizes, ctx.dtype, ctx.device = d, x._data.shape, sizes, x.dtype, x._device
+        if by_size and ctx.needs_input_grad:
+            ctx.__class__ = _SPLIT_BY_SIZE_NODE
+        out, start = [], 0
+        for s in sizes:
+            out.append(x._data[(slice(None),) * d + (slice(start, start + s),)])
+            start += s
+        return tuple(out)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        parts = []
+        for g, s in zip(grads, ctx.sizes):
+            if g is None:
+                shape = list(ctx.shape)
+                shape[ctx.d] = s
+                g = factories.zeros(shape, dtype=ctx.dtype, device=ctx.device)
+            parts.append(g)
+        return cat(parts, ctx.d)
+
+
+_SPLIT_BY_SIZE_NODE = type("SplitBackward0", (Split._Node,), {})  # x.split(int) rather than x.split(list)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate tensors along an existing dimension, like `torch.cat`."""
+    return Cat.apply(*tensors, dim=dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Stack equally shaped tensors along a new dimension, like `torch.stack`."""
+    return Stack.apply(*tensors, dim=dim)

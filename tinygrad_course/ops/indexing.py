@@ -1,0 +1,300 @@
+"""Indexing: `x[idx]` (basic indexing gives a view, advanced indexing a copy), `x[idx] = v` (CopySlices),
+narrow, index_select, masked_fill, tril/triu, and fill_/zero_/copy_ recorded for autograd. The backward of
+a read scatters the gradient into zeros (IndexPutZeros).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+from ..tensor import _wrap
+from ._util import first_out_of_range, normalize_dim
+from .broadcast_grad import _grad_like, sum_to_shape
+
+
+def _is_basic(idx):
+    return isinstance(idx, (int, slice, type(None), type(Ellipsis))) and not isinstance(idx, bool)
+
+
+def normalize_index(idx, Tensor):
+    """Translate a PyTorch index into a NumPy one; returns (index, is_basic)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    out = []
+    basic = True
+    for i in idx:
+        if isinstance(i, Tensor):
+            if i.dtype.name == "bool" or i.dtype.category == 1:
+                if i.ndim == 0 and i.dtype.name != "bool":
+                    out.append(int(i._data))
+                    continue
+                out.append(i._data)
+                basic = False
+            else:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        elif isinstance(i, slice):
+            if i.step is not None and i.step <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(i)
+        elif isinstance(i, (list, np.ndarray)) or isinstance(i, bool):
+            arr = np.asarray(i)
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr)
+            basic = False
+        elif isinstance(i, (int, np.integer)):
+            out.append(int(i))
+        elif i is None or i is Ellipsis:
+            out.append(i)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+                f"(got {type(i).__name__})"
+            )
+    return tuple(out), basic
+
+
+def _indexed_dims(shape, idx):
+    """(entry, the dim it starts at) for each entry of index tuple `idx`, skipping None and expanding `...`."""
+    dim = 0
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    for i in idx:
+        if i is Ellipsis:
+            dim += len(shape) - n_real
+        elif i is not None:
+            yield i, dim
+            dim += i.ndim if getattr(getattr(i, "dtype", None), "kind", None) == "b" else 1
+
+
+def _check_bounds(shape, idx):
+    """Raise PyTorch's IndexError for an out-of-range integer index."""
+    for i, dim in _indexed_dims(shape, idx):
+        if dim >= len(shape):
+            raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+        if isinstance(i, int) and not -shape[dim] <= i < shape[dim]:
+            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
+
+
+def check_index_arrays(data, idx):
+    """Raise PyTorch's IndexError for out-of-range integer index arrays. PyTorch numbers the dimension
+    among the index tensors (x[:, [7]] on a (2, 3) tensor: "dimension 0 with size 3"). Needed on the GPU
+    above all, where CuPy would wrap an out-of-range index around silently."""
+    shape, position = data.shape, 0
+    for i, dim in _indexed_dims(shape, idx):
+        kind = getattr(getattr(i, "dtype", None), "kind", None)
+        if kind in ("i", "u") and dim < len(shape):
+            bad = first_out_of_range(i, shape[dim], negative_ok=True)
+            if bad is not None:
+                raise IndexError(f"index {bad} is out of bounds for dimension {position} with size {shape[dim]}")
+        if kind is not None:
+            position += i.ndim if kind == "b" else 1
+
+
+class GetItem(Op):
+    node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, basic):
+        data = x._data
+        if basic:
+            _check_bounds(data.shape, idx)
+        else:
+            check_index_arrays(data, idx)
+        try:
+            # `...` at the end keeps an all-integer index a 0-d view (as in PyTorch), not a copied scalar
+            out = data[idx + (Ellipsis,)] if basic and Ellipsis not in idx else data[idx]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension").replace("array", "tensor")) from None
+        ctx.shape, ctx.idx, ctx.basic, ctx.dtype = data.shape, idx, basic, x.dtype
+        ctx.view = basic
+        if type(out) is not type(data):
+            out = x._xp.asarray(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexPutZeros.apply(g, ctx.shape, ctx.idx, ctx.basic)
+
+
+class SelectItem(GetItem):
+    node_name = "SelectBackward0"
+
+
+class AdvancedGetItem(GetItem):
+    node_name = "IndexBackward0"
+
+
+class AsStridedView(AdvancedGetItem):
+    """A view's values re-read from its base after an in-place op on the view (PyTorch's name)."""
+
+    node_name = "AsStridedBackward0"
+
+
+class IndexPutZeros(Op):
+    """Scatter a gradient `g` into zeros of `shape` at index `idx` (backward of indexing)."""
+
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, g, shape, idx, basic):
+        xp = g._xp
+        out = xp.zeros(shape, dtype=g._data.dtype)
+        if basic:
+            out[idx] = g._data
+        else:
+            xp.add.at(out, idx, g._data)  # repeated indices accumulate (cupy.add.at on the GPU; setitem would not)
+        ctx.idx, ctx.basic = idx, basic
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return (SelectItem if ctx.basic else AdvancedGetItem).apply(gg, ctx.idx, ctx.basic)
+
+
+class CopySlices(Op):
+    """x[idx] = value, recorded for autograd: the old x gets the gradient outside idx, value inside."""
+
+    node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, old, value, idx, basic):
+        data = old._data.copy()
+        v = value._data if getattr(value, "_data", None) is not None else value
+        data[idx] = v
+        ctx.idx, ctx.basic = idx, basic
+        ctx.vmeta = (value._data.shape, value.dtype) if getattr(value, "_data", None) is not None else None
+        return data
+
+    @staticmethod
+    def backward(ctx, g):
+        g_old = g_val = None
+        if ctx.needs_input_grad[0]:
+            mask = g._xp.ones(g._data.shape, dtype=bool)
+            mask[ctx.idx] = False
+
+            g_old = g * _wrap(mask)
+        if ctx.needs_input_grad[1]:
+            sel = (SelectItem if ctx.basic else AdvancedGetItem).apply(g, ctx.idx, ctx.basic)
+            g_val = _grad_like(sel, *ctx.vmeta)
+        return g_old, g_val
+
+
+class Narrow(Op):
+    node_name = "SliceBackward0"  # PyTorch's narrow is a slice
+    view = True
+
+    @staticmethod
+    def forward(ctx, x, dim, start, length):
+        d = normalize_dim(dim, x.ndim)
+        size = x._data.shape[d]
+        if start < 0:
+            start += size
+        if not (0 <= start and start + length <= size):
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        idx = (slice(None),) * d + (slice(start, start + length),)
+        ctx.shape, ctx.idx = x._data.shape, idx
+        return x._data[idx]
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexPutZeros.apply(g, ctx.shape, ctx.idx, True)
+
+
+class IndexSelect(Op):
+    node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        d = normalize_dim(dim, x.ndim)
+        ctx.d, ctx.shape = d, x._data.shape
+        bad = first_out_of_range(index._data, x._data.shape[d])
+        if bad is not None:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={x._data.shape[d]}")
+        ctx.save_for_backward(index)
+        return x._xp.take(x._data, index._data, axis=d)
+
+    @staticmethod
+    def backward(ctx, g):
+        (index,) = ctx.saved_tensors
+        idx = (slice(None),) * ctx.d + (index._data,)
+        return IndexPutZeros.apply(g, ctx.shape, idx, False), None, None
+
+
+class MaskedFill(Op):
+    node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        if mask.dtype.name != "bool":
+            raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}")
+        v = value._data if getattr(value, "_data", None) is not None else value
+        ctx.save_for_backward(mask)
+        out = x._xp.where(mask._data, x._xp.asarray(v, dtype=x._data.dtype), x._data)
+        return out.astype(x._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (mask,) = ctx.saved_tensors
+
+        return sum_to_shape(g.masked_fill(mask, 0.0), g.shape), None, None
+
+
+class Triangle(Op):
+    """tril / triu: keep the lower / upper triangle (with diagonal offset), zero the rest."""
+
+    node_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, x, diagonal=0, upper=False):
+        ctx.diagonal, ctx.upper = diagonal, upper
+        return (x._xp.triu if upper else x._xp.tril)(x._data, diagonal)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.triu(ctx.diagonal) if ctx.upper else g.tril(ctx.diagonal)
+
+
+class Triu(Triangle):
+    node_name = "TriuBackward0"
+
+
+class Overwrite(Op):
+    """`fill_`, `zero_` and `copy_` recorded for autograd: the old values get no gradient, a tensor
+    `value` gets the (broadcast-reduced) gradient. `node` picks PyTorch's node name."""
+
+    node_name = "FillBackward0"
+    _named = {}
+
+    @staticmethod
+    def forward(ctx, t, value, node="FillBackward0"):
+        xp = t._xp
+        data = value._data if getattr(value, "_data", None) is not None else value
+        ctx.vmeta = (value._data.shape, value.dtype) if getattr(value, "_data", None) is not None else None
+        if node != "FillBackward0":
+            ctx.__class__ = Overwrite._node_class(node)
+        return xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        g_value = _grad_like(g, *ctx.vmeta) if ctx.vmeta is not None and ctx.needs_input_grad[1] else None
+        return (g * 0 if ctx.needs_input_grad[0] else None), g_value
+
+    @staticmethod
+    def _node_class(name):
+        cls = Overwrite._named.get(name)
+        if cls is None:
+            cls = Overwrite._named[name] = type(name, (Overwrite._Node,), {})
+        return cls
+
+
+# ---- helpers shared by the index-update, scatter and strided-view ops ------------------------------
+
+def _shape_str(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _pad_to(g, shape):
+    """`g` (the leading block of a tensor of `shape`) padded with zeros up to `shape`."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    return IndexPutZeros.apply(g, tuple(shape), tuple(slice(0, s) for s in g.shape), True)
