@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 def _pair(v, name="kernel_size"):
+    """An int or a 1- or 2-sequence as a pair of ints (what PyTorch's `_pair` accepts)."""
     if isinstance(v, (tuple, list)):
         if len(v) == 1:
             return (int(v[0]),) * 2
@@ -12,12 +13,14 @@ def _pair(v, name="kernel_size"):
 
 
 def _single(v):
+    """An int or a sequence's first item as an int (1-d layers' sizes)."""
     if isinstance(v, (tuple, list)):
         return int(v[0])
     return int(v)
 
 
 def _shape_str(shape):
+    """A shape as PyTorch's messages print it: [2, 3]."""
     return "[" + ", ".join(map(str, shape)) + "]"
 
 

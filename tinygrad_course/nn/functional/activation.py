@@ -21,6 +21,7 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
+    """In-place `relu`, like `F.relu_`."""
     return input.relu_()
 
 
@@ -45,15 +46,16 @@ def silu(input, inplace=False):
 
 
 def sigmoid(input):
+    """1 / (1 + exp(-x)) element-wise, like `F.sigmoid`."""
     return input.sigmoid()
 
 
 def tanh(input):
+    """Hyperbolic tangent element-wise, like `F.tanh`."""
     return input.tanh()
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-
+_SELU_ALPHA = 1.6732632423543772848170429916717  # selu's constants (self-normalizing networks)
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 

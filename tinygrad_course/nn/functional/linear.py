@@ -33,4 +33,5 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def flatten(input, start_dim=0, end_dim=-1):
+    """Dims start_dim..end_dim merged into one, like `torch.flatten`."""
     return input.flatten(start_dim, end_dim)

@@ -6,6 +6,7 @@ import warnings
 
 
 def _reduction(size_average, reduce, reduction):
+    """The reduction the legacy size_average/reduce flags name, or `reduction` when neither is given."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
@@ -16,11 +17,13 @@ def _reduction(size_average, reduce, reduction):
 
 
 def _check_reduction(reduction):
+    """PyTorch's ValueError for a reduction other than 'none', 'mean' or 'sum'."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _reduce(loss, reduction):
+    """The element-wise `loss` reduced: its mean, its sum, or itself ('none')."""
     _check_reduction(reduction)
     if reduction == "mean":
         return loss.mean()
@@ -37,6 +40,7 @@ def _legacy(size_average, reduce, reduction):
 
 
 def _warn_size(input, target):
+    """PyTorch's warning for a target whose shape differs from the input's (it would broadcast)."""
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
