@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import factories
 from .. import functional as F
 from .. import init
-from .._functional_attention import _canonical_masks
+from ..functional.attention import _canonical_masks
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module

@@ -11,7 +11,7 @@ import copy
 from ... import factories
 from .. import functional as F
 from .. import init
-from .._functional_attention import _canonical_masks
+from ..functional.attention import _canonical_masks
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from ... import factories
 from ...ops.concat import cat, stack
 from ...tensor import Tensor
+from ..functional.padding import pad
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence"]
 
@@ -57,9 +58,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
 
 
 def _pad_first_dim(t, amount, value):
-    from .. import functional as F
-
-    return F.pad(t, (0, 0) * (t.ndim - 1) + amount, value=value)
+    return pad(t, (0, 0) * (t.ndim - 1) + amount, value=value)
 
 
 def _host_ints(t):

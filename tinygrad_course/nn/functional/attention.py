@@ -1,4 +1,4 @@
-"""Attention for `tc.nn.functional`: scaled_dot_product_attention and multi_head_attention_forward.
+"""Attention in `tc.nn.functional`: scaled_dot_product_attention and multi_head_attention_forward.
 
 Both are compositions of framework ops (matmul, softmax, masked_fill, dropout, linear), so gradients, double
 backward and the GPU need nothing extra.
@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 import warnings
 
-from .. import dtypes as _dt
-from .. import factories
-from ..ops.concat import cat
-from ..tensor import _wrap
-
-__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+from ...dtypes import bool_
+from ...factories import ones, zeros
+from ...ops.concat import cat
+from ...tensor import _wrap
+from .dropout import dropout
+from .linear import linear
+from .padding import pad
 
 # How PyTorch's C++ messages name dtypes.
 _CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -36,7 +37,7 @@ def _check_sdpa_inputs(query, key, value, attn_mask):
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
             f"{_cpp_name(value.dtype)} instead.")
-    if attn_mask is not None and attn_mask.dtype is not _dt.bool_ and not attn_mask.dtype.is_floating_point \
+    if attn_mask is not None and attn_mask.dtype is not bool_ and not attn_mask.dtype.is_floating_point \
             and attn_mask.dtype is not query.dtype:
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
@@ -57,7 +58,7 @@ def _repeat_heads(t, heads):
 
 def _causal_keep(length, source, device):
     """(L, S) bool mask keeping key j for query i when j <= i (aligned at the top-left, like PyTorch)."""
-    return factories.ones(length, source, dtype=_dt.bool_, device=device).tril()
+    return ones(length, source, dtype=bool_, device=device).tril()
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -80,7 +81,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if attn_mask is None:
         weights = scores.softmax(-1)
     else:
-        if attn_mask.dtype is _dt.bool_:
+        if attn_mask.dtype is bool_:
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
@@ -88,13 +89,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         dead = _wrap((scores._data == -scores._xp.inf).all(axis=-1, keepdims=True))
         weights = scores.masked_fill(dead, 0.0).softmax(-1).masked_fill(dead, 0.0)
     if dropout_p > 0.0:
-        from .functional import dropout
-
         weights = dropout(weights, dropout_p, True)
     return weights @ value
 
-
-# ---- multi-head attention ------------------------------------------------------------------------------------
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """True for batched (3-D) query, False for unbatched (2-D); AssertionError like PyTorch otherwise."""
@@ -124,13 +121,13 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask is None:
         return None
     is_float = mask.dtype.is_floating_point
-    if mask.dtype is not _dt.bool_ and not is_float:
+    if mask.dtype is not bool_ and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype is not other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=stacklevel)
     if not is_float:
-        mask = factories.zeros(*mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
+        mask = zeros(*mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     return mask
 
 
@@ -142,14 +139,10 @@ def _canonical_masks(key_padding_mask, key_padding_name, attn_mask, attn_name, t
 
 
 def _pad_last(t):
-    from .functional import pad
-
     return pad(t, (0, 1))
 
 
 def _in_projection(query, key, value, weights, biases):
-    from .functional import linear
-
     return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
@@ -161,8 +154,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """Multi-head attention on (L, N, E) query and (S, N, E_k/E_v) key/value, like `F.multi_head_attention_forward`;
     returns (output (L, N, E), attention weights (N, L, S) averaged over heads, or per head, or None)."""
-    from .functional import dropout, linear
-
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -225,8 +216,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
     if add_zero_attn:
-        zeros = factories.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
-        k, v = cat([k, zeros], 1), cat([v, zeros], 1)
+        zero_kv = zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
+        k, v = cat([k, zero_kv], 1), cat([v, zero_kv], 1)
         attn_mask = None if attn_mask is None else _pad_last(attn_mask)
         key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
     src_len = k.shape[1]

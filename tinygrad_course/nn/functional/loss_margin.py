@@ -1,33 +1,15 @@
-"""More losses for `tc.nn.functional`: smooth_l1_loss, huber_loss, kl_div, poisson/gaussian NLL, margin and
-embedding losses. Each is a composition of framework ops (as most are in PyTorch), so gradients reach every
-input that requires them, including targets where PyTorch differentiates them."""
+"""Margin and embedding losses in `tc.nn.functional`: margin_ranking, hinge_embedding, soft_margin,
+multilabel_soft_margin, multi_margin, multilabel_margin, cosine_embedding and the triplet margin losses.
+Compositions of framework ops (as most are in PyTorch), so gradients reach every input that requires them."""
 from __future__ import annotations
 
-import math
-import warnings
-
-from ..tensor import _wrap
-from ._functional_activation import _Softplus, logsigmoid, pairwise_distance
-from .functional import _check_reduction, _reduce, _reduction, _shape_str, _warn_size
-
-__all__ = [
-    "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
-    "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
-    "multilabel_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
-]
-
-
-def _where(cond, a, b):
-    from .. import where
-
-    return where(cond, a, b)
-
-
-def _legacy(size_average, reduce, reduction):
-    """The reduction named by the legacy flags (if given) or `reduction`, checked."""
-    reduction = _reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
-    return reduction
+from ...ops.comparison import where
+from ...tensor import _wrap
+from ._activation_ops import _Softplus
+from ._utils import _shape_str
+from .activation import logsigmoid
+from .distance import pairwise_distance
+from .loss_reduction import _legacy, _reduce, _reduction
 
 
 def _check_long(target):
@@ -35,112 +17,6 @@ def _check_long(target):
         kind = target.type().split(".")[-1].replace("Tensor", "")
         raise RuntimeError(f"expected scalar type Long but found {kind}")
 
-
-# ---- regression -----------------------------------------------------------------------------------------
-
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target), like `F.smooth_l1_loss`."""
-    _warn_size(input, target)
-    reduction = _legacy(size_average, reduce, reduction)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = input - target
-    z = d.abs()
-    loss = z if beta == 0 else _where(z < beta, d * d * (0.5 / beta), z - 0.5 * beta)
-    return _reduce(loss, reduction)
-
-
-def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = input - target), like `F.huber_loss`."""
-    _warn_size(input, target)
-    if weight is None:
-        _check_reduction(reduction)
-    if delta <= 0:
-        raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = input - target
-    z = d.abs()
-    loss = _where(z < delta, d * d * 0.5, (z - 0.5 * delta) * delta)
-    if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError("Weights and input must have the same size.")
-        if reduction not in ("none", "mean", "sum"):
-            raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
-        loss = loss * weight
-    return _reduce(loss, reduction)
-
-
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
-    """Kullback-Leibler divergence target * (log target - input) for log-probabilities `input`
-    (`target` as log-probabilities too with log_target=True), like `F.kl_div`.
-
-    reduction='batchmean' divides the sum by the batch size (the mathematical KL divergence); 'mean'
-    divides by the number of elements and warns, as PyTorch does."""
-    if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction)
-    elif reduction == "mean":
-        warnings.warn(
-            "reduction: 'mean' divides the total loss by both the batch size and the support size."
-            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-            stacklevel=2,
-        )
-    if reduction != "batchmean":
-        _check_reduction(reduction)
-    if log_target:
-        loss = target.exp() * (target - input)
-    else:  # xlogy(target, target): 0 where target == 0
-        loss = target * _where(target == 0, 1.0, target).log() - target * input
-    if reduction != "batchmean":
-        return _reduce(loss, reduction)
-    total = loss.sum()
-    return total / input.shape[0] if input.ndim != 0 else total
-
-
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
-    """Negative log-likelihood of a Poisson target with rate exp(input) (or input, log_input=False),
-    like `F.poisson_nll_loss`; full=True adds Stirling's term for targets > 1."""
-    reduction = _legacy(size_average, reduce, reduction)
-    if log_input:
-        loss = input.exp() - target * input
-    else:
-        loss = input - target * (input + eps).log()
-    if full:
-        big = target > 1
-        t = _where(big, target, 2.0)  # Stirling's term is only used (and finite) where target > 1
-        stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
-        loss = loss + stirling.masked_fill(big.logical_not(), 0.0)
-    return _reduce(loss, reduction)
-
-
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """Negative log-likelihood of `target` under N(input, var): 0.5 (log var + (input - target)^2 / var),
-    var clamped at eps (without changing its gradient), like `F.gaussian_nll_loss`."""
-    from .. import ones_like
-
-    if isinstance(var, (int, float)):
-        if var < 0:
-            raise ValueError("var has negative entry/entries")
-        var = ones_like(input) * var
-    elif bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
-    if tuple(var.shape) != tuple(input.shape):
-        if tuple(input.shape[:-1]) == tuple(var.shape):  # homoscedastic: one variance per sample
-            var = var.unsqueeze(-1)
-        elif not (input.ndim == var.ndim
-                  and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
-            raise ValueError("var is of incorrect size")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + " is not valid")
-    clamped = var.detach().clamp(min=eps)
-    var = clamped + (var - var.detach()) if var.requires_grad else clamped
-    loss = (var.log() + (input - target) ** 2 / var) * 0.5
-    if full:
-        loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
-
-
-# ---- margin and embedding losses ------------------------------------------------------------------------
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin) for targets of +1/-1, like `F.margin_ranking_loss`."""
@@ -156,8 +32,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1, like `F.hinge_embedding_loss`."""
     reduction = _legacy(size_average, reduce, reduction)
-    margin_part = _where(target != 1, (margin - input).clamp_min(0), 0.0)
-    self_part = _where(target != -1, input, 0.0)
+    margin_part = where(target != 1, (margin - input).clamp_min(0), 0.0)
+    self_part = where(target != -1, input, 0.0)
     return _reduce(margin_part + self_part, reduction)
 
 
@@ -270,7 +146,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     mag1 = (input1 * input1).sum(dim) + eps
     mag2 = (input2 * input2).sum(dim) + eps
     cos = prod / (mag1 * mag2).sqrt()
-    loss = _where(target == 1, 1 - cos, 0.0) + _where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    loss = where(target == 1, 1 - cos, 0.0) + where(target == -1, (cos - margin).clamp_min(0), 0.0)
     return _reduce(loss, reduction)
 
 
