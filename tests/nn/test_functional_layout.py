@@ -12,7 +12,7 @@ import tinygrad_course.nn.functional as F
 PACKAGE = Path(F.__file__).parent
 
 # Bottom to top: a part may import only parts listed before it.
-PARTS = ["_utils", "_activation_ops", "activation", "softmax", "dropout", "linear", "embedding", "padding", "conv",
+PARTS = ["_utils", "activation", "softmax", "dropout", "linear", "embedding", "padding", "conv",
          "pooling", "normalization", "vision", "distance", "loss_reduction", "loss_regression", "loss_classification",
          "loss_margin", "attention"]
 

@@ -3,6 +3,7 @@ diagflat, split_with_sizes, fix, det, inverse, hardshrink, prelu, and the `tc.<o
 from __future__ import annotations
 
 from .. import linalg
+from ..ops.activation import hardshrink, prelu  # noqa: F401  (tc.prelu)
 
 # `tc.cos_(x)` is `x.cos_()`, as `torch.cos_` is `Tensor.cos_`.
 INPLACE_FUNCTIONS = tuple(
@@ -13,13 +14,6 @@ INPLACE_FUNCTIONS = tuple(
 METHOD_FUNCTIONS: tuple[str, ...] = ("ravel", "vdot", "addr", "diagflat", "split_with_sizes", "fix", "det", "inverse",
                                      "hardshrink", "adjoint") + INPLACE_FUNCTIONS
 __all__: list[str] = ["prelu"]
-
-
-def prelu(input, weight):
-    """max(0, x) + weight * min(0, x), like `torch.prelu` (see `tc.nn.functional.prelu`)."""
-    from ..nn.functional import prelu as _prelu
-
-    return _prelu(input, weight)
 
 
 class AliasMethods:
@@ -68,6 +62,4 @@ class AliasMethods:
 
     def hardshrink(self, lambd=0.5):
         """x where |x| > lambd, else 0, like `torch.hardshrink` (see `tc.nn.functional.hardshrink`)."""
-        from ..nn.functional import hardshrink
-
         return hardshrink(self, lambd)

@@ -1,7 +1,7 @@
 """`tc.nn.functional` (import as `F`): stateless layer operations and losses, like `torch.nn.functional`.
 
 One file per family, each importing only the files listed before it (and lower layers of the package):
-`_utils` (argument helpers), `_activation_ops`, `activation`, `softmax`, `dropout`, `linear`, `embedding`,
+`_utils` (argument helpers), `activation`, `softmax`, `dropout`, `linear`, `embedding`,
 `padding`, `conv`, `pooling`, `normalization`, `vision`, `distance`, `loss_reduction`, `loss_regression`,
 `loss_classification`, `loss_margin`, `attention`. This file only gathers their public names.
 """

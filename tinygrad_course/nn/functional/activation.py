@@ -2,7 +2,7 @@
 family (elu, selu, celu), hardtanh/relu6, hardsigmoid, hardswish, mish, logsigmoid, softsign, the shrinks,
 threshold, glu, prelu and rrelu, like `torch.nn.functional`'s.
 
-The piecewise ones run the ops in `_activation_ops`; the smooth ones are fused ops or compositions of
+The piecewise ones run the ops in `ops/activation.py`; the smooth ones are fused ops or compositions of
 framework ops, as in PyTorch itself.
 """
 from __future__ import annotations
@@ -10,19 +10,20 @@ from __future__ import annotations
 from ...factories import sampler
 from ...ops import fused as _fused
 from ...ops._util import normalize_dim
-from ._activation_ops import (
+from ...ops.activation import (
+    _float_only,
+    hardshrink,  # noqa: F401  (F.hardshrink: the function lives beside its op)
+    prelu,  # noqa: F401
     _Celu,
     _CeluInplace,
     _Elu,
     _EluInplace,
     _Glu,
-    _Hardshrink,
     _Hardsigmoid,
     _Hardswish,
     _Hardtanh,
     _LogSigmoid,
     _Mish,
-    _Prelu,
     _RreluWithNoise,
     _RreluWithNoiseInplace,
     _Softplus,
@@ -74,14 +75,6 @@ def tanh(input):
 
 _SELU_ALPHA = 1.6732632423543772848170429916717  # selu's constants (self-normalizing networks)
 _SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _float_only(input, kernel):
-    """PyTorch's error for activations that have no integer kernel."""
-    if not input.dtype.is_floating_point:
-        kind = input.type().split(".")[-1].replace("Tensor", "")
-        raise NotImplementedError(f"\"{kernel}_{input.device.type}\" not implemented for '{kind}'. "
-                                  "Hint: convert the input to a floating dtype first, e.g. with .float().")
 
 
 def _inplace(input, op, *params):
@@ -204,12 +197,6 @@ def softshrink(input, lambd=0.5):
     return _Softshrink.apply(input, lambd)
 
 
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0, like `F.hardshrink`."""
-    _float_only(input, "hardshrink")
-    return _Hardshrink.apply(input, lambd)
-
-
 def _threshold(input, threshold, value, inplace):
     if inplace:
         return _inplace(input, _ThresholdInplace, threshold, value)
@@ -234,19 +221,6 @@ def glu(input, dim=-1):
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
     return _Glu.apply(input, dim)
-
-
-def prelu(input, weight):
-    """max(0, x) + weight * min(0, x) with one learnable slope per channel (dim 1), like `F.prelu`."""
-    if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
-    n = weight.numel()
-    channels = input.shape[1] if input.ndim >= 2 else 1
-    if n != 1 and n != channels:
-        raise RuntimeError("Mismatch of parameter numbers and input channel size. "
-                           f"Found parameter numbers = {n} and channel size = {channels}.")
-    shape = (1, n) + (1,) * (input.ndim - 2) if input.ndim >= 2 else (1,) * input.ndim
-    return _Prelu.apply(input, weight, shape)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...ops.comparison import where
 from ...tensor import _wrap
-from ._activation_ops import _Softplus
+from ...ops.activation import _Softplus
 from ._utils import _shape_str
 from .activation import logsigmoid
 from .distance import pairwise_distance

@@ -6,10 +6,10 @@ are computed stably, gradients at the kinks are PyTorch's and `grad_fn` carries 
 """
 from __future__ import annotations
 
-from ...autograd.function import Op
-from ...ops import fused as _fused
-from ...ops.concat import cat
-from ...tensor import _wrap
+from ..autograd.function import Op
+from ..tensor import _wrap
+from . import fused as _fused
+from .concat import cat
 
 
 def _mask(x, cond):
@@ -245,3 +245,30 @@ class _Glu(Op):
         a, b = x.narrow(ctx.dim, 0, ctx.half), x.narrow(ctx.dim, ctx.half, ctx.half)
         s = b.sigmoid()
         return cat([g * s, g * a * s * (1 - s)], ctx.dim)
+
+
+def _float_only(input, kernel):
+    """PyTorch's error for activations that have no integer kernel."""
+    if not input.dtype.is_floating_point:
+        kind = input.type().split(".")[-1].replace("Tensor", "")
+        raise NotImplementedError(f"\"{kernel}_{input.device.type}\" not implemented for '{kind}'. "
+                                  "Hint: convert the input to a floating dtype first, e.g. with .float().")
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0, like `F.hardshrink` and `Tensor.hardshrink`."""
+    _float_only(input, "hardshrink")
+    return _Hardshrink.apply(input, lambd)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x) with one learnable slope per channel (dim 1), like `F.prelu` and `tc.prelu`."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. "
+                           f"Found parameter numbers = {n} and channel size = {channels}.")
+    shape = (1, n) + (1,) * (input.ndim - 2) if input.ndim >= 2 else (1,) * input.ndim
+    return _Prelu.apply(input, weight, shape)
