@@ -1,6 +1,8 @@
 """Shapes and the rules every layer shares: `Size`, dim normalisation and broadcasting, with PyTorch's errors."""
 from __future__ import annotations
 
+from .seams import component
+
 
 class Size(tuple):
     """The shape of a tensor: a tuple that prints like PyTorch's `torch.Size` (`tc.Size([2, 3])`)."""
@@ -63,6 +65,7 @@ def broadcast_shapes_checked(*shapes, hint=True):
     return acc
 
 
+@component("broadcast_shapes")
 def broadcast_shapes(*shapes):
     """The shape that broadcasting `shapes` together gives (PyTorch's error if incompatible)."""
     acc = []

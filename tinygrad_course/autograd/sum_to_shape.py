@@ -4,7 +4,10 @@ Every binary op and the engine's gradient check use this one helper (chapter 02'
 """
 from __future__ import annotations
 
+from ..seams import component
 
+
+@component("sum_to_shape")
 def sum_to_shape(g, shape):
     """Sum gradient `g` over the dimensions that broadcasting added or stretched, to get `shape`."""
     gshape = g._data.shape

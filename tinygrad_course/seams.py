@@ -1,0 +1,94 @@
+"""The seam where a learner's component takes the place of the framework's own (build mode).
+
+A *component* is a named piece of the framework that a learner writes in an exercise: a function such as
+`"sum_to_shape"`, a backward rule such as `"Mul.backward"`, a method such as `"Linear.forward"`. The
+framework never calls such a piece directly. Functions and methods are wrapped by `@component(name)`, and
+the graph nodes look a backward rule up by the op's name, so that while a learner's implementation is
+installed under that name it runs instead of the reference:
+
+    seams.install("sum_to_shape", my_sum_to_shape)   # the learner's code now runs inside backward
+    seams.uninstall("sum_to_shape")                  # and the reference again
+
+This module sits at the bottom of the package and imports nothing from it, so every layer can offer
+components without importing a layer above it, and swapping one needs no monkey-patching. `calls()`
+counts how often each installed component ran since `reset_calls()` (the build-mode status table).
+"""
+from __future__ import annotations
+
+import functools
+
+ACTIVE: dict = {}  # name -> the learner's implementation currently installed
+_calls: dict = {}
+_known: dict = {}  # name -> the reference implementation, for every component the framework offers
+
+
+def component(name):
+    """Decorator: make a function or method a swappable component called `name` (the reference stays the
+    decorated code; `install(name, fn)` replaces it until `uninstall`)."""
+
+    def wrap(reference):
+        _known[name] = reference
+
+        @functools.wraps(reference)
+        def dispatch(*args, **kwargs):
+            if ACTIVE:
+                learner = ACTIVE.get(name)
+                if learner is not None:
+                    _calls[name] = _calls.get(name, 0) + 1
+                    return learner(*args, **kwargs)
+            return reference(*args, **kwargs)
+
+        dispatch.component_name = name
+        return dispatch
+
+    return wrap
+
+
+def backward_rule(name):
+    """The learner's backward rule installed as `"<Op>.backward"` (`name` is the op's class name), or None.
+    Graph nodes call this before their op's own backward."""
+    learner = ACTIVE.get(name + ".backward")
+    if learner is not None:
+        _calls[name + ".backward"] = _calls.get(name + ".backward", 0) + 1
+    return learner
+
+
+def install(name: str, implementation) -> None:
+    """Use `implementation` for component `name` from now on."""
+    if not callable(implementation):
+        raise TypeError(f"the implementation of component {name!r} must be callable, not {type(implementation).__name__}")
+    ACTIVE[name] = implementation
+
+
+def uninstall(name: str | None = None) -> None:
+    """Go back to the reference for component `name` (every component when `name` is None)."""
+    if name is None:
+        ACTIVE.clear()
+    else:
+        ACTIVE.pop(name, None)
+
+
+def installed() -> dict:
+    """{name: implementation} of the components currently replaced."""
+    return dict(ACTIVE)
+
+
+def reference(name: str):
+    """The framework's own implementation of a function or method component (KeyError if there is none)."""
+    return _known[name]
+
+
+def offered() -> list[str]:
+    """Names of the function and method components the framework offers (backward rules are named
+    `"<Op>.backward"` for every op class and are not listed)."""
+    return sorted(_known)
+
+
+def calls() -> dict:
+    """How many times each installed component ran since the last `reset_calls()`."""
+    return dict(_calls)
+
+
+def reset_calls() -> None:
+    """Start counting calls from zero."""
+    _calls.clear()
