@@ -11,14 +11,13 @@ from __future__ import annotations
 import importlib
 import time
 
+from .._backend import cupy_module
 from .reduce_op import DistBackendError, ReduceOp
 from .work import Work
 
 
 def nccl_available() -> bool:
     """True if CuPy with NCCL support and at least one GPU are present."""
-    from .._backend import cupy_module
-
     if cupy_module() is None:
         return False
     try:
@@ -33,15 +32,13 @@ class NCCLBackend:
     name = "nccl"
 
     def __init__(self, timeout_s: float, device_id=None):
-        from .._backend import cupy_module
-
         cp = cupy_module()
         if cp is None or not nccl_available():
             raise RuntimeError(
                 "Distributed package doesn't have NCCL built in. Hint: the nccl backend needs CuPy with NCCL "
                 "and NVIDIA GPUs; on CPU processes use init_process_group(backend=\"mpi\")."
             )
-        from mpi4py import MPI
+        from mpi4py import MPI  # importing initialises MPI, so it happens only here
 
         nccl = importlib.import_module("cupy.cuda.nccl")
         self.cp, self.nccl = cp, nccl

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import warnings
 
-from ... import factories
+from ...autograd.grad_mode import no_grad
+from ...factories import empty
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
@@ -349,12 +350,10 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        self.weight = Parameter(factories.empty(num_parameters, device=device, dtype=dtype))
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        from ...autograd.grad_mode import no_grad
-
         with no_grad():
             self.weight.fill_(self.init)
 

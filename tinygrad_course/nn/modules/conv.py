@@ -1,7 +1,7 @@
 """Convolutions: `Conv1d`, `Conv2d`, `ConvTranspose1d`, `ConvTranspose2d`."""
 from __future__ import annotations
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -56,9 +56,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+        self.weight = Parameter(empty(*shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -1,7 +1,8 @@
 """`Dropout` (element-wise, channel-wise, alpha) and `Embedding`."""
 from __future__ import annotations
 
-from ... import factories
+from ...autograd.grad_mode import no_grad
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -82,7 +83,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(factories.empty(num_embeddings, embedding_dim, device=device, dtype=dtype),
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device, dtype=dtype),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -91,8 +92,6 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            from ...autograd.grad_mode import no_grad
-
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 

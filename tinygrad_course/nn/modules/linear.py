@@ -1,7 +1,7 @@
 """`Linear`, `Identity`, `Flatten`, `Unflatten`."""
 from __future__ import annotations
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -12,9 +12,9 @@ __all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
 
 def add_weight_and_bias(module, weight_shape, bias, device, dtype):
     """Register `weight` (weight_shape) and `bias` (weight_shape[0], or None) and initialise them."""
-    module.weight = Parameter(factories.empty(*weight_shape, device=device, dtype=dtype))
+    module.weight = Parameter(empty(*weight_shape, device=device, dtype=dtype))
     if bias:
-        module.bias = Parameter(factories.empty(weight_shape[0], device=device, dtype=dtype))
+        module.bias = Parameter(empty(weight_shape[0], device=device, dtype=dtype))
     else:
         module.register_parameter("bias", None)
     module.reset_parameters()

@@ -1,9 +1,10 @@
 """Normalisation layers: layer, batch, group, instance, RMS and local response norm."""
 from __future__ import annotations
 
-from ... import dtypes as _dt
-from ... import factories
+from ...dtypes import int64
+from ...factories import ones, tensor, zeros
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
@@ -14,9 +15,9 @@ __all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"
 def _init_scale_and_shift(module, affine, bias, shape, device, dtype):
     """Register `weight` (ones) and `bias` (zeros) of the given shape, or None when affine/bias is off."""
     if affine:
-        module.weight = Parameter(factories.ones(shape, device=device, dtype=dtype))
+        module.weight = Parameter(ones(shape, device=device, dtype=dtype))
         if bias:
-            module.bias = Parameter(factories.zeros(shape, device=device, dtype=dtype))
+            module.bias = Parameter(zeros(shape, device=device, dtype=dtype))
         else:
             module.register_parameter("bias", None)
     else:
@@ -60,9 +61,9 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         _init_scale_and_shift(self, affine, bias, num_features, device, dtype)
         if track_running_stats:
-            self.register_buffer("running_mean", factories.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", factories.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=_dt.int64, device=device))
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -197,15 +198,13 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(factories.ones(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
 
     def reset_parameters(self) -> None:
         """Scale back to ones."""
         if self.weight is not None:
-            from .. import init
-
             init.ones_(self.weight)
 
     def forward(self, input):

@@ -1,14 +1,12 @@
 """`parameters_to_vector` / `vector_to_parameters`: all parameters as one flat vector and back."""
 from __future__ import annotations
 
-from ...autograd.grad_mode import no_grad
+from ...factories import cat
 from ...tensor import Tensor
 
 
 def parameters_to_vector(parameters):
     """One 1-D tensor with every parameter's values, in order (differentiable, like PyTorch's)."""
-    from ...factories import cat
-
     return cat([p.reshape(-1) for p in parameters])
 
 
