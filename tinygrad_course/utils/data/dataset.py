@@ -9,6 +9,8 @@ import math
 import warnings
 from itertools import accumulate
 
+from ...factories import default_generator, randperm
+
 
 class Dataset:
     """A map-style dataset: subclass it and implement `__getitem__(index)` (and usually `__len__`)."""
@@ -125,8 +127,6 @@ def random_split(dataset, lengths, generator=None):
 
     Pass `generator=tc.Generator().manual_seed(42)` for a reproducible split.
     """
-    from ...factories import default_generator, randperm
-
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
