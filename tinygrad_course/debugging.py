@@ -48,6 +48,7 @@ class GradStat:
 
     @property
     def has_grad(self) -> bool:
+        """True if the parameter had a gradient."""
         return self.norm is not None
 
 

@@ -217,21 +217,27 @@ class GradScaler:
         return 1.0
 
     def get_growth_factor(self) -> float:
+        """The factor the scale is multiplied by after `growth_interval` clean steps."""
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
+        """Set the factor the scale grows by."""
         self._growth_factor = new_factor
 
     def get_backoff_factor(self) -> float:
+        """The factor the scale is multiplied by when a step finds inf/NaN gradients."""
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
+        """Set the factor the scale backs off by."""
         self._backoff_factor = new_factor
 
     def get_growth_interval(self) -> int:
+        """How many clean steps in a row make the scale grow."""
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
+        """Set how many clean steps in a row make the scale grow."""
         self._growth_interval = new_interval
 
     def _get_growth_tracker(self) -> int:

@@ -25,9 +25,11 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.relu` with this layer's settings."""
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "inplace=True" if self.inplace else ""
 
 
@@ -40,9 +42,11 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.leaky_relu` with this layer's settings."""
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
@@ -50,6 +54,7 @@ class Sigmoid(Module):
     """1 / (1 + exp(-x)) element-wise."""
 
     def forward(self, input):
+        """The logistic sigmoid of `input`, element-wise."""
         return input.sigmoid()
 
 
@@ -57,6 +62,7 @@ class Tanh(Module):
     """tanh(x) element-wise."""
 
     def forward(self, input):
+        """The hyperbolic tangent of `input`, element-wise."""
         return input.tanh()
 
 
@@ -68,9 +74,11 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input):
+        """`F.gelu` with this layer's settings."""
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"approximate={self.approximate!r}"
 
 
@@ -82,9 +90,11 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.silu` with this layer's settings."""
         return F.silu(input)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "inplace=True" if self.inplace else ""
 
 
@@ -96,9 +106,11 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
+        """`F.softmax` with this layer's settings."""
         return F.softmax(input, self.dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}"
 
 
@@ -110,9 +122,11 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
+        """`F.log_softmax` with this layer's settings."""
         return F.log_softmax(input, self.dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}"
 
 
@@ -127,6 +141,7 @@ class _AlphaActivation(Module):
         self.inplace = inplace
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
@@ -134,6 +149,7 @@ class ELU(_AlphaActivation):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
 
     def forward(self, input):
+        """`F.elu` with this layer's settings."""
         return F.elu(input, self.alpha, self.inplace)
 
 
@@ -141,6 +157,7 @@ class CELU(_AlphaActivation):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
 
     def forward(self, input):
+        """`F.celu` with this layer's settings."""
         return F.celu(input, self.alpha, self.inplace)
 
 
@@ -152,9 +169,11 @@ class SELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.selu` with this layer's settings."""
         return F.selu(input, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace)
 
 
@@ -179,9 +198,11 @@ class Hardtanh(Module):
             raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
     def forward(self, input):
+        """`F.hardtanh` with this layer's settings."""
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
@@ -192,6 +213,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace)
 
 
@@ -205,9 +227,11 @@ class _InplaceActivation(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """The activation of `input` (in place when `inplace=True`)."""
         return self._function(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace) if self._show_inplace else ""
 
 
@@ -240,9 +264,11 @@ class Softplus(Module):
         self.threshold = threshold
 
     def forward(self, input):
+        """`F.softplus` with this layer's settings."""
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
@@ -250,6 +276,7 @@ class LogSigmoid(Module):
     """log(sigmoid(x)), computed stably."""
 
     def forward(self, input):
+        """`F.logsigmoid` with this layer's settings."""
         return F.logsigmoid(input)
 
 
@@ -257,6 +284,7 @@ class Softsign(Module):
     """x / (1 + |x|)."""
 
     def forward(self, input):
+        """`F.softsign` with this layer's settings."""
         return F.softsign(input)
 
 
@@ -264,6 +292,7 @@ class Tanhshrink(Module):
     """x - tanh(x)."""
 
     def forward(self, input):
+        """`F.tanhshrink` with this layer's settings."""
         return F.tanhshrink(input)
 
 
@@ -273,6 +302,7 @@ class _Shrink(Module):
         self.lambd = lambd
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return str(self.lambd)
 
 
@@ -280,6 +310,7 @@ class Softshrink(_Shrink):
     """x - lambd above lambd, x + lambd below -lambd, 0 in between."""
 
     def forward(self, input):
+        """`F.softshrink` with this layer's settings."""
         return F.softshrink(input, self.lambd)
 
 
@@ -287,6 +318,7 @@ class Hardshrink(_Shrink):
     """x where |x| > lambd, else 0."""
 
     def forward(self, input):
+        """`F.hardshrink` with this layer's settings."""
         return F.hardshrink(input, self.lambd)
 
 
@@ -300,9 +332,11 @@ class Threshold(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.threshold` with this layer's settings."""
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
 
 
@@ -314,9 +348,11 @@ class Softmin(Module):
         self.dim = dim
 
     def forward(self, input):
+        """`F.softmin` with this layer's settings."""
         return F.softmin(input, self.dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}"
 
 
@@ -324,6 +360,7 @@ class Softmax2d(Module):
     """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
 
     def forward(self, input):
+        """Softmax over the channel dimension of a (N, C, H, W) or (C, H, W) input."""
         if input.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return F.softmax(input, -3)
@@ -337,9 +374,11 @@ class GLU(Module):
         self.dim = dim
 
     def forward(self, input):
+        """`F.glu` with this layer's settings."""
         return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}"
 
 
@@ -354,13 +393,16 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Fill the slopes with `init` again."""
         with no_grad():
             self.weight.fill_(self.init)
 
     def forward(self, input):
+        """`F.prelu` with this layer's settings."""
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"num_parameters={self.num_parameters}"
 
 
@@ -374,7 +416,9 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.rrelu` with this layer's settings."""
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

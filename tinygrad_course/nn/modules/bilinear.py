@@ -39,8 +39,10 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
+        """`F.bilinear` with this layer's settings."""
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")

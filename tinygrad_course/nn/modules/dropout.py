@@ -22,9 +22,11 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.dropout` with this layer's settings."""
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"p={self.p}, inplace={self.inplace}"
 
 
@@ -32,6 +34,7 @@ class Dropout1d(Dropout):
     """During training, zero whole channels of (N, C, L) input with probability p and scale the rest by 1/(1-p)."""
 
     def forward(self, input):
+        """`F.dropout1d` with this layer's settings."""
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
@@ -39,6 +42,7 @@ class Dropout2d(Dropout):
     """During training, zero whole channels of (N, C, H, W) input with probability p and scale the rest."""
 
     def forward(self, input):
+        """`F.dropout2d` with this layer's settings."""
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
@@ -46,6 +50,7 @@ class Dropout3d(Dropout):
     """During training, zero whole channels of (N, C, D, H, W) input with probability p and scale the rest."""
 
     def forward(self, input):
+        """`F.dropout3d` with this layer's settings."""
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
@@ -53,6 +58,7 @@ class AlphaDropout(Dropout):
     """Dropout for SELU networks: keeps mean 0 and variance 1 (dropped units take SELU's saturation value)."""
 
     def forward(self, input):
+        """`F.alpha_dropout` with this layer's settings."""
         return F.alpha_dropout(input, self.p, self.training)
 
 
@@ -60,6 +66,7 @@ class FeatureAlphaDropout(Dropout):
     """Alpha dropout of whole channels."""
 
     def forward(self, input):
+        """`F.feature_alpha_dropout` with this layer's settings."""
         return F.feature_alpha_dropout(input, self.p, self.training)
 
 
@@ -90,12 +97,14 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
+        """Draw the weights from N(0, 1) again; the padding row is zero."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
+        """`F.embedding` with this layer's settings."""
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     @classmethod
@@ -107,6 +116,7 @@ class Embedding(Module):
                    norm_type=norm_type)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"

@@ -27,6 +27,7 @@ class Identity(Module):
         super().__init__()
 
     def forward(self, input):
+        """Return `input` unchanged."""
         return input
 
 
@@ -47,9 +48,11 @@ class Linear(Module):
         init.default_reset_(self.weight, self.bias)
 
     def forward(self, input):
+        """`F.linear` with this layer's settings."""
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
@@ -62,9 +65,11 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):
+        """`input.flatten(start_dim, end_dim)`."""
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -77,7 +82,9 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input):
+        """`input.unflatten(dim, unflattened_size)`."""
         return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -39,9 +39,11 @@ class LayerNorm(Module):
         _init_scale_and_shift(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
 
     def forward(self, input):
+        """`F.layer_norm` with this layer's settings."""
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
 
@@ -82,6 +84,7 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {expected} input (got {input.ndim}D input)")
 
     def forward(self, input):
+        """Normalise with batch statistics in training (updating the running ones), else the running ones."""
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -94,6 +97,7 @@ class _BatchNorm(Module):
                             self.weight, self.bias, use_batch_stats, factor, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
@@ -131,9 +135,11 @@ class GroupNorm(Module):
         _init_scale_and_shift(self, affine, bias, num_channels, device, dtype)
 
     def forward(self, input):
+        """`F.group_norm` with this layer's settings."""
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
 
 
@@ -147,6 +153,7 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
+        """Normalise each sample and channel over its spatial dimensions."""
         batched = self._spatial + 2
         if input.ndim not in (batched - 1, batched):
             raise ValueError(f"expected {batched - 1}D or {batched}D input (got {input.ndim}D input)")
@@ -208,9 +215,11 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, input):
+        """`F.rms_norm` with this layer's settings."""
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
@@ -225,7 +234,9 @@ class LocalResponseNorm(Module):
         self.k = k
 
     def forward(self, input):
+        """`F.local_response_norm` with this layer's settings."""
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

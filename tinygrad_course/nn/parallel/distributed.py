@@ -109,6 +109,7 @@ class DistributedDataParallel(Module):
 
     # ---- forward ----------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
+        """Run the wrapped module; in grad mode, arm the reducer to all-reduce its gradients in backward."""
         self.reducer.prepare_for_forward()
         if self.broadcast_buffers and self.world_size > 1:
             for b in self.module.buffers():
@@ -119,4 +120,5 @@ class DistributedDataParallel(Module):
         return output
 
     def extra_repr(self) -> str:
+        """The world size, as shown inside the `repr`."""
         return f"world_size={self.world_size}"

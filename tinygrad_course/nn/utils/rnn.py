@@ -35,6 +35,7 @@ class PackedSequence(NamedTuple):
 
     @property
     def is_cuda(self):
+        """True if the packed data is on the GPU."""
         return self.data.is_cuda
 
 

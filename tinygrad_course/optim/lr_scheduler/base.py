@@ -60,6 +60,7 @@ class LRScheduler:
         return self._last_lr
 
     def get_lr(self) -> list:
+        """The lrs for the current `last_epoch`, one per param group (each scheduler defines it)."""
         raise NotImplementedError
 
     def step(self, epoch=None):

@@ -19,6 +19,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self):
         # The recursive form (not the closed form) is what PyTorch computes, so the floats match.
+        """The next lrs on the cosine, computed recursively from the current ones as PyTorch does."""
         if self._is_initial:
             return self._current_lrs()
         if self._step_count == 1 and self.last_epoch > 0:
@@ -56,6 +57,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The lrs at position `T_cur` of the current period `T_i`."""
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
@@ -168,6 +170,7 @@ class CyclicLR(LRScheduler):
         return gamma ** x
 
     def get_lr(self):
+        """The lrs at this point of the cycle (also sets the cycled momentum)."""
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:
@@ -196,6 +199,7 @@ class CyclicLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        """Restore a state saved by `state_dict()` (a custom scale function keeps its code)."""
         state_dict = dict(state_dict)
         fn = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
@@ -279,6 +283,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
+        """The lrs at this step of the 1cycle phases (also sets the cycled momentum)."""
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}")

@@ -81,6 +81,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self):
+        """True while the scheduler waits after a reduction before counting bad epochs again."""
         return self.cooldown_counter > 0
 
     def _is_better(self, a, best):
@@ -103,5 +104,6 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict):
+        """Restore a state saved by `state_dict()`."""
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)

@@ -47,6 +47,7 @@ class LambdaLR(_LambdaScheduler):
     """lr = initial_lr * lr_lambda(epoch); one function or one per param group."""
 
     def get_lr(self):
+        """initial_lr * lr_lambda(last_epoch) for each param group."""
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -56,6 +57,7 @@ class MultiplicativeLR(_LambdaScheduler):
     _checks_callable = True
 
     def get_lr(self):
+        """The current lrs times lr_lambda(last_epoch)."""
         if self._is_initial:
             return self._current_lrs()
         return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
@@ -70,6 +72,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The current lrs, times gamma when `last_epoch` is a multiple of `step_size`."""
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._current_lrs()
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -87,6 +90,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The current lrs, times gamma (per milestone hit) at a milestone epoch."""
         if self.last_epoch not in self.milestones:
             return self._current_lrs()
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
@@ -104,6 +108,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The current lrs times gamma."""
         if self._is_initial:
             return self._current_lrs()
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -123,6 +128,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The lrs scaled by `factor` at the start, restored at `total_iters`."""
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in self.optimizer.param_groups]
         if self.last_epoch != self.total_iters:
@@ -148,6 +154,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The current lrs moved one step along the line from start_factor to end_factor."""
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
         if self._is_initial or self.last_epoch > self.total_iters:
@@ -171,6 +178,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """The current lrs times this step's polynomial decay factor."""
         if self._is_initial or self.last_epoch > self.total_iters:
             return self._current_lrs()
         decay_factor = ((1.0 - self.last_epoch / self.total_iters)

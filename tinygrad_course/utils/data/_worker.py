@@ -114,6 +114,7 @@ class _IterableFetcher:
 
 
 def create_fetcher(is_iterable, dataset, auto_collation, collate_fn, drop_last):
+    """The fetcher that turns indices (map-style) or an iterator (iterable-style) into batches."""
     cls = _IterableFetcher if is_iterable else _MapFetcher
     return cls(dataset, auto_collation, collate_fn, drop_last)
 

@@ -78,6 +78,7 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """Running totals of the datasets' lengths (where each one ends)."""
         r, s = [], 0
         for e in sequence:
             s += len(e)

@@ -55,6 +55,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self) -> int:
+        """How many indices one pass yields (the dataset size unless given)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
