@@ -1,7 +1,8 @@
 """Activation layers: `ReLU`, `LeakyReLU`, `Sigmoid`, `Tanh`, `GELU`, `SiLU`, `Softmax`, `LogSoftmax`, and the
 rest of PyTorch's: `ELU`, `SELU`, `CELU`, `ReLU6`, `Hardtanh`, `Hardsigmoid`, `Hardswish`, `Mish`, `Softplus`,
 `LogSigmoid`, `Softsign`, `Tanhshrink`, `Softshrink`, `Hardshrink`, `Threshold`, `Softmin`, `Softmax2d`, `GLU`,
-`PReLU`, `RReLU`."""
+`PReLU`, `RReLU`. The softmax family (`Softmax`, `LogSoftmax`, `Softmin`, `Softmax2d`) lives in `softmax` and is
+re-exported here, where PyTorch keeps it."""
 from __future__ import annotations
 
 import warnings
@@ -11,6 +12,7 @@ from ...factories import empty
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
+from .softmax import LogSoftmax, Softmax, Softmax2d, Softmin
 
 __all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU",
            "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "LogSigmoid", "Softsign", "Tanhshrink",
@@ -96,38 +98,6 @@ class SiLU(Module):
     def extra_repr(self) -> str:
         """The layer's settings, as shown inside its `repr`."""
         return "inplace=True" if self.inplace else ""
-
-
-class Softmax(Module):
-    """Softmax along `dim` (outputs are positive and sum to 1 along it)."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        """`F.softmax` with this layer's settings."""
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        """The layer's settings, as shown inside its `repr`."""
-        return f"dim={self.dim}"
-
-
-class LogSoftmax(Module):
-    """log(softmax(x)) along `dim`, computed stably."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        """`F.log_softmax` with this layer's settings."""
-        return F.log_softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        """The layer's settings, as shown inside its `repr`."""
-        return f"dim={self.dim}"
 
 
 def _inplace_repr(inplace):
@@ -338,32 +308,6 @@ class Threshold(Module):
     def extra_repr(self) -> str:
         """The layer's settings, as shown inside its `repr`."""
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
-
-
-class Softmin(Module):
-    """softmax(-x) along `dim`."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        """`F.softmin` with this layer's settings."""
-        return F.softmin(input, self.dim)
-
-    def extra_repr(self) -> str:
-        """The layer's settings, as shown inside its `repr`."""
-        return f"dim={self.dim}"
-
-
-class Softmax2d(Module):
-    """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
-
-    def forward(self, input):
-        """Softmax over the channel dimension of a (N, C, H, W) or (C, H, W) input."""
-        if input.ndim not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
-        return F.softmax(input, -3)
 
 
 class GLU(Module):
