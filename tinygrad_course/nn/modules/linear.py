@@ -1,4 +1,4 @@
-"""`Linear`, `Identity`, `Flatten`, `Unflatten`."""
+"""`Linear` (y = x A^T + b) and `Identity`, like `torch.nn.Linear`."""
 from __future__ import annotations
 
 from ...factories import empty
@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
+__all__ = ["Linear", "Identity"]
 
 
 def add_weight_and_bias(module, weight_shape, bias, device, dtype):
@@ -54,37 +54,3 @@ class Linear(Module):
     def extra_repr(self) -> str:
         """The layer's settings, as shown inside its `repr`."""
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class Flatten(Module):
-    """Flattens dims start_dim..end_dim into one (by default all but the batch dim)."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1):
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input):
-        """`input.flatten(start_dim, end_dim)`."""
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        """The layer's settings, as shown inside its `repr`."""
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Unflatten(Module):
-    """Expands dim `dim` into the shape `unflattened_size`."""
-
-    def __init__(self, dim, unflattened_size):
-        super().__init__()
-        self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
-
-    def forward(self, input):
-        """`input.unflatten(dim, unflattened_size)`."""
-        return input.unflatten(self.dim, self.unflattened_size)
-
-    def extra_repr(self) -> str:
-        """The layer's settings, as shown inside its `repr`."""
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
