@@ -6,6 +6,7 @@ from bisect import bisect_right
 from .base import LRScheduler
 from .plateau import ReduceLROnPlateau
 
+
 class _SchedulerOfSchedulers(LRScheduler):
     """A scheduler that drives others (`self._schedulers`): its state holds theirs, as in PyTorch."""
 

@@ -9,6 +9,7 @@ from functools import partial
 from ..optimizer import Optimizer
 from .base import LRScheduler, _saved_callables
 
+
 class CosineAnnealingLR(LRScheduler):
     """Anneal the lr along a cosine from the initial lr down to `eta_min` over `T_max` steps."""
 

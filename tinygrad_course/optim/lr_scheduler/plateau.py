@@ -9,6 +9,7 @@ import warnings
 from ..optimizer import Optimizer
 from .base import _EPOCH_WARNING, LRScheduler
 
+
 class ReduceLROnPlateau(LRScheduler):
     """Multiply the lr by `factor` when a metric (passed to `step(metric)`) stops improving for `patience` epochs."""
 

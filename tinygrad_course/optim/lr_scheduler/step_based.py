@@ -9,6 +9,7 @@ from collections import Counter
 
 from .base import LRScheduler, _saved_callables
 
+
 class _LambdaScheduler(LRScheduler):
     """Shared by LambdaLR and MultiplicativeLR: one user function per param group, saved like PyTorch."""
 
