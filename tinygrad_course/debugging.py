@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tensor import Tensor
+
 
 def _named_tensors(model):
     """(name, tensor) pairs from a module, a dict, or a sequence of tensors."""
@@ -19,8 +21,6 @@ def _named_tensors(model):
         return list(model.named_parameters())
     if isinstance(model, dict):
         return list(model.items())
-    from .tensor import Tensor
-
     if isinstance(model, Tensor):
         return [("tensor", model)]
     return [(str(i), t) for i, t in enumerate(model)]
@@ -48,6 +48,7 @@ class GradStat:
 
     @property
     def has_grad(self) -> bool:
+        """True if the parameter had a gradient."""
         return self.norm is not None
 
 

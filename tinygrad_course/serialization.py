@@ -33,8 +33,11 @@ import zlib
 
 import numpy as np
 
-from . import dtypes as _dt
 from ._backend import device as _device
+from .cuda import is_available as _cuda_is_available
+from .dtypes import _BY_NAME, _BY_NP
+from .dtypes import dtype as _dtype
+from .nn.parameter import Parameter
 from .tensor import Size, Tensor, _wrap
 
 MAGIC = b"TCSAVE\r\n"
@@ -97,14 +100,14 @@ class _Encoder:
             if kind == "odict" and getattr(obj, "_metadata", None) is not None:
                 entry["metadata"] = self.encode(obj._metadata)
             return entry
-        if isinstance(obj, np.ndarray) and obj.dtype in _dt._BY_NP:
-            return {"t": "ndarray", "dtype": _dt._BY_NP[obj.dtype].name, **self._array_entry(obj)}
-        if isinstance(obj, np.generic) and obj.dtype in _dt._BY_NP:
-            return {"t": "npscalar", "dtype": _dt._BY_NP[obj.dtype].name, "v": obj.item()
+        if isinstance(obj, np.ndarray) and obj.dtype in _BY_NP:
+            return {"t": "ndarray", "dtype": _BY_NP[obj.dtype].name, **self._array_entry(obj)}
+        if isinstance(obj, np.generic) and obj.dtype in _BY_NP:
+            return {"t": "npscalar", "dtype": _BY_NP[obj.dtype].name, "v": obj.item()
                     if obj.dtype.kind != "f" or math.isfinite(obj) else repr(float(obj))}
         if isinstance(obj, bytes):
             return {"t": "bytes", "v": base64.b64encode(obj).decode("ascii")}
-        if isinstance(obj, _dt.dtype):
+        if isinstance(obj, _dtype):
             return {"t": "dtype", "v": obj.name}
         if isinstance(obj, _device):
             return {"t": "device", "v": str(obj)}
@@ -115,8 +118,6 @@ class _Encoder:
         if key in self.tensor_ids:
             return {"t": "ref", "v": self.tensor_ids[key]}
         self.keep_alive.append(t)
-        from .nn.parameter import Parameter
-
         arr = t.detach().cpu()._data
         entry = {"t": "tensor", "dtype": t.dtype.name, "device": str(t.device), "requires_grad": bool(t.requires_grad),
                  "param": isinstance(t, Parameter), **self._array_entry(arr)}
@@ -287,13 +288,13 @@ class _Decoder:
         if kind == "size":
             return Size(node["v"])
         if kind == "ndarray":
-            return self._array(node, _dt._BY_NAME[node["dtype"]].np_dtype)
+            return self._array(node, _BY_NAME[node["dtype"]].np_dtype)
         if kind == "npscalar":
-            return _dt._BY_NAME[node["dtype"]].np_dtype.type(node["v"])
+            return _BY_NAME[node["dtype"]].np_dtype.type(node["v"])
         if kind == "bytes":
             return base64.b64decode(node["v"])
         if kind == "dtype":
-            return _dt._BY_NAME[node["v"]]
+            return _BY_NAME[node["v"]]
         if kind == "device":
             return _device(node["v"])
         if kind == "pickle":
@@ -323,14 +324,12 @@ class _Decoder:
         if index in self.tensors:
             return self.tensors[index]
         entry = self.tensor_entries[index]
-        dtype = _dt._BY_NAME[entry["dtype"]]
+        dtype = _BY_NAME[entry["dtype"]]
         t = _wrap(self._array(entry, dtype.np_dtype))
         target = self._target_device(t, entry["device"])
         if target != "cpu":
             t = t.to(target)
         if entry.get("param"):
-            from .nn.parameter import Parameter
-
             t = Parameter(t, requires_grad=entry["requires_grad"])
         elif entry["requires_grad"]:
             t.requires_grad_(True)
@@ -349,9 +348,7 @@ class _Decoder:
         else:
             target = str(_device(loc))
         if target != "cpu":
-            from . import cuda
-
-            if not cuda.is_available():
+            if not _cuda_is_available():
                 raise RuntimeError(
                     "Attempting to deserialize object on a CUDA device but tc.cuda.is_available() is False. If you "
                     "are running on a CPU-only machine, please use tc.load with map_location='cpu' to map your "

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from . import factories as F
+from .factories import as_tensor, default_generator, from_numpy
 from .tensor import Tensor
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Lambda", "RandomHorizontalFlip", "RandomCrop"]
@@ -53,8 +53,8 @@ class ToTensor:
             pic = pic[:, :, None]
         chw = np.ascontiguousarray(pic.transpose(2, 0, 1))
         if chw.dtype == np.uint8:
-            return F.from_numpy(chw.astype(np.float32) / np.float32(255))
-        return F.from_numpy(chw.copy())
+            return from_numpy(chw.astype(np.float32) / np.float32(255))
+        return from_numpy(chw.copy())
 
     def __repr__(self):
         return f"{self.__class__.__name__}()"
@@ -77,8 +77,8 @@ class Normalize:
             raise ValueError(
                 f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = {tuple(tensor.shape)}"
             )
-        mean = F.as_tensor(self.mean, dtype=tensor.dtype, device=tensor.device)
-        std = F.as_tensor(self.std, dtype=tensor.dtype, device=tensor.device)
+        mean = as_tensor(self.mean, dtype=tensor.dtype, device=tensor.device)
+        std = as_tensor(self.std, dtype=tensor.dtype, device=tensor.device)
         if (std == 0).any():
             raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading to division by zero.")
         if mean.ndim == 1:
@@ -109,11 +109,11 @@ class Lambda:
 
 
 def _random() -> float:
-    return float(F.default_generator.random(()))
+    return float(default_generator.random(()))
 
 
 def _randint(high: int) -> int:
-    return int(F.default_generator.integers(0, high, ()))
+    return int(default_generator.integers(0, high, ()))
 
 
 class RandomHorizontalFlip:
@@ -188,7 +188,7 @@ class RandomCrop:
             raise ValueError(f"Required crop size {(th, tw)} is larger than input image size {(h, w)}")
         i, j = _randint(h - th + 1), _randint(w - tw + 1)
         out = np.ascontiguousarray(arr[..., i:i + th, j:j + tw])
-        return F.from_numpy(out).to(img.device) if is_tensor else out
+        return from_numpy(out).to(img.device) if is_tensor else out
 
     def __repr__(self):
         return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"

@@ -23,6 +23,12 @@ from enum import Enum
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
+from ..cuda import is_available as _cuda_is_available
+from ..dtypes import float16, float32, int32
+from ..factories import full
+from ..tensor import Tensor
+
 
 class OptState(Enum):
     READY = 0
@@ -44,9 +50,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda" and enabled:
-            from .. import cuda
-
-            if not cuda.is_available():
+            if not _cuda_is_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                               stacklevel=2)
                 self._enabled = False
@@ -74,17 +78,13 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, dev):
-        from .. import factories, dtypes
-
-        self._scale = factories.full((), self._init_scale, dtype=dtypes.float32, device=dev)
-        self._growth_tracker = factories.full((), self._init_growth_tracker, dtype=dtypes.int32, device=dev)
+        self._scale = full((), self._init_scale, dtype=float32, device=dev)
+        self._growth_tracker = full((), self._init_growth_tracker, dtype=int32, device=dev)
         # host copies of both, kept in step with every write: reading them never waits for the GPU
         self._scale_host, self._tracker_host = np.float32(self._init_scale), int(self._init_growth_tracker)
 
     def scale(self, outputs):
         """`outputs` (a tensor or an iterable of tensors) multiplied by the current scale factor."""
-        from ..tensor import Tensor
-
         if not self._enabled:
             return outputs
         if isinstance(outputs, Tensor):
@@ -107,14 +107,12 @@ class GradScaler:
     # ---- unscaling and the inf/NaN check -------------------------------------------------------------
     def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
         """Multiply every grad by `inv_scale` in place; per device, 1.0 if any grad held inf/NaN."""
-        from .. import dtypes
-
         found = {}
         for group in optimizer.param_groups:
             for param in group["params"]:
                 if param.grad is None:
                     continue
-                if not allow_fp16 and param.grad.dtype is dtypes.float16:
+                if not allow_fp16 and param.grad.dtype is float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
                 g = param.grad._data
                 xp = param.grad._xp
@@ -217,21 +215,27 @@ class GradScaler:
         return 1.0
 
     def get_growth_factor(self) -> float:
+        """The factor the scale is multiplied by after `growth_interval` clean steps."""
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
+        """Set the factor the scale grows by."""
         self._growth_factor = new_factor
 
     def get_backoff_factor(self) -> float:
+        """The factor the scale is multiplied by when a step finds inf/NaN gradients."""
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
+        """Set the factor the scale backs off by."""
         self._backoff_factor = new_factor
 
     def get_growth_interval(self) -> int:
+        """How many clean steps in a row make the scale grow."""
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
+        """Set how many clean steps in a row make the scale grow."""
         self._growth_interval = new_interval
 
     def _get_growth_tracker(self) -> int:
@@ -286,7 +290,5 @@ class GradScaler:
 
 
 def _fill(tensor, value):
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         tensor.fill_(value)

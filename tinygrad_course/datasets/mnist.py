@@ -83,10 +83,12 @@ class MNIST(VisionDataset):
 
     @property
     def raw_folder(self) -> str:
+        """The folder holding the downloaded files: `root/<ClassName>/raw`, like torchvision."""
         return os.path.join(self.root, self.__class__.__name__, "raw")
 
     @property
     def class_to_idx(self) -> dict:
+        """Class name -> label index, like torchvision."""
         return {name: i for i, name in enumerate(self.classes)}
 
     def _find(self, stem):

@@ -1,7 +1,7 @@
 """`VisionDataset`: what the image datasets share (like torchvision's base class)."""
 from __future__ import annotations
 
-from ..utils.data import Dataset
+from ..utils.data.dataset import Dataset
 
 
 class VisionDataset(Dataset):

@@ -6,6 +6,7 @@ With `async_op=True` it returns a `Work` handle to `wait()` on; otherwise it ret
 """
 from __future__ import annotations
 
+from ..tensor import Tensor
 from .process_group import _backend, _check_group
 from .reduce_op import ReduceOp
 from .work import Work, _Chain
@@ -13,8 +14,6 @@ from .work import Work, _Chain
 
 def _target(tensor, what):
     """The tensor's array (contiguous, writeable) and a function finishing the in-place update."""
-    from ..tensor import Tensor
-
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{what}(): argument 'tensor' must be Tensor, not {type(tensor).__name__}")
     data = tensor._data

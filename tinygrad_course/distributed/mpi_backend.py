@@ -92,6 +92,7 @@ class MPIBackend:
 
     # ---- collectives on contiguous arrays -----------------------------------------------------
     def all_reduce(self, arr, op: ReduceOp) -> Work:
+        """Start reducing `arr` in place over all ranks; returns a `Work` to wait on."""
         buf, finish = _staging(arr)
         mpi_op = self._ops[op]
         if op is ReduceOp.AVG and buf.dtype.kind not in "fc":
@@ -106,6 +107,7 @@ class MPIBackend:
         return self._start(req, "all_reduce", after)
 
     def reduce(self, arr, dst: int, op: ReduceOp) -> Work:
+        """Start reducing `arr` onto rank `dst`; returns a `Work` to wait on."""
         buf, finish = _staging(arr)
         if self.rank == dst:
             req = self.comm.Ireduce(self.MPI.IN_PLACE, buf, op=self._ops[op], root=dst)
@@ -121,6 +123,7 @@ class MPIBackend:
         return self._start(req, "reduce", after)
 
     def broadcast(self, arr, src: int) -> Work:
+        """Start copying rank `src`'s `arr` to every rank; returns a `Work` to wait on."""
         buf, finish = _staging(arr)
         return self._start(self.comm.Ibcast(buf, root=src), "broadcast", finish)
 
@@ -131,9 +134,11 @@ class MPIBackend:
         return self._start(self.comm.Iallgather(send, recv), "all_gather", finish)
 
     def barrier(self) -> Work:
+        """Start a barrier (every rank must arrive); returns a `Work` to wait on."""
         return self._start(self.comm.Ibarrier(), "barrier")
 
     def close(self):
+        """Free the communicator (at `destroy_process_group`)."""
         if self._previous_excepthook is not None and sys.excepthook == self._abort_on_uncaught:
             sys.excepthook = self._previous_excepthook
         if not self.broken:

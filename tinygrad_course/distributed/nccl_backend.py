@@ -11,14 +11,13 @@ from __future__ import annotations
 import importlib
 import time
 
+from .._backend import cupy_module
 from .reduce_op import DistBackendError, ReduceOp
 from .work import Work
 
 
 def nccl_available() -> bool:
     """True if CuPy with NCCL support and at least one GPU are present."""
-    from .._backend import cupy_module
-
     if cupy_module() is None:
         return False
     try:
@@ -33,15 +32,13 @@ class NCCLBackend:
     name = "nccl"
 
     def __init__(self, timeout_s: float, device_id=None):
-        from .._backend import cupy_module
-
         cp = cupy_module()
         if cp is None or not nccl_available():
             raise RuntimeError(
                 "Distributed package doesn't have NCCL built in. Hint: the nccl backend needs CuPy with NCCL "
                 "and NVIDIA GPUs; on CPU processes use init_process_group(backend=\"mpi\")."
             )
-        from mpi4py import MPI
+        from mpi4py import MPI  # importing initialises MPI, so it happens only here
 
         nccl = importlib.import_module("cupy.cuda.nccl")
         self.cp, self.nccl = cp, nccl
@@ -108,24 +105,28 @@ class NCCLBackend:
         return Work(wait, lambda: event.done)
 
     def all_reduce(self, arr, op) -> Work:
+        """Queue an in-place all-reduce of `arr` on the current stream; returns a `Work`."""
         self._check(arr)
         stream = self.cp.cuda.get_current_stream().ptr
         self.comm.allReduce(arr.data.ptr, arr.data.ptr, arr.size, self._dtype(arr), self._op(op), stream)
         return self._queued("all_reduce")
 
     def reduce(self, arr, dst, op) -> Work:
+        """Queue an in-place reduce of `arr` onto rank `dst`; returns a `Work`."""
         self._check(arr)
         stream = self.cp.cuda.get_current_stream().ptr
         self.comm.reduce(arr.data.ptr, arr.data.ptr, arr.size, self._dtype(arr), self._op(op), dst, stream)
         return self._queued("reduce")
 
     def broadcast(self, arr, src) -> Work:
+        """Queue a copy of rank `src`'s `arr` to every rank; returns a `Work`."""
         self._check(arr)
         stream = self.cp.cuda.get_current_stream().ptr
         self.comm.broadcast(arr.data.ptr, arr.data.ptr, arr.size, self._dtype(arr), src, stream)
         return self._queued("broadcast")
 
     def all_gather(self, out, arr) -> Work:
+        """Queue gathering every rank's array into `out`; returns a `Work`."""
         self._check(arr)
         self._check(out)
         stream = self.cp.cuda.get_current_stream().ptr
@@ -133,9 +134,11 @@ class NCCLBackend:
         return self._queued("all_gather")
 
     def barrier(self) -> Work:
+        """A barrier: an all-reduce of one element that every rank must join; returns a `Work`."""
         token = self.cp.zeros(1, dtype=self.cp.float32)
         return self.all_reduce(token, ReduceOp.SUM)
 
     def close(self):
+        """Destroy the NCCL communicator (at `destroy_process_group`)."""
         if not self.broken:
             self.comm.destroy()

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import datetime
 
+from .mpi_backend import MPIBackend
+from .nccl_backend import NCCLBackend, nccl_available
+
 _NOT_INITIALIZED = ("Default process group has not been initialized, please make sure to call "
                     "init_process_group. Hint: call tc.distributed.init_process_group(\"mpi\") at the start "
                     "of the script and launch it with `mpirun -n 2 python script.py`.")
@@ -50,12 +53,11 @@ def is_mpi_available() -> bool:
 
 def is_nccl_available() -> bool:
     """True if CuPy's NCCL bindings and a GPU are present."""
-    from .nccl_backend import nccl_available
-
     return nccl_available()
 
 
 def is_gloo_available() -> bool:
+    """False: there is no Gloo backend (CPU processes use "mpi")."""
     return False
 
 
@@ -90,12 +92,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         if not is_mpi_available():
             raise RuntimeError("Distributed package doesn't have MPI built in. Hint: pip install mpi4py mpich "
                                "(the `dist` extra), then launch with mpirun.")
-        from .mpi_backend import MPIBackend
-
         impl = MPIBackend(seconds)
     elif name == "nccl":
-        from .nccl_backend import NCCLBackend
-
         impl = NCCLBackend(seconds, device_id)
     elif name == "gloo":
         raise RuntimeError("Distributed package doesn't have Gloo built in. Hint: use backend=\"mpi\" for CPU "

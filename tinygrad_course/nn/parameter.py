@@ -1,6 +1,7 @@
 """`Parameter`: a tensor that a `Module` registers as one of its learnable weights."""
 from __future__ import annotations
 
+from ..factories import empty
 from ..tensor import Tensor
 
 
@@ -15,8 +16,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..factories import empty
-
             data = empty(0)
         p = object.__new__(cls)
         for slot in Tensor.__slots__[:-1]:

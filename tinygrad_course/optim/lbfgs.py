@@ -151,6 +151,7 @@ class LBFGS(Optimizer):
         self._numel_cache = None
 
     def load_state_dict(self, state_dict):
+        """Restore a state saved by `state_dict()` (the parameters stay this optimizer's)."""
         super().load_state_dict(state_dict)
         self._params = self.param_groups[0]["params"]
 

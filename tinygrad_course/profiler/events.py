@@ -43,14 +43,17 @@ class FunctionEvent:
 
     @property
     def key(self) -> str:
+        """The name the event is grouped under in `key_averages()`."""
         return self.name
 
     @property
     def cpu_time_total(self) -> float:
+        """Wall time of the call, children included, in microseconds."""
         return self.end_us - self.start_us
 
     @property
     def cpu_time(self) -> float:
+        """Same as `cpu_time_total` for a single call."""
         return self.cpu_time_total
 
     def __repr__(self):
@@ -87,14 +90,17 @@ class FunctionEventAvg:
 
     @property
     def cpu_time_str(self) -> str:
+        """The average time per call, formatted like PyTorch's table."""
         return _format_time(self.cpu_time)
 
     @property
     def cpu_time_total_str(self) -> str:
+        """The total time, formatted like PyTorch's table."""
         return _format_time(self.cpu_time_total)
 
     @property
     def self_cpu_time_total_str(self) -> str:
+        """The total self time, formatted like PyTorch's table."""
         return _format_time(self.self_cpu_time_total)
 
     def __repr__(self):
@@ -126,6 +132,7 @@ class EventList(list):
 
     @property
     def self_cpu_time_total(self) -> float:
+        """The sum of every event's self time, in microseconds."""
         return sum(evt.self_cpu_time_total for evt in self)
 
     def table(self, sort_by=None, row_limit=100, max_name_column_width=55, max_shapes_column_width=80,

@@ -14,7 +14,10 @@ import json
 import threading
 import time
 
+from .._backend import cupy_module
 from ..autograd.function import profilers
+from ..cuda import synchronize as _synchronize
+from ..tensor import Tensor
 from .events import EventList, FunctionEvent
 
 
@@ -27,8 +30,6 @@ class ProfilerActivity(enum.Enum):
 
 def supported_activities() -> set:
     """The activities this machine can profile (CUDA only where a GPU is visible)."""
-    from .._backend import cupy_module
-
     return {ProfilerActivity.CPU, ProfilerActivity.CUDA} if cupy_module() else {ProfilerActivity.CPU}
 
 
@@ -45,19 +46,11 @@ class _Open:
 
 def _input_shapes(args):
     """PyTorch's `input_shapes`: a shape list per tensor argument, [] for anything else."""
-    from ..tensor import Tensor
-
     return [list(a.shape) if isinstance(a, Tensor) else [] for a in args]
 
 
 def _on_gpu(args) -> bool:
     return any(getattr(a, "is_cuda", False) for a in args)
-
-
-def _synchronize():
-    from .. import cuda
-
-    cuda.synchronize()
 
 
 class profile:

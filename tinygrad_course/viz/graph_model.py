@@ -41,6 +41,7 @@ class GraphModel:
     fn_to_node: dict  # id(autograd node) -> GraphNode.id of its op/leaf box
 
     def node(self, node_id):
+        """The node with id `node_id`."""
         return self._by_id[node_id]
 
     def __post_init__(self):

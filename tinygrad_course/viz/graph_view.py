@@ -1,6 +1,7 @@
 """``tc.viz.graph``: the backward graph of a tensor, as an interactive widget with a static SVG fallback."""
 from .collapse import default_expanded, make_view
 from .graph_model import build_graph
+from .graph_widget import graph_widget
 from .sugiyama import layout
 from .names import caller_frame, collect_names
 from .steps import backward_steps, forward_steps
@@ -139,8 +140,7 @@ class Graph:
     def widget(self):
         """The interactive anywidget (created on first use)."""
         if self._widget is None:
-            from .graph_widget import GraphWidget
-            self._widget = GraphWidget(self)
+            self._widget = graph_widget(self)
         return self._widget
 
     def __repr__(self):

@@ -19,6 +19,7 @@ class Names:
         self.objects = {}  # id -> object, keeps named objects alive so ids stay valid
 
     def add_tensor(self, name, t, overwrite=False):
+        """Remember `name` for tensor `t` (keeping an earlier name unless `overwrite`)."""
         if overwrite or id(t) not in self.tensors:
             self.tensors[id(t)] = name
             self.objects[id(t)] = t
@@ -38,9 +39,11 @@ class Names:
                 self.param_modules.setdefault(id(p), tuple(chain))
 
     def tensor_name(self, t):
+        """The name given to tensor `t`, or None."""
         return self.tensors.get(id(t))
 
     def module_name(self, m):
+        """The name given to module `m`, or None."""
         return self.modules.get(id(m))
 
 

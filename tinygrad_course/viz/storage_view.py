@@ -9,6 +9,7 @@ from html import escape
 import numpy as np
 
 from ._tensors import to_numpy
+from .names import caller_frame
 
 CELL = 38
 PALETTE = ["#fde0dd", "#e0ecf4", "#e5f5e0", "#fff7bc", "#efedf5", "#fee6ce", "#deebf7", "#f7fcb9"]
@@ -133,7 +134,6 @@ def storage(*views, names=None):
     names: labels for the views (default: the caller's variable names, else 'view 0', ...).
     """
     if names is None:
-        from .names import caller_frame
         frame = caller_frame()
         local = {id(v): k for k, v in (frame.f_locals.items() if frame else []) if not k.startswith("_")}
         names = [local.get(id(v), f"view {i}") for i, v in enumerate(views)]

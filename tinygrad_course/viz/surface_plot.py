@@ -1,6 +1,7 @@
 """2-D loss surfaces and optimizer trajectories (chapter 05: SGD vs momentum vs Adam)."""
 import numpy as np
 
+from ..factories import tensor as _tensor
 from ._tensors import to_numpy
 
 
@@ -54,9 +55,8 @@ def optimizer_path(fn, make_optimizer, start, steps=50, framework=None):
     fn(x, y) -> scalar tensor, written with framework ops. make_optimizer: ``lambda params:
     tc.optim.SGD(params, lr=0.1)``. framework: the tensor module (default tinygrad_course).
     """
-    if framework is None:
-        import tinygrad_course as framework
-    p = framework.tensor(np.asarray(start, dtype=np.float32), requires_grad=True)
+    make_tensor = _tensor if framework is None else framework.tensor
+    p = make_tensor(np.asarray(start, dtype=np.float32), requires_grad=True)
     opt = make_optimizer([p])
     points = [to_numpy(p).copy()]
     for _ in range(steps):

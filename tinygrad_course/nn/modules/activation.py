@@ -1,15 +1,18 @@
 """Activation layers: `ReLU`, `LeakyReLU`, `Sigmoid`, `Tanh`, `GELU`, `SiLU`, `Softmax`, `LogSoftmax`, and the
 rest of PyTorch's: `ELU`, `SELU`, `CELU`, `ReLU6`, `Hardtanh`, `Hardsigmoid`, `Hardswish`, `Mish`, `Softplus`,
 `LogSigmoid`, `Softsign`, `Tanhshrink`, `Softshrink`, `Hardshrink`, `Threshold`, `Softmin`, `Softmax2d`, `GLU`,
-`PReLU`, `RReLU`."""
+`PReLU`, `RReLU`. The softmax family (`Softmax`, `LogSoftmax`, `Softmin`, `Softmax2d`) lives in `softmax` and is
+re-exported here, where PyTorch keeps it."""
 from __future__ import annotations
 
 import warnings
 
-from ... import factories
+from ...autograd.grad_mode import no_grad
+from ...factories import empty
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
+from .softmax import LogSoftmax, Softmax, Softmax2d, Softmin
 
 __all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU",
            "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "LogSigmoid", "Softsign", "Tanhshrink",
@@ -24,9 +27,11 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.relu` with this layer's settings."""
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "inplace=True" if self.inplace else ""
 
 
@@ -39,9 +44,11 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.leaky_relu` with this layer's settings."""
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
@@ -49,6 +56,7 @@ class Sigmoid(Module):
     """1 / (1 + exp(-x)) element-wise."""
 
     def forward(self, input):
+        """The logistic sigmoid of `input`, element-wise."""
         return input.sigmoid()
 
 
@@ -56,6 +64,7 @@ class Tanh(Module):
     """tanh(x) element-wise."""
 
     def forward(self, input):
+        """The hyperbolic tangent of `input`, element-wise."""
         return input.tanh()
 
 
@@ -67,9 +76,11 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input):
+        """`F.gelu` with this layer's settings."""
         return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"approximate={self.approximate!r}"
 
 
@@ -81,38 +92,12 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.silu` with this layer's settings."""
         return F.silu(input)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "inplace=True" if self.inplace else ""
-
-
-class Softmax(Module):
-    """Softmax along `dim` (outputs are positive and sum to 1 along it)."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class LogSoftmax(Module):
-    """log(softmax(x)) along `dim`, computed stably."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.log_softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
 
 def _inplace_repr(inplace):
@@ -126,6 +111,7 @@ class _AlphaActivation(Module):
         self.inplace = inplace
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
@@ -133,6 +119,7 @@ class ELU(_AlphaActivation):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
 
     def forward(self, input):
+        """`F.elu` with this layer's settings."""
         return F.elu(input, self.alpha, self.inplace)
 
 
@@ -140,6 +127,7 @@ class CELU(_AlphaActivation):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
 
     def forward(self, input):
+        """`F.celu` with this layer's settings."""
         return F.celu(input, self.alpha, self.inplace)
 
 
@@ -151,9 +139,11 @@ class SELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.selu` with this layer's settings."""
         return F.selu(input, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace)
 
 
@@ -178,9 +168,11 @@ class Hardtanh(Module):
             raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
     def forward(self, input):
+        """`F.hardtanh` with this layer's settings."""
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
@@ -191,6 +183,7 @@ class ReLU6(Hardtanh):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace)
 
 
@@ -204,9 +197,11 @@ class _InplaceActivation(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """The activation of `input` (in place when `inplace=True`)."""
         return self._function(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return _inplace_repr(self.inplace) if self._show_inplace else ""
 
 
@@ -239,9 +234,11 @@ class Softplus(Module):
         self.threshold = threshold
 
     def forward(self, input):
+        """`F.softplus` with this layer's settings."""
         return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
@@ -249,6 +246,7 @@ class LogSigmoid(Module):
     """log(sigmoid(x)), computed stably."""
 
     def forward(self, input):
+        """`F.logsigmoid` with this layer's settings."""
         return F.logsigmoid(input)
 
 
@@ -256,6 +254,7 @@ class Softsign(Module):
     """x / (1 + |x|)."""
 
     def forward(self, input):
+        """`F.softsign` with this layer's settings."""
         return F.softsign(input)
 
 
@@ -263,6 +262,7 @@ class Tanhshrink(Module):
     """x - tanh(x)."""
 
     def forward(self, input):
+        """`F.tanhshrink` with this layer's settings."""
         return F.tanhshrink(input)
 
 
@@ -272,6 +272,7 @@ class _Shrink(Module):
         self.lambd = lambd
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return str(self.lambd)
 
 
@@ -279,6 +280,7 @@ class Softshrink(_Shrink):
     """x - lambd above lambd, x + lambd below -lambd, 0 in between."""
 
     def forward(self, input):
+        """`F.softshrink` with this layer's settings."""
         return F.softshrink(input, self.lambd)
 
 
@@ -286,6 +288,7 @@ class Hardshrink(_Shrink):
     """x where |x| > lambd, else 0."""
 
     def forward(self, input):
+        """`F.hardshrink` with this layer's settings."""
         return F.hardshrink(input, self.lambd)
 
 
@@ -299,33 +302,12 @@ class Threshold(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.threshold` with this layer's settings."""
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
-
-
-class Softmin(Module):
-    """softmax(-x) along `dim`."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmin(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class Softmax2d(Module):
-    """Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input."""
-
-    def forward(self, input):
-        if input.ndim not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
-        return F.softmax(input, -3)
 
 
 class GLU(Module):
@@ -336,9 +318,11 @@ class GLU(Module):
         self.dim = dim
 
     def forward(self, input):
+        """`F.glu` with this layer's settings."""
         return F.glu(input, self.dim)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"dim={self.dim}"
 
 
@@ -349,19 +333,20 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        self.weight = Parameter(factories.empty(num_parameters, device=device, dtype=dtype))
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        from ...autograd.grad_mode import no_grad
-
+        """Fill the slopes with `init` again."""
         with no_grad():
             self.weight.fill_(self.init)
 
     def forward(self, input):
+        """`F.prelu` with this layer's settings."""
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"num_parameters={self.num_parameters}"
 
 
@@ -375,7 +360,9 @@ class RReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.rrelu` with this layer's settings."""
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

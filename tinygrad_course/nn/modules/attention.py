@@ -1,7 +1,7 @@
 """`MultiheadAttention`."""
 from __future__ import annotations
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..functional.attention import _canonical_masks
@@ -42,23 +42,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != self.embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(factories.empty(embed_dim, embed_dim, **kw))
-            self.k_proj_weight = Parameter(factories.empty(embed_dim, self.kdim, **kw))
-            self.v_proj_weight = Parameter(factories.empty(embed_dim, self.vdim, **kw))
+            self.q_proj_weight = Parameter(empty(embed_dim, embed_dim, **kw))
+            self.k_proj_weight = Parameter(empty(embed_dim, self.kdim, **kw))
+            self.v_proj_weight = Parameter(empty(embed_dim, self.vdim, **kw))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(factories.empty(3 * embed_dim, embed_dim, **kw))
+            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, **kw))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(factories.empty(3 * embed_dim, **kw))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
-            self.bias_k = Parameter(factories.empty(1, 1, embed_dim, **kw))
-            self.bias_v = Parameter(factories.empty(1, 1, embed_dim, **kw))
+            self.bias_k = Parameter(empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(empty(1, 1, embed_dim, **kw))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -24,9 +24,9 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(factories.empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
+        self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(factories.empty(out_features, device=device, dtype=dtype))
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -39,8 +39,10 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
+        """`F.bilinear` with this layer's settings."""
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")

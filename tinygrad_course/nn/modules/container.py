@@ -88,6 +88,7 @@ class Sequential(_NumberedModules):
         setattr(self, key, module)
 
     def forward(self, input):
+        """Feed `input` through each module in order; returns the last output."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -133,6 +134,7 @@ class ModuleList(_NumberedModules):
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args, **kwargs):
+        """Not callable, like PyTorch: iterate over the list and call each module."""
         raise NotImplementedError("ModuleList is not callable; iterate over it and call each module instead.")
 
 
@@ -163,20 +165,25 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self):
+        """Remove every module."""
         self._modules.clear()
 
     def pop(self, key):
+        """Remove the module under `key` and return it."""
         v = self[key]
         del self[key]
         return v
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """(key, module) pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):
@@ -186,6 +193,7 @@ class ModuleDict(Module):
             self[key] = m
 
     def forward(self, *args, **kwargs):
+        """Not callable, like PyTorch: index by key and call the module."""
         raise NotImplementedError("ModuleDict is not callable; index it by key and call the module instead.")
 
 
@@ -251,6 +259,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "\n".join(f"  ({k}): {_describe(p, lambda t: str(t.dtype))}" for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
@@ -297,15 +306,19 @@ class ParameterDict(Module):
         return key in self._keys
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._keys.keys()
 
     def values(self):
+        """The parameters, in insertion order."""
         return [self[k] for k in self._keys]
 
     def items(self):
+        """(key, parameter) pairs, in insertion order."""
         return [(k, self[k]) for k in self._keys]
 
     def get(self, key, default=None):
+        """The parameter under `key`, or `default` if there is none."""
         return self[key] if key in self else default
 
     def pop(self, key):
@@ -315,15 +328,18 @@ class ParameterDict(Module):
         return value
 
     def clear(self):
+        """Remove every parameter."""
         for k in list(self._keys):
             del self[k]
 
     def setdefault(self, key, default=None):
+        """The parameter under `key`, first storing `default` there if the key is new."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def copy(self):
+        """A new ParameterDict holding the same parameters."""
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def update(self, parameters):
@@ -338,6 +354,7 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return "\n".join(f"  ({k}): {_describe(p, lambda t: t.type())}" for k, p in self.items())
 
     def __call__(self, *args, **kwargs):

@@ -1,7 +1,7 @@
 """Convolutions: `Conv1d`, `Conv2d`, `ConvTranspose1d`, `ConvTranspose2d`."""
 from __future__ import annotations
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -56,9 +56,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(factories.empty(*shape, device=device, dtype=dtype))
+        self.weight = Parameter(empty(*shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(factories.empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -86,6 +86,7 @@ class _ConvNd(Module):
         return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * len(self.kernel_size):
             s += f", padding={self.padding}"
@@ -113,6 +114,7 @@ class Conv1d(_ConvNd):
                          device, dtype)
 
     def forward(self, input):
+        """`F.conv1d` with this layer's weight, bias and settings (padding modes applied first)."""
         return self._conv_forward(input, F.conv1d)
 
 
@@ -128,6 +130,7 @@ class Conv2d(_ConvNd):
                          device, dtype)
 
     def forward(self, input):
+        """`F.conv2d` with this layer's weight, bias and settings (padding modes applied first)."""
         if self.padding_mode == "zeros":  # the common case, without the extra call
             return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
         return self._conv_forward(input, F.conv2d)
@@ -178,6 +181,7 @@ class ConvTranspose1d(_ConvTransposeNd):
                          dilation, padding_mode, device, dtype)
 
     def forward(self, input, output_size=None):
+        """`F.conv_transpose1d` with this layer's settings."""
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)
 
@@ -191,5 +195,6 @@ class ConvTranspose2d(_ConvTransposeNd):
                          dilation, padding_mode, device, dtype)
 
     def forward(self, input, output_size=None):
+        """`F.conv_transpose2d` with this layer's settings."""
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)

@@ -16,6 +16,7 @@ class CosineSimilarity(Module):
         self.eps = eps
 
     def forward(self, x1, x2):
+        """`F.cosine_similarity` with this layer's settings."""
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
@@ -29,4 +30,5 @@ class PairwiseDistance(Module):
         self.keepdim = keepdim
 
     def forward(self, x1, x2):
+        """`F.pairwise_distance` with this layer's settings."""
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -1,13 +1,10 @@
-"""`Dropout` (element-wise, channel-wise, alpha) and `Embedding`."""
+"""Dropout layers, like `torch.nn.Dropout`: element-wise, channel-wise (`Dropout1d/2d/3d`) and alpha dropout."""
 from __future__ import annotations
 
-from ... import factories
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Embedding"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -21,9 +18,11 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """`F.dropout` with this layer's settings."""
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"p={self.p}, inplace={self.inplace}"
 
 
@@ -31,6 +30,7 @@ class Dropout1d(Dropout):
     """During training, zero whole channels of (N, C, L) input with probability p and scale the rest by 1/(1-p)."""
 
     def forward(self, input):
+        """`F.dropout1d` with this layer's settings."""
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
@@ -38,6 +38,7 @@ class Dropout2d(Dropout):
     """During training, zero whole channels of (N, C, H, W) input with probability p and scale the rest."""
 
     def forward(self, input):
+        """`F.dropout2d` with this layer's settings."""
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
@@ -45,6 +46,7 @@ class Dropout3d(Dropout):
     """During training, zero whole channels of (N, C, D, H, W) input with probability p and scale the rest."""
 
     def forward(self, input):
+        """`F.dropout3d` with this layer's settings."""
         return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
@@ -52,6 +54,7 @@ class AlphaDropout(Dropout):
     """Dropout for SELU networks: keeps mean 0 and variance 1 (dropped units take SELU's saturation value)."""
 
     def forward(self, input):
+        """`F.alpha_dropout` with this layer's settings."""
         return F.alpha_dropout(input, self.p, self.training)
 
 
@@ -59,60 +62,5 @@ class FeatureAlphaDropout(Dropout):
     """Alpha dropout of whole channels."""
 
     def forward(self, input):
+        """`F.feature_alpha_dropout` with this layer's settings."""
         return F.feature_alpha_dropout(input, self.p, self.training)
-
-
-class Embedding(Module):
-    """A lookup table of `num_embeddings` vectors of size `embedding_dim` (weight drawn from N(0, 1))."""
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
-        super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.sparse = sparse
-        if _weight is None:
-            self.weight = Parameter(factories.empty(num_embeddings, embedding_dim, device=device, dtype=dtype),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            from ...autograd.grad_mode import no_grad
-
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
-    def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
-
-    @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
-                        scale_grad_by_freq=False, sparse=False):
-        """An Embedding whose weight is `embeddings` (frozen by default)."""
-        rows, cols = embeddings.shape
-        return cls(rows, cols, _weight=embeddings, _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm,
-                   norm_type=norm_type)
-
-    def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        return s

@@ -19,9 +19,11 @@ class Fold(Module):
         self.stride = stride
 
     def forward(self, input):
+        """`F.fold` with this layer's settings."""
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
 
@@ -37,8 +39,10 @@ class Unfold(Module):
         self.stride = stride
 
     def forward(self, input):
+        """`F.unfold` with this layer's settings."""
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
                 f"stride={self.stride}")

@@ -1,20 +1,20 @@
-"""`Linear`, `Identity`, `Flatten`, `Unflatten`."""
+"""`Linear` (y = x A^T + b) and `Identity`, like `torch.nn.Linear`."""
 from __future__ import annotations
 
-from ... import factories
+from ...factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity", "Flatten", "Unflatten"]
+__all__ = ["Linear", "Identity"]
 
 
 def add_weight_and_bias(module, weight_shape, bias, device, dtype):
     """Register `weight` (weight_shape) and `bias` (weight_shape[0], or None) and initialise them."""
-    module.weight = Parameter(factories.empty(*weight_shape, device=device, dtype=dtype))
+    module.weight = Parameter(empty(*weight_shape, device=device, dtype=dtype))
     if bias:
-        module.bias = Parameter(factories.empty(weight_shape[0], device=device, dtype=dtype))
+        module.bias = Parameter(empty(weight_shape[0], device=device, dtype=dtype))
     else:
         module.register_parameter("bias", None)
     module.reset_parameters()
@@ -27,6 +27,7 @@ class Identity(Module):
         super().__init__()
 
     def forward(self, input):
+        """Return `input` unchanged."""
         return input
 
 
@@ -47,37 +48,9 @@ class Linear(Module):
         init.default_reset_(self.weight, self.bias)
 
     def forward(self, input):
+        """`F.linear` with this layer's settings."""
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class Flatten(Module):
-    """Flattens dims start_dim..end_dim into one (by default all but the batch dim)."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1):
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Unflatten(Module):
-    """Expands dim `dim` into the shape `unflattened_size`."""
-
-    def __init__(self, dim, unflattened_size):
-        super().__init__()
-        self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
-
-    def forward(self, input):
-        return input.unflatten(self.dim, self.unflattened_size)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

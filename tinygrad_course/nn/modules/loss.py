@@ -34,6 +34,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
+        """`F.cross_entropy` with this layer's settings."""
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -47,6 +48,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
+        """`F.nll_loss` with this layer's settings."""
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -55,6 +57,7 @@ class MSELoss(_Loss):
     """Mean squared error."""
 
     def forward(self, input, target):
+        """`F.mse_loss` with this layer's settings."""
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
@@ -62,6 +65,7 @@ class L1Loss(_Loss):
     """Mean absolute error."""
 
     def forward(self, input, target):
+        """`F.l1_loss` with this layer's settings."""
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -69,6 +73,7 @@ class BCELoss(_WeightedLoss):
     """Binary cross-entropy on probabilities."""
 
     def forward(self, input, target):
+        """`F.binary_cross_entropy` with this layer's settings."""
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
@@ -81,6 +86,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
+        """`F.binary_cross_entropy_with_logits` with this layer's settings."""
         return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
 
@@ -93,6 +99,7 @@ class SmoothL1Loss(_Loss):
         self.beta = beta
 
     def forward(self, input, target):
+        """`F.smooth_l1_loss` with this layer's settings."""
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
@@ -104,6 +111,7 @@ class HuberLoss(_Loss):
         self.delta = delta
 
     def forward(self, input, target):
+        """`F.huber_loss` with this layer's settings."""
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
@@ -115,6 +123,7 @@ class KLDivLoss(_Loss):
         self.log_target = log_target
 
     def forward(self, input, target):
+        """`F.kl_div` with this layer's settings."""
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
@@ -129,6 +138,7 @@ class PoissonNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, log_input, target):
+        """`F.poisson_nll_loss` with this layer's settings."""
         return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
                                   reduction=self.reduction)
 
@@ -142,6 +152,7 @@ class GaussianNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, input, target, var):
+        """`F.gaussian_nll_loss` with this layer's settings."""
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 
@@ -158,6 +169,7 @@ class MarginRankingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1, input2, target):
+        """`F.margin_ranking_loss` with this layer's settings."""
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
@@ -168,6 +180,7 @@ class HingeEmbeddingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input, target):
+        """`F.hinge_embedding_loss` with this layer's settings."""
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
@@ -178,6 +191,7 @@ class CosineEmbeddingLoss(_MarginLoss):
         super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input1, input2, target):
+        """`F.cosine_embedding_loss` with this layer's settings."""
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
@@ -185,6 +199,7 @@ class SoftMarginLoss(_Loss):
     """log(1 + exp(-target * input)) (see F.soft_margin_loss)."""
 
     def forward(self, input, target):
+        """`F.soft_margin_loss` with this layer's settings."""
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -192,6 +207,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Per-sample mean binary cross-entropy over classes, on logits (see F.multilabel_soft_margin_loss)."""
 
     def forward(self, input, target):
+        """`F.multilabel_soft_margin_loss` with this layer's settings."""
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
@@ -209,6 +225,7 @@ class MultiMarginLoss(_WeightedLoss):
         self.margin = margin
 
     def forward(self, input, target):
+        """`F.multi_margin_loss` with this layer's settings."""
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
                                    reduction=self.reduction)
 
@@ -217,6 +234,7 @@ class MultiLabelMarginLoss(_Loss):
     """Multi-label hinge loss with -1-terminated target index lists (see F.multilabel_margin_loss)."""
 
     def forward(self, input, target):
+        """`F.multilabel_margin_loss` with this layer's settings."""
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -235,6 +253,7 @@ class TripletMarginLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
+        """`F.triplet_margin_loss` with this layer's settings."""
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
 
@@ -254,6 +273,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
+        """`F.triplet_margin_with_distance_loss` with this layer's settings."""
         return F.triplet_margin_with_distance_loss(anchor, positive, negative,
                                                    distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)

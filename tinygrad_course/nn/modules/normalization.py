@@ -1,9 +1,10 @@
 """Normalisation layers: layer, batch, group, instance, RMS and local response norm."""
 from __future__ import annotations
 
-from ... import dtypes as _dt
-from ... import factories
+from ...dtypes import int64
+from ...factories import ones, tensor, zeros
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
@@ -14,9 +15,9 @@ __all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"
 def _init_scale_and_shift(module, affine, bias, shape, device, dtype):
     """Register `weight` (ones) and `bias` (zeros) of the given shape, or None when affine/bias is off."""
     if affine:
-        module.weight = Parameter(factories.ones(shape, device=device, dtype=dtype))
+        module.weight = Parameter(ones(shape, device=device, dtype=dtype))
         if bias:
-            module.bias = Parameter(factories.zeros(shape, device=device, dtype=dtype))
+            module.bias = Parameter(zeros(shape, device=device, dtype=dtype))
         else:
             module.register_parameter("bias", None)
     else:
@@ -38,9 +39,11 @@ class LayerNorm(Module):
         _init_scale_and_shift(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
 
     def forward(self, input):
+        """`F.layer_norm` with this layer's settings."""
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
 
@@ -60,9 +63,9 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         _init_scale_and_shift(self, affine, bias, num_features, device, dtype)
         if track_running_stats:
-            self.register_buffer("running_mean", factories.zeros(num_features, device=device, dtype=dtype))
-            self.register_buffer("running_var", factories.ones(num_features, device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=_dt.int64, device=device))
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -81,6 +84,7 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {expected} input (got {input.ndim}D input)")
 
     def forward(self, input):
+        """Normalise with batch statistics in training (updating the running ones), else the running ones."""
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -93,6 +97,7 @@ class _BatchNorm(Module):
                             self.weight, self.bias, use_batch_stats, factor, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
@@ -130,9 +135,11 @@ class GroupNorm(Module):
         _init_scale_and_shift(self, affine, bias, num_channels, device, dtype)
 
     def forward(self, input):
+        """`F.group_norm` with this layer's settings."""
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
 
 
@@ -146,6 +153,7 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
+        """Normalise each sample and channel over its spatial dimensions."""
         batched = self._spatial + 2
         if input.ndim not in (batched - 1, batched):
             raise ValueError(f"expected {batched - 1}D or {batched}D input (got {input.ndim}D input)")
@@ -197,21 +205,21 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(factories.ones(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
 
     def reset_parameters(self) -> None:
         """Scale back to ones."""
         if self.weight is not None:
-            from .. import init
-
             init.ones_(self.weight)
 
     def forward(self, input):
+        """`F.rms_norm` with this layer's settings."""
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
@@ -226,7 +234,9 @@ class LocalResponseNorm(Module):
         self.k = k
 
     def forward(self, input):
+        """`F.local_response_norm` with this layer's settings."""
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

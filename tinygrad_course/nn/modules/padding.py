@@ -27,9 +27,11 @@ class _PadNd(Module):
             raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input (got {input.ndim}D input)")
 
     def forward(self, input):
+        """`F.pad` with this layer's settings."""
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.padding}"
 
 
@@ -39,9 +41,11 @@ class _ConstantPadNd(_PadNd):
         self.value = value
 
     def forward(self, input):
+        """`F.pad` with this layer's settings."""
         return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"padding={self.padding}, value={self.value}"
 
 
@@ -50,6 +54,7 @@ class _ZeroPadNd(_ConstantPadNd):
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"{self.padding}"
 
 
@@ -57,6 +62,7 @@ class _CircularPadNd(_PadNd):
     _mode = "circular"
 
     def forward(self, input):
+        """Pad `input` circularly (wrapping around) by `padding`."""
         self._check_input_dim(input)
         return F.pad(input, self.padding, "circular")
 

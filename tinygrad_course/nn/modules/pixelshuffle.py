@@ -15,9 +15,11 @@ class PixelShuffle(Module):
         self.upscale_factor = upscale_factor
 
     def forward(self, input):
+        """`F.pixel_shuffle` with this layer's settings."""
         return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"upscale_factor={self.upscale_factor}"
 
 
@@ -29,7 +31,9 @@ class PixelUnshuffle(Module):
         self.downscale_factor = downscale_factor
 
     def forward(self, input):
+        """`F.pixel_unshuffle` with this layer's settings."""
         return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"downscale_factor={self.downscale_factor}"

@@ -21,10 +21,12 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
+        """`F.max_pool2d` with this layer's settings."""
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
@@ -43,10 +45,12 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
+        """`F.avg_pool2d` with this layer's settings."""
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -58,9 +62,11 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, input):
+        """`F.adaptive_avg_pool2d` with this layer's settings."""
         return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"output_size={self.output_size}"
 
 
@@ -68,6 +74,7 @@ class MaxPool1d(MaxPool2d):
     """Maximum over kernel_size windows of (N, C, L) input (stride defaults to kernel_size)."""
 
     def forward(self, input):
+        """`F.max_pool1d` with this layer's settings."""
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -88,10 +95,12 @@ class AvgPool1d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, input):
+        """`F.avg_pool1d` with this layer's settings."""
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -99,6 +108,7 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
     """Average pooling of (N, C, L) input to a fixed output length."""
 
     def forward(self, input):
+        """`F.adaptive_avg_pool1d` with this layer's settings."""
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
@@ -111,9 +121,11 @@ class AdaptiveMaxPool2d(Module):
         self.return_indices = return_indices
 
     def forward(self, input):
+        """`F.adaptive_max_pool2d` with this layer's settings."""
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"output_size={self.output_size}"
 
 
@@ -121,6 +133,7 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     """Max pooling of (N, C, L) input to a fixed output length (optionally also the indices)."""
 
     def forward(self, input):
+        """`F.adaptive_max_pool1d` with this layer's settings."""
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
@@ -135,9 +148,11 @@ class LPPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
+        """`F.lp_pool2d` with this layer's settings."""
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"ceil_mode={self.ceil_mode}")
 
@@ -146,6 +161,7 @@ class LPPool1d(LPPool2d):
     """Power-average pooling over 1-D windows of (N, C, L) input."""
 
     def forward(self, input):
+        """`F.lp_pool1d` with this layer's settings."""
         return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
@@ -163,9 +179,11 @@ class MaxUnpool2d(Module):
         self.padding = as_tuple(padding)
 
     def forward(self, input, indices, output_size=None):
+        """`F.max_unpool2d` with this layer's settings."""
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -175,4 +193,5 @@ class MaxUnpool1d(MaxUnpool2d):
     _dims = 1
 
     def forward(self, input, indices, output_size=None):
+        """`F.max_unpool1d` with this layer's settings."""
         return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from ... import factories
+from ...factories import full
 from .. import functional as F
 from .. import init
 from ..functional.attention import _canonical_masks
@@ -37,7 +37,7 @@ def _get_activation_fn(activation):
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    return factories.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
+    return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
 class TransformerEncoderLayer(Module):

@@ -24,10 +24,12 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
+        """`F.interpolate` with this layer's settings."""
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
+        """The layer's settings, as shown inside its `repr`."""
         if self.scale_factor is not None:
             info = "scale_factor=" + repr(self.scale_factor)
         else:

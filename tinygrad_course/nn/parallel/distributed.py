@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 
-from ... import distributed as dist
 from ...autograd.grad_mode import is_grad_enabled
+from ...distributed.collectives import all_reduce, broadcast
+from ...distributed.process_group import get_rank, get_world_size, is_initialized
+from ...distributed.reduce_op import ReduceOp
 from ...dtypes import float64
 from ...factories import tensor
 from ..modules.module import Module
@@ -38,7 +40,7 @@ class DistributedDataParallel(Module):
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False):
         super().__init__()
-        if not dist.is_initialized():
+        if not is_initialized():
             raise ValueError(
                 "Default process group has not been initialized, please make sure to call init_process_group. "
                 "Hint: call tc.distributed.init_process_group(\"mpi\") before wrapping the model."
@@ -48,7 +50,7 @@ class DistributedDataParallel(Module):
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
-        self.world_size = dist.get_world_size()
+        self.world_size = get_world_size()
         named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
         self._grad_params = [p for _, p in named]
         if not self._grad_params:
@@ -67,19 +69,19 @@ class DistributedDataParallel(Module):
         sizes = [p.numel() for p in self._grad_params]
         signature = tensor([len(sizes), sum(sizes), sum((i + 1) * n for i, n in enumerate(sizes))], dtype=float64)
         low, high = signature.clone(), signature.clone()
-        dist.all_reduce(low, op=dist.ReduceOp.MIN)
-        dist.all_reduce(high, op=dist.ReduceOp.MAX)
+        all_reduce(low, op=ReduceOp.MIN)
+        all_reduce(high, op=ReduceOp.MAX)
         if low.tolist() != high.tolist():
             raise RuntimeError(
                 "DDP expects same model across all ranks, but the ranks' parameters differ in number or size "
-                f"(this is rank {dist.get_rank()} with {len(sizes)} parameters). Hint: build the same model on "
+                f"(this is rank {get_rank()} with {len(sizes)} parameters). Hint: build the same model on "
                 "every rank before wrapping it."
             )
 
     def _broadcast_state(self):
         """Copy rank 0's parameters and buffers to every rank."""
         for t in list(self.module.parameters()) + list(self.module.buffers()):
-            dist.broadcast(t.detach(), src=0)
+            broadcast(t.detach(), src=0)
 
     # ---- gradient averaging -----------------------------------------------------------------------
     def _make_hook(self, index):
@@ -107,14 +109,16 @@ class DistributedDataParallel(Module):
 
     # ---- forward ----------------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
+        """Run the wrapped module; in grad mode, arm the reducer to all-reduce its gradients in backward."""
         self.reducer.prepare_for_forward()
         if self.broadcast_buffers and self.world_size > 1:
             for b in self.module.buffers():
-                dist.broadcast(b, src=0)
+                broadcast(b, src=0)
         output = self.module(*inputs, **kwargs)
         if is_grad_enabled() and self.require_backward_grad_sync:
             self.reducer.prepare_for_backward(output)
         return output
 
     def extra_repr(self) -> str:
+        """The world size, as shown inside the `repr`."""
         return f"world_size={self.world_size}"

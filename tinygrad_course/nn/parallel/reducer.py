@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import sys
 
-from ... import distributed as dist
 from ...autograd.engine import queue_callback
 from ...autograd.function import AccumulateGrad
 from ...autograd.grad_mode import is_grad_enabled
+from ...distributed.collectives import all_reduce, broadcast
+from ...distributed.process_group import get_rank, get_world_size
 from ...dtypes import int64
 from ...factories import tensor
 from ...tensor import Tensor, _wrap
@@ -101,7 +102,7 @@ class Reducer:
 
     def __init__(self, params, names, bucket_cap_mb, find_unused_parameters, static_graph=False):
         self.params, self.names = params, names
-        self.world = dist.get_world_size()
+        self.world = get_world_size()
         self.find_unused_parameters = find_unused_parameters
         self.static_graph = static_graph
         cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
@@ -173,7 +174,7 @@ class Reducer:
 
     def _rebuild_buckets(self):
         order = tensor(self.ready_order, dtype=int64)
-        dist.broadcast(order, src=0)  # every rank buckets in rank 0's order
+        broadcast(order, src=0)  # every rank buckets in rank 0's order
         order = order.tolist()
         self.ready_order = None
         self.will_rebuild = False
@@ -236,7 +237,7 @@ class Reducer:
     def _launch(self, bucket):
         buf = bucket.flat()
         buf[-2], buf[-1] = bucket.number, bucket.number ** 2
-        bucket.work = dist.all_reduce(_wrap(buf), async_op=True)
+        bucket.work = all_reduce(_wrap(buf), async_op=True)
         self.launched.append(bucket)
 
     # ---- after backward ---------------------------------------------------------------------------
@@ -246,10 +247,10 @@ class Reducer:
             if missing and not self.find_unused_parameters:
                 raise RuntimeError(
                     "DistributedDataParallel: your module has parameters that were not used in producing loss "
-                    f"(rank {dist.get_rank()}). You can enable unused parameter detection by passing the keyword "
+                    f"(rank {get_rank()}). You can enable unused parameter detection by passing the keyword "
                     "argument `find_unused_parameters=True` to `DistributedDataParallel`, and by making sure all "
                     "`forward` function outputs participate in calculating loss. Parameter indices which did not "
-                    f"receive grad for rank {dist.get_rank()}: {' '.join(map(str, missing))} "
+                    f"receive grad for rank {get_rank()}: {' '.join(map(str, missing))} "
                     f"({', '.join(self.names[i] for i in missing)})"
                 )
             for i in missing:  # no gradient on this rank: zeros (or the no_sync() `.grad`) in its slot
@@ -257,13 +258,13 @@ class Reducer:
             used_count = None
             if self.find_unused_parameters:
                 used = self.buckets[0].xp.asarray(self.local_used, dtype="int32")
-                used_work = dist.all_reduce(_wrap(used), async_op=True)
+                used_work = all_reduce(_wrap(used), async_op=True)
             for bucket in self.launched:
                 bucket.work.wait()
                 buf = bucket.buffer
                 if buf[-2] != bucket.number * self.world or buf[-1] != bucket.number ** 2 * self.world:
                     raise RuntimeError(
-                        f"DistributedDataParallel: rank {dist.get_rank()} reduced the gradients of bucket "
+                        f"DistributedDataParallel: rank {get_rank()} reduced the gradients of bucket "
                         f"{bucket.number - 1} while another rank reduced a different one. Hint: every rank must "
                         "run the same DDP models' backward passes in the same order, with the same bucket_cap_mb."
                     )

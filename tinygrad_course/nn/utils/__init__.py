@@ -1,6 +1,6 @@
 """`tc.nn.utils`: gradient clipping and parameter/vector conversion."""
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import rnn
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "rnn"]

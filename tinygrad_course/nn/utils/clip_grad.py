@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
+from ...factories import tensor
 from ...tensor import Tensor, _wrap
 
 
@@ -18,8 +19,6 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     grads = _grads(parameters)
     max_norm, norm_type = float(max_norm), float(norm_type)
     if not grads:
-        from ...factories import tensor
-
         return tensor(0.0)
     xp = grads[0]._xp
     with no_grad():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ... import factories
+from ...factories import full, tensor
 from ...ops.concat import cat, stack
 from ...tensor import Tensor
 from ..functional.padding import pad
@@ -36,6 +36,7 @@ class PackedSequence(NamedTuple):
 
     @property
     def is_cuda(self):
+        """True if the packed data is on the GPU."""
         return self.data.is_cuda
 
 
@@ -97,8 +98,8 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sort
         inverse = [0] * len(order)
         for pos, i in enumerate(order):
             inverse[i] = pos
-        sorted_indices = factories.tensor(order, device=input.device)
-        unsorted_indices = factories.tensor(inverse, device=input.device)
+        sorted_indices = tensor(order, device=input.device)
+        unsorted_indices = tensor(inverse, device=input.device)
         input = input.index_select(batch_dim, sorted_indices)
         lengths = [lengths[i] for i in order]
     if batch_first:
@@ -107,7 +108,7 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False, enforce_sort
         raise RuntimeError(f"Expected sequence length to be at most {input.shape[0]}, but got {lengths[0]}")
     batch_sizes = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
     data = _padded_to_packed(input, batch_sizes)
-    return PackedSequence(data, factories.tensor(batch_sizes, device="cpu"), sorted_indices, unsorted_indices)
+    return PackedSequence(data, tensor(batch_sizes, device="cpu"), sorted_indices, unsorted_indices)
 
 
 def pad_packed_sequence(sequence, batch_first: bool = False, padding_value: float = 0.0, total_length=None):
@@ -126,7 +127,7 @@ def pad_packed_sequence(sequence, batch_first: bool = False, padding_value: floa
         lengths = [lengths[i] for i in _host_ints(sequence.unsorted_indices)]
     if batch_first:
         padded = padded.transpose(0, 1)
-    return padded, factories.tensor(lengths, device="cpu")
+    return padded, tensor(lengths, device="cpu")
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True):
@@ -141,7 +142,7 @@ def _padded_to_packed(padded, batch_sizes):
     """Rows of the time-major `padded` (T, B, *) that hold valid steps, in packed order."""
     times, batches = _positions(_host_ints(batch_sizes))
     device = padded.device
-    return padded[factories.tensor(times, device=device), factories.tensor(batches, device=device)]
+    return padded[tensor(times, device=device), tensor(batches, device=device)]
 
 
 def _packed_to_padded(data, batch_sizes, total_length=None, padding_value=0.0):
@@ -149,11 +150,11 @@ def _packed_to_padded(data, batch_sizes, total_length=None, padding_value=0.0):
     batch_sizes = _host_ints(batch_sizes)
     steps = len(batch_sizes) if total_length is None else total_length
     batch = batch_sizes[0]
-    filler = factories.full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
+    filler = full((1,) + tuple(data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
     rows = cat([data, filler], 0)
     index = [[data.shape[0]] * batch for _ in range(steps)]  # every slot points at the filler row ...
     for row, (t, b) in enumerate(zip(*_positions(batch_sizes))):
         index[t][b] = row  # ... except the valid ones
-    padded = rows[factories.tensor(index, device=data.device)]
-    masks = factories.tensor([[[b < size] for b in range(batch)] for size in batch_sizes], device=data.device)
+    padded = rows[tensor(index, device=data.device)]
+    masks = tensor([[[b < size] for b in range(batch)] for size in batch_sizes], device=data.device)
     return padded, masks

@@ -15,6 +15,10 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
+
+from ...factories import manual_seed
+
 _worker_info = None
 _POLL_SECONDS = 1.0
 
@@ -110,18 +114,15 @@ class _IterableFetcher:
 
 
 def create_fetcher(is_iterable, dataset, auto_collation, collate_fn, drop_last):
+    """The fetcher that turns indices (map-style) or an iterator (iterable-style) into batches."""
     cls = _IterableFetcher if is_iterable else _MapFetcher
     return cls(dataset, auto_collation, collate_fn, drop_last)
 
 
 def seed_worker(seed: int):
     """Seed Python's, NumPy's and the framework's generators in a worker (each worker gets base_seed + id)."""
-    import numpy as np
-
-    from ... import factories
-
     random.seed(seed)
-    factories.manual_seed(seed)
+    manual_seed(seed)
     np.random.seed(seed % (2 ** 32))
 
 

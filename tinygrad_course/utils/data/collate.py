@@ -11,6 +11,8 @@ import re
 
 import numpy as np
 
+from ...dtypes import float64
+from ...factories import as_tensor, tensor
 from ...ops.concat import stack
 from ...tensor import Tensor
 
@@ -20,8 +22,6 @@ _NP_STR = re.compile(r"[SaUO]")
 
 def default_collate(batch):
     """Merge a list of samples into a batch (see the module docstring for the rules)."""
-    from ... import factories as F
-
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)
@@ -29,17 +29,15 @@ def default_collate(batch):
         if isinstance(elem, np.ndarray) or isinstance(elem, np.memmap):
             if _NP_STR.search(elem.dtype.str) is not None:
                 raise TypeError(_ERR.format(elem.dtype))
-            return stack([F.as_tensor(b) for b in batch], 0)
+            return stack([as_tensor(b) for b in batch], 0)
         if elem.shape == ():
-            return F.as_tensor(np.asarray(batch))
+            return as_tensor(np.asarray(batch))
     if isinstance(elem, bool):
-        return F.tensor(batch)
+        return tensor(batch)
     if isinstance(elem, float):
-        from ... import dtypes
-
-        return F.tensor(batch, dtype=dtypes.float64)
+        return tensor(batch, dtype=float64)
     if isinstance(elem, int):
-        return F.tensor(batch)
+        return tensor(batch)
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
@@ -66,14 +64,12 @@ def default_collate(batch):
 
 def default_convert(data):
     """Turn NumPy arrays (also inside dicts, tuples, lists) into tensors; used when batching is off."""
-    from ... import factories as F
-
     if isinstance(data, Tensor):
         return data
     if type(data).__module__ == "numpy" and not isinstance(data, (np.str_, np.bytes_)):
         if isinstance(data, np.ndarray) and _NP_STR.search(data.dtype.str) is not None:
             return data
-        return F.as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             return type(data)({k: default_convert(v) for k, v in data.items()})

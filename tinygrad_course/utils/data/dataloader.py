@@ -12,6 +12,7 @@ import queue
 import warnings
 import weakref
 
+from ...cuda import is_available as _cuda_is_available
 from ...factories import default_generator
 from . import _worker
 from .collate import default_collate, default_convert
@@ -93,9 +94,7 @@ class DataLoader:
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else default_convert
         if pin_memory:
-            from ... import cuda
-
-            if not cuda.is_available():
+            if not _cuda_is_available():
                 warnings.warn(
                     "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
                     "won't be used."

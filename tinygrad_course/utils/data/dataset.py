@@ -9,6 +9,8 @@ import math
 import warnings
 from itertools import accumulate
 
+from ...factories import default_generator, randperm
+
 
 class Dataset:
     """A map-style dataset: subclass it and implement `__getitem__(index)` (and usually `__len__`)."""
@@ -76,6 +78,7 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """Running totals of the datasets' lengths (where each one ends)."""
         r, s = [], 0
         for e in sequence:
             s += len(e)
@@ -125,8 +128,6 @@ def random_split(dataset, lengths, generator=None):
 
     Pass `generator=tc.Generator().manual_seed(42)` for a reproducible split.
     """
-    from ...factories import default_generator, randperm
-
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

@@ -3,22 +3,19 @@ from __future__ import annotations
 
 import math
 
+from ...distributed.process_group import get_rank, get_world_size, is_available, is_initialized
 from ...factories import Generator
 from .sampler import Sampler
 
 
 def _world():
     """(world_size, rank) from `tc.distributed` when a process group is initialised."""
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        dist = None
-    if dist is None or not getattr(dist, "is_available", lambda: False)() or not dist.is_initialized():
+    if not is_available() or not is_initialized():
         raise RuntimeError(
             "Requires distributed package to be available. Hint: pass num_replicas= and rank= explicitly, or "
             "initialise a process group first."
         )
-    return dist.get_world_size(), dist.get_rank()
+    return get_world_size(), get_rank()
 
 
 class DistributedSampler(Sampler):

@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from ...factories import Generator, default_generator
+from ...factories import Generator, default_generator, multinomial, tensor
 from ...tensor import Tensor
 
 
@@ -55,6 +55,7 @@ class RandomSampler(Sampler):
 
     @property
     def num_samples(self) -> int:
+        """How many indices one pass yields (the dataset size unless given)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
@@ -101,16 +102,12 @@ class WeightedRandomSampler(Sampler):
         w = np.asarray(w, dtype=np.float64)
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        from ...factories import tensor
-
         self.weights = tensor(w)
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
     def __iter__(self):
-        from ...factories import multinomial
-
         return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
 
     def __len__(self):

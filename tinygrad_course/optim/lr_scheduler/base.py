@@ -1,0 +1,102 @@
+"""The base class of every learning-rate scheduler, mirroring `torch.optim.lr_scheduler.LRScheduler`.
+
+A scheduler changes `group["lr"]` of its optimizer's param groups each time `scheduler.step()` is called
+(usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values.
+"""
+from __future__ import annotations
+
+import types
+import warnings
+
+from ..optimizer import Optimizer
+
+_EPOCH_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
+    "Please use `scheduler.step()` to step the scheduler."
+)
+
+
+class LRScheduler:
+    """Base class: remembers the optimizer's initial lrs (`base_lrs`) and applies `get_lr()` on each step."""
+
+    _is_initial = False
+
+    def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0. Hint: load the optimizer's state_dict before creating the scheduler."
+                    )
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def state_dict(self) -> dict:
+        """Everything in the scheduler except the optimizer (restore it with `load_state_dict`)."""
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict):
+        """Restore a state saved by `state_dict()`."""
+        self.__dict__.update(state_dict)
+
+    def get_last_lr(self) -> list:
+        """The learning rates the scheduler set last, one per param group."""
+        return self._last_lr
+
+    def get_lr(self) -> list:
+        """The lrs for the current `last_epoch`, one per param group (each scheduler defines it)."""
+        raise NotImplementedError
+
+    def step(self, epoch=None):
+        """Advance the schedule by one step (or jump to `epoch`, deprecated) and write the new lrs."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
+                "should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure "
+                "to do this will result in PyTorch skipping the first value of the learning rate schedule.",
+                UserWarning, stacklevel=2,
+            )
+        self._step_count += 1
+        if epoch is not None:
+            warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _current_lrs(self):
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class _LRScheduler(LRScheduler):
+    """The old name of `LRScheduler`, kept (like PyTorch) for code that subclasses it."""
+
+
+def _saved_callables(fns):
+    """What `state_dict` keeps of user functions: nothing for plain functions, the `__dict__` of callable
+    objects (PyTorch's rule, so lambdas never end up in a checkpoint)."""
+    return [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in fns]
