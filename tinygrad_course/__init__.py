@@ -48,8 +48,8 @@ short = int16
 
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
-         "profiler", "autograd", "debugging", "linalg"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
+         "profiler", "autograd", "debugging", "linalg", "build", "seams"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build"}
 
 
 def __getattr__(name):

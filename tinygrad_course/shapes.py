@@ -80,3 +80,14 @@ def broadcast_shapes(*shapes):
             if acc[i] == 1:
                 acc[i] = shape[i]
     return Size(acc)
+
+
+@component("contiguous_strides")
+def contiguous_strides(shape):
+    """Row-major strides, in elements, of a contiguous tensor of `shape` (PyTorch's `stride()` of a fresh
+    tensor): the last dim has stride 1, each earlier one the product of the sizes after it."""
+    strides, step = [], 1
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))

@@ -12,7 +12,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._backend import CPU, array_module, device_of_array
 from ._printing import tensor_repr
-from .shapes import Size, normalize_dim  # noqa: F401  (tc.Size is defined with the other shape rules)
+from .shapes import Size, contiguous_strides, normalize_dim  # noqa: F401  (tc.Size is defined with the other shape rules)
 
 _ndarray = np.ndarray
 _BY_NP = _dt._BY_NP
@@ -146,8 +146,12 @@ class Tensor:
         return self._base is not None
 
     def is_contiguous(self, memory_format=None) -> bool:
-        """True when elements are laid out row-major without gaps (size-1 dims are ignored)."""
-        return bool(self._data.flags.c_contiguous)
+        """True when elements are laid out row-major without gaps (size-1 dims are ignored), i.e. the strides
+        are those of `shapes.contiguous_strides` wherever a dim has more than one element."""
+        shape = self._data.shape
+        if self._data.size == 0:
+            return True
+        return all(s == c for s, c, n in zip(self.stride(), contiguous_strides(shape), shape) if n != 1)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point

@@ -4,8 +4,16 @@ from __future__ import annotations
 import math
 
 from ..ops import gpu_kernels
-from .optimizer import Optimizer, advance_step, bump_version, check_betas, check_float, new_step_count, \
-    params_with_grads
+from ..seams import component
+from .optimizer import (
+    Optimizer,
+    advance_step,
+    bump_version,
+    check_betas,
+    check_float,
+    new_step_count,
+    params_with_grads,
+)
 
 
 class Adam(Optimizer):
@@ -29,6 +37,7 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
+    @component("Adam.update")
     def _update_group(self, group):
         lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]

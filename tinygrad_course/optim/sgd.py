@@ -1,6 +1,7 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay (like `torch.optim.SGD`)."""
 from __future__ import annotations
 
+from ..seams import component
 from .optimizer import Optimizer, bump_version, check_float, params_with_grads
 
 
@@ -22,6 +23,7 @@ class SGD(Optimizer):
                         maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
+    @component("SGD.update")
     def _update_group(self, group):
         lr, momentum, dampening = float(group["lr"]), group["momentum"], group["dampening"]
         weight_decay, nesterov = group["weight_decay"], group["nesterov"]

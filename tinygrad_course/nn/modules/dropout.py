@@ -1,6 +1,7 @@
 """Dropout layers, like `torch.nn.Dropout`: element-wise, channel-wise (`Dropout1d/2d/3d`) and alpha dropout."""
 from __future__ import annotations
 
+from ...seams import component
 from .. import functional as F
 from .module import Module
 
@@ -17,6 +18,7 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
+    @component("Dropout.forward")
     def forward(self, input):
         """`F.dropout` with this layer's settings."""
         return F.dropout(input, self.p, self.training, self.inplace)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...factories import empty
+from ...seams import component
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -47,6 +48,7 @@ class Linear(Module):
         """Re-draw weight and bias with PyTorch's default initialisation."""
         init.default_reset_(self.weight, self.bias)
 
+    @component("Linear.forward")
     def forward(self, input):
         """`F.linear` with this layer's settings."""
         return F.linear(input, self.weight, self.bias)

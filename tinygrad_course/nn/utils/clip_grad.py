@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
 from ...factories import tensor
+from ...seams import component
 from ...tensor import Tensor, _wrap
 
 
@@ -12,6 +13,7 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+@component("clip_grad_norm_")
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach=None):
     """Scale all gradients together so their joint norm is at most max_norm; returns the total norm
