@@ -1,0 +1,255 @@
+"""Fused recurrent layers: one LSTM, GRU or Elman RNN layer (one direction) over a whole sequence as one op.
+
+What `torch.nn.LSTM/GRU/RNN` compute per layer and direction, done the way PyTorch's CPU kernels do it: the
+input projection of every time step is one matmul before the loop, each step is one matmul of the hidden
+state with the stacked gate weights plus a few whole-array element-wise operations, and the backward through
+time is written by hand (one graph node for the whole sequence, not one per gate op). Arrays go through the
+tensors' array module (`x._xp`, NumPy or CuPy).
+
+The hand-written backward is used when the backward is not itself recorded. Under `create_graph=True` the
+backward recomputes the layer with framework ops (`reference_sequence`) and differentiates that, so second
+derivatives through the layer are exact, at the speed of the unfused path.
+"""
+from __future__ import annotations
+
+from ..autograd.engine import grad as _autograd_grad
+from ..autograd.function import Op, _state
+from ..factories import stack
+from ..tensor import _wrap
+from .recurrent_backward import gru_backward, lstm_backward, rnn_backward
+
+__all__ = ["recurrent_sequence", "reference_sequence"]
+
+
+def _sigmoid_(xp, a):
+    """sigmoid in place, as 0.5 * tanh(0.5 a) + 0.5 (one transcendental, never overflows)."""
+    a *= 0.5
+    xp.tanh(a, out=a)
+    a *= 0.5
+    a += 0.5
+    return a
+
+
+def _lstm_forward(xp, gi, h0, c0, w_hh, w_hr, keep):
+    """gi: (T, B, 4H) input projections with both biases. Returns outputs (T+1, B, Hout) with h0 first, the
+    cell states (T+1, B, H) and, if `keep`, the arrays the backward needs."""
+    T, B = gi.shape[:2]
+    H = c0.shape[-1]
+    hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
+    cs = xp.empty((T + 1, B, H), dtype=gi.dtype)
+    hs[0], cs[0] = h0, c0
+    acts = xp.empty_like(gi) if keep else None
+    tanh_c = xp.empty((T, B, H), dtype=gi.dtype) if keep else None
+    hfull = xp.empty((T, B, H), dtype=gi.dtype) if keep and w_hr is not None else None
+    w_hh_t = w_hh.T
+    for t in range(T):
+        a = gi[t] + hs[t] @ w_hh_t
+        _sigmoid_(xp, a[:, :2 * H])
+        xp.tanh(a[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H])
+        _sigmoid_(xp, a[:, 3 * H:])
+        c = cs[t + 1]
+        xp.multiply(a[:, H:2 * H], cs[t], out=c)
+        c += a[:, :H] * a[:, 2 * H:3 * H]
+        tc = xp.tanh(c)
+        h = a[:, 3 * H:] * tc
+        if w_hr is not None:
+            if keep:
+                hfull[t] = h
+            h = h @ w_hr.T
+        hs[t + 1] = h
+        if keep:
+            acts[t], tanh_c[t] = a, tc
+    return hs, cs, (acts, tanh_c, hfull)
+
+
+def _gru_forward(xp, gi, h0, w_hh, b_hh, keep):
+    """gi: (T, B, 3H) input projections with b_ih. PyTorch's GRU: r and z from both projections,
+    n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n)."""
+    T = gi.shape[0]
+    H = h0.shape[-1]
+    hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
+    hs[0] = h0
+    rz_all = xp.empty(gi.shape[:2] + (2 * H,), dtype=gi.dtype) if keep else None
+    n_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
+    ghn_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
+    w_hh_t = w_hh.T
+    for t in range(T):
+        gh = hs[t] @ w_hh_t
+        if b_hh is not None:
+            gh += b_hh
+        rz = _sigmoid_(xp, gi[t, :, :2 * H] + gh[:, :2 * H])
+        ghn = gh[:, 2 * H:]
+        n = rz[:, :H] * ghn
+        n += gi[t, :, 2 * H:]
+        xp.tanh(n, out=n)
+        h = hs[t + 1]
+        xp.subtract(hs[t], n, out=h)
+        h *= rz[:, H:]
+        h += n
+        if keep:
+            rz_all[t], n_all[t], ghn_all[t] = rz, n, ghn
+    return hs, (rz_all, n_all, ghn_all)
+
+
+def _rnn_forward(xp, gi, h0, w_hh, relu):
+    """gi: (T, B, H) input projections with both biases; h' = tanh(gi + W_hh h) (or relu)."""
+    T = gi.shape[0]
+    hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
+    hs[0] = h0
+    w_hh_t = w_hh.T
+    for t in range(T):
+        h = hs[t + 1]
+        xp.matmul(hs[t], w_hh_t, out=h)
+        h += gi[t]
+        if relu:
+            xp.maximum(h, 0, out=h)
+        else:
+            xp.tanh(h, out=h)
+    return hs
+
+
+class _RecurrentSequence(Op):
+    """One layer, one direction, whole sequence. Arguments: x (T, B, I) time-major, h0 (B, Hout), c0 (B, H)
+    or None, w_ih, w_hh, b_ih or None, b_hh or None, w_hr or None, mode, reverse. Returns (output, h_n)
+    or (output, h_n, c_n) for LSTM."""
+
+    @staticmethod
+    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse):
+        xp = x._xp
+        X = x._data[::-1] if reverse else x._data
+        T, B = X.shape[:2]
+        W_ih, W_hh = w_ih._data, w_hh._data
+        gi = (X.reshape(T * B, X.shape[2]) @ W_ih.T).reshape(T, B, W_ih.shape[0])
+        if b_ih is not None:
+            gi += b_ih._data
+        bh = None if b_hh is None else b_hh._data
+        if bh is not None and mode != "GRU":
+            gi += bh
+        keep = bool(ctx.needs_input_grad)
+        cs = saved = None
+        if mode == "LSTM":
+            hs, cs, saved = _lstm_forward(xp, gi, h0._data, c0._data, W_hh, None if w_hr is None else w_hr._data,
+                                          keep)
+        elif mode == "GRU":
+            hs, saved = _gru_forward(xp, gi, h0._data, W_hh, bh, keep)
+        else:
+            hs = _rnn_forward(xp, gi, h0._data, W_hh, mode == "RNN_RELU")
+        out = hs[:0:-1] if reverse else hs[1:]
+        out = xp.ascontiguousarray(out) if reverse else out.copy()  # the saved states stay private
+        if keep:
+            ctx.mode, ctx.reverse = mode, reverse
+            ctx.arrays = (X, hs, cs, saved)
+            ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+        if mode == "LSTM":
+            return out, hs[-1].copy(), cs[-1].copy()
+        return out, hs[-1].copy()
+
+    @staticmethod
+    def backward(ctx, d_out, d_h, d_c=None):
+        if _state.enabled:  # create_graph: differentiate the unfused computation instead
+            return _recorded_backward(ctx, (d_out, d_h, d_c))
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = ctx.saved_tensors  # also checks in-place changes
+        X, hs, cs, saved = ctx.arrays
+        xp = x._xp
+        dO = None if d_out is None else d_out._data
+        if dO is not None and ctx.reverse:
+            dO = dO[::-1]
+        dH = None if d_h is None else d_h._data
+        W_hh = w_hh._data
+        if ctx.mode == "LSTM":
+            dC = None if d_c is None else d_c._data
+            dGi, dGh, dh0, dc0, dW_hr = lstm_backward(xp, dO, dH, dC, hs, cs, saved, W_hh,
+                                                      None if w_hr is None else w_hr._data)
+        elif ctx.mode == "GRU":
+            dGi, dGh, dh0 = gru_backward(xp, dO, dH, hs, saved, W_hh)
+            dc0 = dW_hr = None
+        else:
+            dGi, dGh, dh0 = rnn_backward(xp, dO, dH, hs, W_hh, ctx.mode == "RNN_RELU")
+            dc0 = dW_hr = None
+        need = ctx.needs_input_grad
+        T, B = X.shape[:2]
+        G = dGi.shape[-1]
+        dGi2 = dGi.reshape(T * B, G)
+        dGh2 = dGi2 if dGh is None else dGh.reshape(T * B, G)
+        dx = None
+        if need[0]:
+            dx = (dGi2 @ w_ih._data).reshape(X.shape)
+            dx = xp.ascontiguousarray(dx[::-1]) if ctx.reverse else dx
+        dw_ih = dGi2.T @ X.reshape(T * B, X.shape[2]) if need[3] else None
+        dw_hh = dGh2.T @ hs[:-1].reshape(T * B, hs.shape[-1]) if need[4] else None
+        db_ih = dGi2.sum(axis=0) if need[5] else None
+        db_hh = dGh2.sum(axis=0) if need[6] else None
+        grads = (dx, dh0 if need[1] else None, dc0 if len(need) > 2 and need[2] else None,
+                 dw_ih, dw_hh, db_ih, db_hh, dW_hr if need[7] else None)
+        return tuple(None if g is None else _wrap(g) for g in grads) + (None, None)
+
+
+class LstmSequence(_RecurrentSequence):
+    node_name = "LstmSequenceBackward0"
+
+
+class GruSequence(_RecurrentSequence):
+    node_name = "GruSequenceBackward0"
+
+
+class RnnSequence(_RecurrentSequence):
+    node_name = "RnnSequenceBackward0"
+
+
+_OPS = {"LSTM": LstmSequence, "GRU": GruSequence, "RNN_TANH": RnnSequence, "RNN_RELU": RnnSequence}
+
+
+def recurrent_sequence(mode, x, states, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False):
+    """One layer and direction of `torch.nn.LSTM/GRU/RNN` (mode "LSTM", "GRU", "RNN_TANH", "RNN_RELU") over
+    the time-major sequence x (T, B, I) from `states` ((h0,) or (h0, c0), each (B, size)), fused into one op.
+    Returns (output (T, B, Hout), final states tuple)."""
+    c0 = states[1] if mode == "LSTM" else None
+    res = _OPS[mode].apply(x, states[0], c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse)
+    return res[0], tuple(res[1:])
+
+
+# ---- the same layer with framework ops (double backward) -------------------------------------------------
+
+def reference_sequence(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):
+    """The layer written step by step with framework ops (differentiable to any order); returns
+    (output, h_n) or (output, h_n, c_n)."""
+    gi = x.matmul(w_ih.t())
+    if b_ih is not None:
+        gi = gi + b_ih
+    steps = gi.unbind(0)
+    outputs = [None] * len(steps)
+    h, c = h0, c0
+    for t in (range(len(steps) - 1, -1, -1) if reverse else range(len(steps))):
+        gh = h.matmul(w_hh.t())
+        if b_hh is not None:
+            gh = gh + b_hh
+        if mode == "LSTM":
+            i, f, g, o = (steps[t] + gh).chunk(4, 1)
+            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h = o.sigmoid() * c.tanh()
+            if w_hr is not None:
+                h = h.matmul(w_hr.t())
+        elif mode == "GRU":
+            i_r, i_z, i_n = steps[t].chunk(3, 1)
+            h_r, h_z, h_n = gh.chunk(3, 1)
+            r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
+            n = (i_n + r * h_n).tanh()
+            h = n + z * (h - n)
+        else:
+            pre = steps[t] + gh
+            h = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+        outputs[t] = h
+    out = stack(outputs)
+    return (out, h, c) if mode == "LSTM" else (out, h)
+
+
+def _recorded_backward(ctx, grads):
+    saved = ctx.saved_tensors
+    need = ctx.needs_input_grad
+    inputs = [t for t, n in zip(saved, need) if t is not None and n]
+    outs = reference_sequence(ctx.mode, ctx.reverse, *saved)
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+    found = iter(_autograd_grad([o for o, _ in pairs], inputs, [g for _, g in pairs], create_graph=True,
+                                allow_unused=True))
+    result = [next(found) if t is not None and n else None for t, n in zip(saved, need)]
+    return tuple(result) + (None, None)
