@@ -30,39 +30,49 @@ def _sigmoid_(xp, a):
     return a
 
 
-def _lstm_forward(xp, gi, h0, c0, w_hh, w_hr, keep):
-    """gi: (T, B, 4H) input projections with both biases. Returns outputs (T+1, B, Hout) with h0 first, the
-    cell states (T+1, B, H) and, if `keep`, the arrays the backward needs."""
+def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, keep):
+    """gi: (T, B, 4H) input projections with both biases; w_hh_t, w_hr_t: transposed weights. Returns outputs
+    (T+1, B, Hout) with h0 first, the cell states (T+1, B, H) and, if `keep`, what the backward needs."""
     T, B = gi.shape[:2]
     H = c0.shape[-1]
-    hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
-    cs = xp.empty((T + 1, B, H), dtype=gi.dtype)
+    dt = gi.dtype
+    hs = xp.empty((T + 1,) + h0.shape, dtype=dt)
+    cs = xp.empty((T + 1, B, H), dtype=dt)
     hs[0], cs[0] = h0, c0
     acts = xp.empty_like(gi) if keep else None
-    tanh_c = xp.empty((T, B, H), dtype=gi.dtype) if keep else None
-    hfull = xp.empty((T, B, H), dtype=gi.dtype) if keep and w_hr is not None else None
-    w_hh_t = w_hh.T
+    tanh_c = xp.empty((T, B, H), dtype=dt) if keep else None
+    hfull = xp.empty((T, B, H), dtype=dt) if keep and w_hr_t is not None else None
+    # sigmoid(v) = 0.5 * tanh(0.5 v) + 0.5 for the i, f, o blocks, tanh for g: one tanh over all gates
+    scale = xp.full(4 * H, 0.5, dtype=dt)
+    scale[2 * H:3 * H] = 1
+    shift = xp.full(4 * H, 0.5, dtype=dt)
+    shift[2 * H:3 * H] = 0
+    a = xp.empty((B, 4 * H), dtype=dt)
+    tc = xp.empty((B, H), dtype=dt)
     for t in range(T):
-        a = gi[t] + hs[t] @ w_hh_t
-        _sigmoid_(xp, a[:, :2 * H])
-        xp.tanh(a[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H])
-        _sigmoid_(xp, a[:, 3 * H:])
+        if keep:
+            a, tc = acts[t], tanh_c[t]
+        xp.matmul(hs[t], w_hh_t, out=a)
+        a += gi[t]
+        a *= scale
+        xp.tanh(a, out=a)
+        a *= scale
+        a += shift
         c = cs[t + 1]
         xp.multiply(a[:, H:2 * H], cs[t], out=c)
         c += a[:, :H] * a[:, 2 * H:3 * H]
-        tc = xp.tanh(c)
-        h = a[:, 3 * H:] * tc
-        if w_hr is not None:
+        xp.tanh(c, out=tc)
+        if w_hr_t is None:
+            xp.multiply(a[:, 3 * H:], tc, out=hs[t + 1])
+        else:
+            h = a[:, 3 * H:] * tc
             if keep:
                 hfull[t] = h
-            h = h @ w_hr.T
-        hs[t + 1] = h
-        if keep:
-            acts[t], tanh_c[t] = a, tc
+            xp.matmul(h, w_hr_t, out=hs[t + 1])
     return hs, cs, (acts, tanh_c, hfull)
 
 
-def _gru_forward(xp, gi, h0, w_hh, b_hh, keep):
+def _gru_forward(xp, gi, h0, w_hh_t, b_hh, keep):
     """gi: (T, B, 3H) input projections with b_ih. PyTorch's GRU: r and z from both projections,
     n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n)."""
     T = gi.shape[0]
@@ -72,7 +82,6 @@ def _gru_forward(xp, gi, h0, w_hh, b_hh, keep):
     rz_all = xp.empty(gi.shape[:2] + (2 * H,), dtype=gi.dtype) if keep else None
     n_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
     ghn_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
-    w_hh_t = w_hh.T
     for t in range(T):
         gh = hs[t] @ w_hh_t
         if b_hh is not None:
@@ -91,12 +100,11 @@ def _gru_forward(xp, gi, h0, w_hh, b_hh, keep):
     return hs, (rz_all, n_all, ghn_all)
 
 
-def _rnn_forward(xp, gi, h0, w_hh, relu):
+def _rnn_forward(xp, gi, h0, w_hh_t, relu):
     """gi: (T, B, H) input projections with both biases; h' = tanh(gi + W_hh h) (or relu)."""
     T = gi.shape[0]
     hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
     hs[0] = h0
-    w_hh_t = w_hh.T
     for t in range(T):
         h = hs[t + 1]
         xp.matmul(hs[t], w_hh_t, out=h)
@@ -119,7 +127,8 @@ class _RecurrentSequence(Op):
         X = x._data[::-1] if reverse else x._data
         T, B = X.shape[:2]
         W_ih, W_hh = w_ih._data, w_hh._data
-        gi = (X.reshape(T * B, X.shape[2]) @ W_ih.T).reshape(T, B, W_ih.shape[0])
+        gi = (X.reshape(T * B, X.shape[2]) @ xp.ascontiguousarray(W_ih.T)).reshape(T, B, W_ih.shape[0])
+        W_hh_t = xp.ascontiguousarray(W_hh.T)  # BLAS is faster on the contiguous transpose
         if b_ih is not None:
             gi += b_ih._data
         bh = None if b_hh is None else b_hh._data
@@ -128,12 +137,12 @@ class _RecurrentSequence(Op):
         keep = bool(ctx.needs_input_grad)
         cs = saved = None
         if mode == "LSTM":
-            hs, cs, saved = _lstm_forward(xp, gi, h0._data, c0._data, W_hh, None if w_hr is None else w_hr._data,
-                                          keep)
+            hs, cs, saved = _lstm_forward(xp, gi, h0._data, c0._data, W_hh_t,
+                                          None if w_hr is None else xp.ascontiguousarray(w_hr._data.T), keep)
         elif mode == "GRU":
-            hs, saved = _gru_forward(xp, gi, h0._data, W_hh, bh, keep)
+            hs, saved = _gru_forward(xp, gi, h0._data, W_hh_t, bh, keep)
         else:
-            hs = _rnn_forward(xp, gi, h0._data, W_hh, mode == "RNN_RELU")
+            hs = _rnn_forward(xp, gi, h0._data, W_hh_t, mode == "RNN_RELU")
         out = hs[:0:-1] if reverse else hs[1:]
         out = xp.ascontiguousarray(out) if reverse else out.copy()  # the saved states stay private
         if keep:
