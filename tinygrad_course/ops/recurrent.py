@@ -30,9 +30,18 @@ def _sigmoid_(xp, a):
     return a
 
 
+def _lstm_gate_scale(xp, H, dtype):
+    """0.5 for the sigmoid gates i, f, o and 1 for g: sigmoid(v) = 0.5 * tanh(0.5 v) + 0.5, so with the
+    weights and biases pre-scaled by this, one tanh over all four gates (then a scale and shift) does it."""
+    scale = xp.full(4 * H, 0.5, dtype=dtype)
+    scale[2 * H:3 * H] = 1
+    return scale
+
+
 def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, keep):
-    """gi: (T, B, 4H) input projections with both biases; w_hh_t, w_hr_t: transposed weights. Returns outputs
-    (T+1, B, Hout) with h0 first, the cell states (T+1, B, H) and, if `keep`, what the backward needs."""
+    """gi: (T, B, 4H) input projections with both biases and w_hh_t the transposed hidden weights, both
+    pre-scaled by _lstm_gate_scale; w_hr_t the transposed projection. Returns outputs (T+1, B, Hout) with h0
+    first, the cell states (T+1, B, H) and, if `keep`, what the backward needs."""
     T, B = gi.shape[:2]
     H = c0.shape[-1]
     dt = gi.dtype
@@ -43,24 +52,24 @@ def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, keep):
     tanh_c = xp.empty((T, B, H), dtype=dt) if keep else None
     hfull = xp.empty((T, B, H), dtype=dt) if keep and w_hr_t is not None else None
     # sigmoid(v) = 0.5 * tanh(0.5 v) + 0.5 for the i, f, o blocks, tanh for g: one tanh over all gates
-    scale = xp.full(4 * H, 0.5, dtype=dt)
-    scale[2 * H:3 * H] = 1
+    scale = _lstm_gate_scale(xp, H, dt)
     shift = xp.full(4 * H, 0.5, dtype=dt)
     shift[2 * H:3 * H] = 0
     a = xp.empty((B, 4 * H), dtype=dt)
     tc = xp.empty((B, H), dtype=dt)
+    ig = xp.empty((B, H), dtype=dt)
     for t in range(T):
         if keep:
             a, tc = acts[t], tanh_c[t]
         xp.matmul(hs[t], w_hh_t, out=a)
         a += gi[t]
-        a *= scale
         xp.tanh(a, out=a)
         a *= scale
         a += shift
         c = cs[t + 1]
         xp.multiply(a[:, H:2 * H], cs[t], out=c)
-        c += a[:, :H] * a[:, 2 * H:3 * H]
+        xp.multiply(a[:, :H], a[:, 2 * H:3 * H], out=ig)
+        c += ig
         xp.tanh(c, out=tc)
         if w_hr_t is None:
             xp.multiply(a[:, 3 * H:], tc, out=hs[t + 1])
@@ -127,13 +136,17 @@ class _RecurrentSequence(Op):
         X = x._data[::-1] if reverse else x._data
         T, B = X.shape[:2]
         W_ih, W_hh = w_ih._data, w_hh._data
-        gi = (X.reshape(T * B, X.shape[2]) @ xp.ascontiguousarray(W_ih.T)).reshape(T, B, W_ih.shape[0])
-        W_hh_t = xp.ascontiguousarray(W_hh.T)  # BLAS is faster on the contiguous transpose
-        if b_ih is not None:
-            gi += b_ih._data
         bh = None if b_hh is None else b_hh._data
+        bias = None if b_ih is None else b_ih._data
         if bh is not None and mode != "GRU":
-            gi += bh
+            bias = bh if bias is None else bias + bh
+        scale = _lstm_gate_scale(xp, W_ih.shape[0] // 4, W_ih.dtype) if mode == "LSTM" else None
+        # BLAS is faster on contiguous transposed weights; the LSTM's are pre-scaled (see _lstm_forward)
+        W_ih_t = xp.ascontiguousarray((W_ih if scale is None else W_ih * scale[:, None]).T)
+        W_hh_t = xp.ascontiguousarray((W_hh if scale is None else W_hh * scale[:, None]).T)
+        gi = (X.reshape(T * B, X.shape[2]) @ W_ih_t).reshape(T, B, W_ih.shape[0])
+        if bias is not None:
+            gi += bias if scale is None else bias * scale
         keep = bool(ctx.needs_input_grad)
         cs = saved = None
         if mode == "LSTM":

@@ -8,7 +8,7 @@ incoming gradient (activation derivatives) are computed for the whole sequence b
 """
 from __future__ import annotations
 
-__all__ = ["lstm_backward", "gru_backward", "rnn_backward"]
+__all__ = ["gru_backward", "lstm_backward", "rnn_backward"]
 
 
 def _start(xp, d_state, shape, dtype):

@@ -13,7 +13,6 @@ import numbers
 import warnings
 
 from ... import factories
-from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
