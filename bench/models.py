@@ -8,6 +8,7 @@ batches, so their first losses agree (checked by `bench/suite.py`).
 Sizes (full run):
 - LSTM / GRU language model: Embedding(65, 64) -> LSTM/GRU(64, 128) -> Linear(128, 65), sequences of 32
   tokens, batch 16, next-token cross-entropy.
+- LSTM / GRU layer: that language model's recurrent layer alone on (16, 32, 64) inputs, forward + backward.
 - GPT: 2 pre-norm blocks (causal self-attention with 4 heads, MLP 4x), width 128, block 64, vocab 65,
   batch 8, learned position embeddings, weight-untied head (nanoGPT-style, scaled down for 2 cores).
 - Transformer encoder: nn.TransformerEncoder of 2 nn.TransformerEncoderLayer(d_model=128, nhead=4,
@@ -100,6 +101,25 @@ def make_recurrent_lm(lib, kind="LSTM", tiny=False):
     F = lib.nn.functional
     return _training_step(lib, model, _token_batches(lib, batch, seq),
                           lambda logits, y: F.cross_entropy(logits.reshape(-1, VOCAB), y.reshape(-1)))
+
+
+def make_recurrent_layer(lib, kind="LSTM", tiny=False):
+    """The LSTM or GRU layer of the language model alone: forward + backward of a sum-of-squares loss
+    (no embedding, head or optimizer), to tell the layer's share of the language-model ratio."""
+    embed, hidden, batch, seq = (4, 5, 2, 3) if tiny else (64, 128, 16, 32)
+    layer = _build(lib, lambda nn: getattr(nn, kind)(embed, hidden, batch_first=True))
+    rng = np.random.default_rng(1)
+    x = lib.from_numpy(rng.standard_normal((batch, seq, embed)).astype(np.float32)).requires_grad_()
+
+    def step(i):
+        x.grad = None
+        layer.zero_grad()
+        out, _ = layer(x)
+        loss = (out * out).mean()
+        loss.backward()
+        return loss.item()
+
+    return step
 
 
 # ---- small GPT ------------------------------------------------------------------------------------------

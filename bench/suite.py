@@ -79,6 +79,10 @@ BENCHES = {
                      models.make_recurrent_lm(lib, "LSTM", tiny), 11, 8, 1.5),
     "gru_lm": Bench("GRU LM (Embedding+GRU 64->128+Linear), 16x32", lambda lib, tiny=False:
                     models.make_recurrent_lm(lib, "GRU", tiny), 11, 8, 1.5),
+    "lstm_layer": Bench("LSTM layer alone (64->128, 16x32), forward+backward", lambda lib, tiny=False:
+                        models.make_recurrent_layer(lib, "LSTM", tiny), 11, 8, 1.5),
+    "gru_layer": Bench("GRU layer alone (64->128, 16x32), forward+backward", lambda lib, tiny=False:
+                       models.make_recurrent_layer(lib, "GRU", tiny), 11, 8, 1.5),
     "gpt": Bench("GPT 2 layers, 4 heads, width 128, block 64, batch 8", models.make_gpt, 9, 6, 1.5),
     "transformer": Bench("Transformer encoder 2x(d128, 4 heads, ff256), 16x32", models.make_transformer_encoder,
                          9, 8, 1.1),
