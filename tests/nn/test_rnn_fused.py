@@ -225,3 +225,71 @@ def test_retain_graph_allows_a_second_backward():
     first = x.grad.clone()
     out.sum().backward()
     assert tc.allclose(x.grad, 2 * first)
+
+
+# ---- packed sequences: finished sequences keep their states, inside the fused op -------------------------------
+
+def _masks(lengths, steps):
+    return tc.tensor([[[t < n] for n in lengths] for t in range(steps)])
+
+
+@pytest.mark.parametrize("mode,proj,bias,reverse", SEQUENCE_CASES)
+def test_fused_sequence_with_masks_gradcheck_and_matches_unfused(mode, proj, bias, reverse):
+    tensors = _sequence_inputs(mode, proj, bias)
+    masks = _masks([3, 1], 3)
+    names = [k for k, v in tensors.items() if v is not None]
+    fixed = {k: v for k, v in tensors.items() if v is None}
+    args = tuple(tensors[k] for k in names)
+
+    def fused(*a):
+        kw = dict(fixed, **dict(zip(names, a)))
+        states = (kw["h0"], kw["c0"]) if mode == "LSTM" else (kw["h0"],)
+        out, final = recurrent_sequence(mode, kw["x"], states, kw["w_ih"], kw["w_hh"], kw["b_ih"], kw["b_hh"],
+                                        kw["w_hr"], reverse, masks)
+        return (out,) + final
+
+    def unfused(*a):
+        kw = dict(fixed, **dict(zip(names, a)))
+        return reference_sequence(mode, reverse, kw["x"], kw["h0"], kw["c0"], kw["w_ih"], kw["w_hh"], kw["b_ih"],
+                                  kw["b_hh"], kw["w_hr"], masks)
+
+    for a, b in zip(fused(*args), unfused(*args)):
+        assert tc.allclose(a, b, atol=1e-12)
+    assert gradcheck(fused, args)
+
+
+@pytest.mark.parametrize("spec", ["LSTM(3, 4, proj_size=2, num_layers=2, bidirectional=True)",
+                                  "GRU(3, 4, num_layers=2, bidirectional=True)", "RNN(3, 4, nonlinearity='relu')"])
+def test_packed_input_float64_matches_torch_through_one_node_per_direction(spec):
+    ours, theirs = _make(spec, tc.float64)
+    seqs = [tc.randn(n, 3, dtype=tc.float64, requires_grad=True) for n in (2, 5, 3)]
+    tseqs = [to_torch(s) for s in seqs]
+    packed = nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
+    tpacked = torch.nn.utils.rnn.pack_sequence(tseqs, enforce_sorted=False)
+    out, state = ours(packed)
+    tout, tstate = theirs(tpacked)
+    assert_close(out.data, tout.data, atol=1e-12, rtol=1e-10)
+    for s, ts in zip(_states(state), _states(tstate)):
+        assert_close(s, ts, atol=1e-12, rtol=1e-10)
+    names = [n.name() for n in _graph_nodes(out.data)]
+    assert sum(name.endswith("SequenceBackward0") for name in names) == ours.num_layers * (1 + ours.bidirectional)
+    (out.data.sin().sum() + sum((s * s).sum() for s in _states(state))).backward()
+    (tout.data.sin().sum() + sum((s * s).sum() for s in _states(tstate))).backward()
+    for s, ts in zip(seqs, tseqs):
+        assert_close(s.grad, ts.grad, atol=1e-12, rtol=1e-10)
+    for p, tp in zip(ours.parameters(), theirs.parameters()):
+        assert_close(p.grad, tp.grad, atol=1e-12, rtol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_double_backward_with_masks(mode):
+    t = _sequence_inputs(mode)
+    masks = _masks([1, 3], 3)
+    fixed = [None if t[k] is None else t[k].detach() for k in ("c0", "w_ih", "w_hh", "b_ih", "b_hh")]
+
+    def fn(x, h0):
+        states = (h0, fixed[0]) if mode == "LSTM" else (h0,)
+        out, final = recurrent_sequence(mode, x, states, *fixed[1:], reverse=True, masks=masks)
+        return tc.cat([out.reshape(-1)] + [s.reshape(-1) for s in final])
+
+    assert gradgradcheck(fn, (t["x"], t["h0"]), eps=1e-6, atol=1e-4, rtol=1e-3)

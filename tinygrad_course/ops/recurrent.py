@@ -38,10 +38,11 @@ def _lstm_gate_scale(xp, H, dtype):
     return scale
 
 
-def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, keep):
+def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, mask, keep):
     """gi: (T, B, 4H) input projections with both biases and w_hh_t the transposed hidden weights, both
     pre-scaled by _lstm_gate_scale; w_hr_t the transposed projection. Returns outputs (T+1, B, Hout) with h0
-    first, the cell states (T+1, B, H) and, if `keep`, what the backward needs."""
+    first, the cell states (T+1, B, H) and, if `keep`, what the backward needs. Where `mask` (T, B, 1) is False
+the states stay as they were (finished sequences of a packed batch)."""
     T, B = gi.shape[:2]
     H = c0.shape[-1]
     dt = gi.dtype
@@ -78,10 +79,13 @@ def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, keep):
             if keep:
                 hfull[t] = h
             xp.matmul(h, w_hr_t, out=hs[t + 1])
+        if mask is not None:
+            hs[t + 1] = xp.where(mask[t], hs[t + 1], hs[t])
+            cs[t + 1] = xp.where(mask[t], c, cs[t])
     return hs, cs, (acts, tanh_c, hfull)
 
 
-def _gru_forward(xp, gi, h0, w_hh_t, b_hh, keep):
+def _gru_forward(xp, gi, h0, w_hh_t, b_hh, mask, keep):
     """gi: (T, B, 3H) input projections with b_ih. PyTorch's GRU: r and z from both projections,
     n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n)."""
     T = gi.shape[0]
@@ -104,12 +108,14 @@ def _gru_forward(xp, gi, h0, w_hh_t, b_hh, keep):
         xp.subtract(hs[t], n, out=h)
         h *= rz[:, H:]
         h += n
+        if mask is not None:
+            hs[t + 1] = xp.where(mask[t], h, hs[t])
         if keep:
             rz_all[t], n_all[t], ghn_all[t] = rz, n, ghn
     return hs, (rz_all, n_all, ghn_all)
 
 
-def _rnn_forward(xp, gi, h0, w_hh_t, relu):
+def _rnn_forward(xp, gi, h0, w_hh_t, relu, mask):
     """gi: (T, B, H) input projections with both biases; h' = tanh(gi + W_hh h) (or relu)."""
     T = gi.shape[0]
     hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
@@ -122,6 +128,8 @@ def _rnn_forward(xp, gi, h0, w_hh_t, relu):
             xp.maximum(h, 0, out=h)
         else:
             xp.tanh(h, out=h)
+        if mask is not None:
+            hs[t + 1] = xp.where(mask[t], h, hs[t])
     return hs
 
 
@@ -135,13 +143,14 @@ def _transposed(xp, w, scale=None):
 
 class _RecurrentSequence(Op):
     """One layer, one direction, whole sequence. Arguments: x (T, B, I) time-major, h0 (B, Hout), c0 (B, H)
-    or None, w_ih, w_hh, b_ih or None, b_hh or None, w_hr or None, mode, reverse. Returns (output, h_n)
-    or (output, h_n, c_n) for LSTM."""
+    or None, w_ih, w_hh, b_ih or None, b_hh or None, w_hr or None, masks (T, B, 1) bool or None, mode,
+    reverse. Returns (output, h_n) or (output, h_n, c_n) for LSTM."""
 
     @staticmethod
-    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse):
+    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks, mode, reverse):
         xp = x._xp
         X = x._data[::-1] if reverse else x._data
+        M = None if masks is None else (masks._data[::-1] if reverse else masks._data)
         T, B = X.shape[:2]
         W_ih, W_hh = w_ih._data, w_hh._data
         bh = None if b_hh is None else b_hh._data
@@ -159,17 +168,17 @@ class _RecurrentSequence(Op):
         cs = saved = None
         if mode == "LSTM":
             hs, cs, saved = _lstm_forward(xp, gi, h0._data, c0._data, W_hh_t,
-                                          None if w_hr is None else _transposed(xp, w_hr._data), keep)
+                                          None if w_hr is None else _transposed(xp, w_hr._data), M, keep)
         elif mode == "GRU":
-            hs, saved = _gru_forward(xp, gi, h0._data, W_hh_t, bh, keep)
+            hs, saved = _gru_forward(xp, gi, h0._data, W_hh_t, bh, M, keep)
         else:
-            hs = _rnn_forward(xp, gi, h0._data, W_hh_t, mode == "RNN_RELU")
+            hs = _rnn_forward(xp, gi, h0._data, W_hh_t, mode == "RNN_RELU", M)
         out = hs[:0:-1] if reverse else hs[1:]
         out = xp.ascontiguousarray(out) if reverse else out.copy()  # the saved states stay private
         if keep:
             ctx.mode, ctx.reverse = mode, reverse
-            ctx.arrays = (X2, hs, cs, saved)
-            ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+            ctx.arrays = (X2, hs, cs, saved, None if M is None else M.astype(hs.dtype))
+            ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks)
         if mode == "LSTM":
             return out, hs[-1].copy(), cs[-1].copy()
         return out, hs[-1].copy()
@@ -178,8 +187,8 @@ class _RecurrentSequence(Op):
     def backward(ctx, d_out, d_h, d_c=None):
         if _state.enabled:  # create_graph: differentiate the unfused computation instead
             return _recorded_backward(ctx, (d_out, d_h, d_c))
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = ctx.saved_tensors  # also checks in-place changes
-        X2, hs, cs, saved = ctx.arrays
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, _ = ctx.saved_tensors  # also checks in-place changes
+        X2, hs, cs, saved, mask = ctx.arrays
         xp = x._xp
         dO = None if d_out is None else d_out._data
         if dO is not None and ctx.reverse:
@@ -189,12 +198,12 @@ class _RecurrentSequence(Op):
         if ctx.mode == "LSTM":
             dC = None if d_c is None else d_c._data
             dGi, dGh, dh0, dc0, dW_hr = lstm_backward(xp, dO, dH, dC, hs, cs, saved, W_hh,
-                                                      None if w_hr is None else w_hr._data)
+                                                      None if w_hr is None else w_hr._data, mask)
         elif ctx.mode == "GRU":
-            dGi, dGh, dh0 = gru_backward(xp, dO, dH, hs, saved, W_hh)
+            dGi, dGh, dh0 = gru_backward(xp, dO, dH, hs, saved, W_hh, mask)
             dc0 = dW_hr = None
         else:
-            dGi, dGh, dh0 = rnn_backward(xp, dO, dH, hs, W_hh, ctx.mode == "RNN_RELU")
+            dGi, dGh, dh0 = rnn_backward(xp, dO, dH, hs, W_hh, ctx.mode == "RNN_RELU", mask)
             dc0 = dW_hr = None
         need = ctx.needs_input_grad
         T, B = hs.shape[0] - 1, hs.shape[1]
@@ -211,7 +220,7 @@ class _RecurrentSequence(Op):
         db_hh = dGh2.sum(axis=0) if need[6] else None
         grads = (dx, dh0 if need[1] else None, dc0 if len(need) > 2 and need[2] else None,
                  dw_ih, dw_hh, db_ih, db_hh, dW_hr if need[7] else None)
-        return tuple(None if g is None else _wrap(g) for g in grads) + (None, None)
+        return tuple(None if g is None else _wrap(g) for g in grads) + (None, None, None)
 
 
 class LstmSequence(_RecurrentSequence):
@@ -229,20 +238,21 @@ class RnnSequence(_RecurrentSequence):
 _OPS = {"LSTM": LstmSequence, "GRU": GruSequence, "RNN_TANH": RnnSequence, "RNN_RELU": RnnSequence}
 
 
-def recurrent_sequence(mode, x, states, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False):
+def recurrent_sequence(mode, x, states, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False, masks=None):
     """One layer and direction of `torch.nn.LSTM/GRU/RNN` (mode "LSTM", "GRU", "RNN_TANH", "RNN_RELU") over
     the time-major sequence x (T, B, I) from `states` ((h0,) or (h0, c0), each (B, size)), fused into one op.
-    Returns (output (T, B, Hout), final states tuple)."""
+    Where the bool `masks` (T, B, 1) are False (past the end of a packed sequence) the states are carried over
+    unchanged. Returns (output (T, B, Hout), final states tuple)."""
     c0 = states[1] if mode == "LSTM" else None
-    res = _OPS[mode].apply(x, states[0], c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse)
+    res = _OPS[mode].apply(x, states[0], c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks, mode, reverse)
     return res[0], tuple(res[1:])
 
 
 # ---- the same layer with framework ops (double backward) -------------------------------------------------
 
-def reference_sequence(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):
-    """The layer written step by step with framework ops (differentiable to any order); returns
-    (output, h_n) or (output, h_n, c_n)."""
+def reference_sequence(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks=None):
+    """The layer of `recurrent_sequence` written step by step with framework ops (differentiable to any
+    order); returns (output, h_n) or (output, h_n, c_n)."""
     gi = x.matmul(w_ih.t())
     if b_ih is not None:
         gi = gi + b_ih
@@ -253,21 +263,26 @@ def reference_sequence(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):
         gh = h.matmul(w_hh.t())
         if b_hh is not None:
             gh = gh + b_hh
+        c_new = None
         if mode == "LSTM":
             i, f, g, o = (steps[t] + gh).chunk(4, 1)
-            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-            h = o.sigmoid() * c.tanh()
+            c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h_new = o.sigmoid() * c_new.tanh()
             if w_hr is not None:
-                h = h.matmul(w_hr.t())
+                h_new = h_new.matmul(w_hr.t())
         elif mode == "GRU":
             i_r, i_z, i_n = steps[t].chunk(3, 1)
             h_r, h_z, h_n = gh.chunk(3, 1)
             r, z = (i_r + h_r).sigmoid(), (i_z + h_z).sigmoid()
             n = (i_n + r * h_n).tanh()
-            h = n + z * (h - n)
+            h_new = n + z * (h - n)
         else:
             pre = steps[t] + gh
-            h = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+            h_new = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+        if masks is not None:  # a finished sequence keeps its last state
+            h_new = h_new.where(masks[t], h)
+            c_new = None if c_new is None else c_new.where(masks[t], c)
+        h, c = h_new, c_new
         outputs[t] = h
     out = stack(outputs)
     return (out, h, c) if mode == "LSTM" else (out, h)

@@ -5,6 +5,9 @@ pre-activations of every step (`dGi`: of the input projections W_ih x + b_ih, `d
 W_hh h + b_hh, or None when they are the same), plus the gradients of the initial states. The weight
 gradients then come from one matmul over all steps (done by the caller). Factors that do not depend on the
 incoming gradient (activation derivatives) are computed for the whole sequence before the loop.
+
+`mask` (T, B, 1), 1 where a step is valid and 0 past the end of a packed sequence (where the forward carried
+the states over), or None: the gradient of a carried state goes straight to the previous step.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ def _start(xp, d_state, shape, dtype):
     return xp.zeros(shape, dtype=dtype) if d_state is None else d_state
 
 
-def lstm_backward(xp, d_out, d_h, d_c, hs, cs, saved, w_hh, w_hr):
+def lstm_backward(xp, d_out, d_h, d_c, hs, cs, saved, w_hh, w_hr, mask=None):
     """LSTM (gates i, f, g, o; optional projection w_hr). Returns (dG, None, dh0, dc0, dW_hr)."""
     acts, tanh_c, hfull = saved
     T, B, G = acts.shape
@@ -30,6 +33,9 @@ def lstm_backward(xp, d_out, d_h, d_c, hs, cs, saved, w_hh, w_hr):
     dh_steps = xp.empty((T,) + hs.shape[1:], dtype=acts.dtype) if w_hr is not None else None
     for t in range(T - 1, -1, -1):
         dht = dh if d_out is None else dh + d_out[t]
+        if mask is not None:
+            carry_h, carry_c = dht * (1 - mask[t]), dc * (1 - mask[t])
+            dht, dc = dht * mask[t], dc * mask[t]
         if w_hr is not None:
             dh_steps[t] = dht
             dht = dht @ w_hr
@@ -43,13 +49,16 @@ def lstm_backward(xp, d_out, d_h, d_c, hs, cs, saved, w_hh, w_hr):
         dg *= deriv[t]
         dc = dcc * a[:, H:2 * H]
         dh = dg @ w_hh
+        if mask is not None:
+            dh += carry_h
+            dc += carry_c
     dw_hr = None
     if w_hr is not None:
         dw_hr = dh_steps.reshape(T * B, -1).T @ hfull.reshape(T * B, H)
     return dG, None, dh, dc, dw_hr
 
 
-def gru_backward(xp, d_out, d_h, hs, saved, w_hh):
+def gru_backward(xp, d_out, d_h, hs, saved, w_hh, mask=None):
     """GRU (gates r, z, n; n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n)). Returns (dGi, dGh, dh0)."""
     rz, n, ghn = saved
     T, B, H = n.shape
@@ -62,6 +71,9 @@ def gru_backward(xp, d_out, d_h, hs, saved, w_hh):
     dh = _start(xp, d_h, hs.shape[1:], n.dtype)
     for t in range(T - 1, -1, -1):
         dht = dh if d_out is None else dh + d_out[t]
+        if mask is not None:
+            carry = dht * (1 - mask[t])
+            dht = dht * mask[t]
         di, dhh = dGi[t], dGh[t]
         dn = xp.multiply(dht, a_n[t], out=di[:, 2 * H:])
         xp.multiply(dht, k_z[t], out=di[:, H:2 * H])
@@ -70,10 +82,12 @@ def gru_backward(xp, d_out, d_h, hs, saved, w_hh):
         xp.multiply(dn, r[t], out=dhh[:, 2 * H:])
         dh = dht * z[t]
         dh += dhh @ w_hh
+        if mask is not None:
+            dh += carry
     return dGi, dGh, dh
 
 
-def rnn_backward(xp, d_out, d_h, hs, w_hh, relu):
+def rnn_backward(xp, d_out, d_h, hs, w_hh, relu, mask=None):
     """Elman RNN, h' = tanh(pre) or relu(pre). Returns (dG, None, dh0)."""
     out = hs[1:]
     deriv = (out > 0).astype(out.dtype) if relu else 1 - out * out
@@ -81,6 +95,11 @@ def rnn_backward(xp, d_out, d_h, hs, w_hh, relu):
     dh = _start(xp, d_h, hs.shape[1:], out.dtype)
     for t in range(out.shape[0] - 1, -1, -1):
         dht = dh if d_out is None else dh + d_out[t]
+        if mask is not None:
+            carry = dht * (1 - mask[t])
+            dht = dht * mask[t]
         xp.multiply(dht, deriv[t], out=dG[t])
         dh = dG[t] @ w_hh
+        if mask is not None:
+            dh += carry
     return dG, None, dh

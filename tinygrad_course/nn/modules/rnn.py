@@ -3,7 +3,8 @@
 
 Each layer and direction runs as one fused op (ops/recurrent.py): the input projections of all steps in one
 matmul, one matmul of the hidden state with the stacked gate weights per step, and a hand-written backward
-through time. Packed sequences run step by step with framework ops (a finished sequence keeps its state).
+through time; with packed input a finished sequence keeps its state. Under `create_graph=True` the backward
+differentiates the same layer written with framework ops, so double backward works (at unfused speed).
 Gate order and parameter layout are PyTorch's.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..parameter import Parameter
 from ...ops.recurrent import recurrent_sequence
 from ..utils.rnn import PackedSequence, _packed_to_padded, _padded_to_packed
 from .module import Module
-from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase, _gru_step, _lstm_step, _rnn_step
+from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -187,29 +188,12 @@ class RNNBase(Module):
                 what = f"hidden[{i}]" if self.mode == "LSTM" else "hidden"
                 raise RuntimeError(f"Expected {what} size {expected}, got {list(s.shape)}")
 
-    def _step(self, gi, state, weights):
-        w_hh, b_hh = weights["weight_hh"], weights.get("bias_hh")
-        if self.mode == "LSTM":
-            return _lstm_step(gi, state[0], state[1], w_hh, b_hh, weights.get("weight_hr"))
-        if self.mode == "GRU":
-            return (_gru_step(gi, state[0], w_hh, b_hh),)
-        return (_rnn_step(gi, state[0], w_hh, b_hh, relu=self.mode == "RNN_RELU"),)
-
     def _run_direction(self, x, state, weights, reverse, masks):
-        """One layer in one direction over the whole sequence; returns (outputs (T, B, H), final states)."""
-        if masks is None:
-            return recurrent_sequence(self.mode, x, state, weights["weight_ih"], weights["weight_hh"],
-                                      weights.get("bias_ih"), weights.get("bias_hh"), weights.get("weight_hr"),
-                                      reverse)
-        steps = F.linear(x, weights["weight_ih"], weights.get("bias_ih")).unbind(0)  # one matmul for all steps
-        outputs = [None] * len(steps)
-        for t in (range(len(steps) - 1, -1, -1) if reverse else range(len(steps))):
-            new = self._step(steps[t], state, weights)
-            if masks is not None:  # packed input: a finished sequence keeps its last state
-                new = tuple(n.where(masks[t], s) for n, s in zip(new, state))
-            state = new
-            outputs[t] = state[0]
-        return factories.stack(outputs), state
+        """One layer in one direction over the whole sequence (one fused op); returns (outputs (T, B, H), final
+        states). With packed input, `masks` (T, B, 1) marks the valid steps: a finished sequence keeps its state."""
+        return recurrent_sequence(self.mode, x, state, weights["weight_ih"], weights["weight_hh"],
+                                  weights.get("bias_ih"), weights.get("bias_hh"), weights.get("weight_hr"), reverse,
+                                  masks)
 
     def forward(self, input, hx=None):
         x, states, masks, unbatched, packed = self._prepare(input, hx)
