@@ -217,6 +217,18 @@ def test_in_place_change_of_a_weight_after_forward_is_an_error():
         out.sum().backward()
 
 
+def test_backward_frees_the_forward_arrays_unless_the_graph_is_retained():
+    lstm = nn.LSTM(3, 4)
+    out, _ = lstm(tc.randn(5, 2, 3))
+    node = out.grad_fn
+    out.sum().backward(retain_graph=True)
+    assert node.arrays is not None
+    out.sum().backward()
+    assert node.arrays is None
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out.sum().backward()
+
+
 def test_retain_graph_allows_a_second_backward():
     rnn = nn.RNN(3, 4)
     x = tc.randn(5, 2, 3, requires_grad=True)

@@ -13,7 +13,7 @@ derivatives through the layer are exact, at the speed of the unfused path.
 from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
-from ..autograd.function import Op, _state
+from ..autograd.function import Node, Op, _state
 from ..factories import stack
 from ..tensor import _wrap
 from .recurrent_backward import gru_backward, lstm_backward, rnn_backward
@@ -234,6 +234,15 @@ class GruSequence(_RecurrentSequence):
 class RnnSequence(_RecurrentSequence):
     node_name = "RnnSequenceBackward0"
 
+
+def _release(node):
+    """Free the forward's arrays with the saved tensors once the graph is not retained."""
+    Node._release(node)
+    node.arrays = None
+
+
+for _op in (LstmSequence, GruSequence, RnnSequence):
+    _op._Node._release = _release
 
 _OPS = {"LSTM": LstmSequence, "GRU": GruSequence, "RNN_TANH": RnnSequence, "RNN_RELU": RnnSequence}
 
