@@ -305,3 +305,23 @@ def test_double_backward_with_masks(mode):
         return tc.cat([out.reshape(-1)] + [s.reshape(-1) for s in final])
 
     assert gradgradcheck(fn, (t["x"], t["h0"]), eps=1e-6, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("spec", ["LSTM(3, 4, num_layers=2)", "GRU(3, 4)", "RNN(3, 4, bidirectional=True)"])
+def test_autocast_dtypes_match_torch(spec):
+    """CPU autocast (bfloat16): PyTorch runs LSTM and RNN in it, GRU in float32."""
+    ours, theirs = _make(spec, tc.float32)
+    ours.to("cpu")
+    x = tc.randn(5, 2, 3, device="cpu", requires_grad=True)
+    tx = to_torch(x)
+    with tc.autocast("cpu"):
+        out, state = ours(x)
+    with torch.autocast("cpu"):
+        tout, tstate = theirs(tx)
+    assert_close(out.float(), tout.float(), atol=3e-2, rtol=3e-2)
+    for s, ts in zip(_states(state) + (out,), _states(tstate) + (tout,)):
+        assert str(s.dtype).split(".")[-1] == str(ts.dtype).split(".")[-1]
+    out.float().sum().backward()
+    tout.float().sum().backward()
+    assert x.grad.dtype is tc.float32 and ours.weight_hh_l0.grad.dtype is tc.float32
+    assert_close(x.grad, tx.grad, atol=5e-2, rtol=5e-2)

@@ -14,6 +14,8 @@ import numbers
 import warnings
 
 from ... import factories
+from ...dtypes import float32
+from ...amp._state import autocast_state
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -195,6 +197,14 @@ class RNNBase(Module):
                                   weights.get("bias_ih"), weights.get("bias_hh"), weights.get("weight_hr"), reverse,
                                   masks)
 
+    def _autocast_dtype(self, y):
+        """Inside `tc.autocast`, PyTorch runs LSTM and RNN (not GRU) in the lower precision, so their outputs
+        and final states come out in it: that dtype, or None. (Computed here in float32, then rounded.)"""
+        dev = y.device.type
+        if self.mode == "GRU" or not autocast_state.active or not autocast_state.enabled.get(dev):
+            return None
+        return autocast_state.dtype.get(dev) if y.dtype is float32 else None
+
     def forward(self, input, hx=None):
         x, states, masks, unbatched, packed = self._prepare(input, hx)
         num_directions = 2 if self.bidirectional else 1
@@ -215,6 +225,10 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         final_states = tuple(factories.stack(store) for store in finals)
+        low = self._autocast_dtype(layer_input)
+        if low is not None:
+            layer_input = layer_input.to(low)
+            final_states = tuple(s.to(low) for s in final_states)
         if packed is not None:
             output = PackedSequence(_padded_to_packed(layer_input, packed.batch_sizes), packed.batch_sizes,
                                     packed.sorted_indices, packed.unsorted_indices)
