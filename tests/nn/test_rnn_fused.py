@@ -325,3 +325,24 @@ def test_autocast_dtypes_match_torch(spec):
     tout.float().sum().backward()
     assert x.grad.dtype is tc.float32 and ours.weight_hh_l0.grad.dtype is tc.float32
     assert_close(x.grad, tx.grad, atol=5e-2, rtol=5e-2)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("spec", ["LSTM(3, 4, bidirectional=True)", "GRU(3, 4)", "RNN(3, 4, nonlinearity='relu')"])
+def test_16_bit_layers_keep_their_dtype_and_match_torch(spec, dtype):
+    """16-bit inputs and weights: computed in float32 and rounded once, outputs and gradients in the 16-bit dtype."""
+    ours, theirs = _make(spec, tc.float32)
+    ours.to(getattr(tc, dtype))
+    theirs.to(getattr(torch, dtype))
+    data = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    x = tc.tensor(data).to(getattr(tc, dtype)).requires_grad_()
+    tx = torch.tensor(data).to(getattr(torch, dtype)).requires_grad_()
+    out, state = ours(x)
+    tout, tstate = theirs(tx)
+    assert all(str(s.dtype) == "tc." + dtype for s in (out,) + _states(state))
+    assert_close(out.float(), tout.float(), atol=2e-2, rtol=2e-2)
+    out.float().sum().backward()
+    tout.float().sum().backward()
+    assert str(x.grad.dtype) == str(ours.weight_ih_l0.grad.dtype) == "tc." + dtype
+    assert_close(x.grad.float(), tx.grad.float(), atol=5e-2, rtol=5e-2)
+    assert_close(ours.weight_hh_l0.grad.float(), theirs.weight_hh_l0.grad.float(), atol=5e-2, rtol=5e-2)

@@ -16,6 +16,7 @@ from ..autograd.engine import grad as _autograd_grad
 from ..autograd.function import Node, Op, _state
 from ..factories import stack
 from ..tensor import _wrap
+from .lowp import _LOW
 from .recurrent_backward import gru_backward, lstm_backward, rnn_backward
 
 __all__ = ["recurrent_sequence", "reference_sequence"]
@@ -133,6 +134,12 @@ def _rnn_forward(xp, gi, h0, w_hh_t, relu, mask):
     return hs
 
 
+def _arrays(low, *tensors):
+    """The tensors' arrays (None stays None), in float32 when `low` (16-bit floats are computed in float32
+    and rounded once at the end, like PyTorch's CPU kernels)."""
+    return tuple(None if t is None else t._data.astype("float32") if low else t._data for t in tensors)
+
+
 def _transposed(xp, w, scale=None):
     """w.T (times `scale` along its columns) as a C-contiguous array: BLAS multiplies faster by it than by
     the transposed view; one pass over w."""
@@ -149,12 +156,11 @@ class _RecurrentSequence(Op):
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks, mode, reverse):
         xp = x._xp
-        X = x._data[::-1] if reverse else x._data
+        low = x._data.dtype in _LOW
+        X, H0, C0, W_ih, W_hh, bias, bh, W_hr = _arrays(low, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+        X = X[::-1] if reverse else X
         M = None if masks is None else (masks._data[::-1] if reverse else masks._data)
         T, B = X.shape[:2]
-        W_ih, W_hh = w_ih._data, w_hh._data
-        bh = None if b_hh is None else b_hh._data
-        bias = None if b_ih is None else b_ih._data
         if bh is not None and mode != "GRU":
             bias = bh if bias is None else bias + bh
         scale = _lstm_gate_scale(xp, W_ih.shape[0] // 4, W_ih.dtype) if mode == "LSTM" else None
@@ -167,21 +173,22 @@ class _RecurrentSequence(Op):
         keep = bool(ctx.needs_input_grad)
         cs = saved = None
         if mode == "LSTM":
-            hs, cs, saved = _lstm_forward(xp, gi, h0._data, c0._data, W_hh_t,
-                                          None if w_hr is None else _transposed(xp, w_hr._data), M, keep)
+            hs, cs, saved = _lstm_forward(xp, gi, H0, C0, W_hh_t, None if W_hr is None else _transposed(xp, W_hr),
+                                          M, keep)
         elif mode == "GRU":
-            hs, saved = _gru_forward(xp, gi, h0._data, W_hh_t, bh, M, keep)
+            hs, saved = _gru_forward(xp, gi, H0, W_hh_t, bh, M, keep)
         else:
-            hs = _rnn_forward(xp, gi, h0._data, W_hh_t, mode == "RNN_RELU", M)
+            hs = _rnn_forward(xp, gi, H0, W_hh_t, mode == "RNN_RELU", M)
         out = hs[:0:-1] if reverse else hs[1:]
-        out = xp.ascontiguousarray(out) if reverse else out.copy()  # the saved states stay private
+        results = (out, hs[-1], cs[-1]) if mode == "LSTM" else (out, hs[-1])
         if keep:
-            ctx.mode, ctx.reverse = mode, reverse
+            ctx.mode, ctx.reverse, ctx.low = mode, reverse, low
             ctx.arrays = (X2, hs, cs, saved, None if M is None else M.astype(hs.dtype))
             ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks)
-        if mode == "LSTM":
-            return out, hs[-1].copy(), cs[-1].copy()
-        return out, hs[-1].copy()
+        # copies: the saved states stay private
+        dtype = x._data.dtype
+        return tuple(r.astype(dtype) if low else xp.ascontiguousarray(r) if reverse and r is out else r.copy()
+                     for r in results)
 
     @staticmethod
     def backward(ctx, d_out, d_h, d_c=None):
@@ -190,15 +197,11 @@ class _RecurrentSequence(Op):
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, _ = ctx.saved_tensors  # also checks in-place changes
         X2, hs, cs, saved, mask = ctx.arrays
         xp = x._xp
-        dO = None if d_out is None else d_out._data
+        dO, dH, dC, W_ih, W_hh, W_hr = _arrays(ctx.low, d_out, d_h, d_c, w_ih, w_hh, w_hr)
         if dO is not None and ctx.reverse:
             dO = dO[::-1]
-        dH = None if d_h is None else d_h._data
-        W_hh = w_hh._data
         if ctx.mode == "LSTM":
-            dC = None if d_c is None else d_c._data
-            dGi, dGh, dh0, dc0, dW_hr = lstm_backward(xp, dO, dH, dC, hs, cs, saved, W_hh,
-                                                      None if w_hr is None else w_hr._data, mask)
+            dGi, dGh, dh0, dc0, dW_hr = lstm_backward(xp, dO, dH, dC, hs, cs, saved, W_hh, W_hr, mask)
         elif ctx.mode == "GRU":
             dGi, dGh, dh0 = gru_backward(xp, dO, dH, hs, saved, W_hh, mask)
             dc0 = dW_hr = None
@@ -212,15 +215,17 @@ class _RecurrentSequence(Op):
         dGh2 = dGi2 if dGh is None else dGh.reshape(T * B, G)
         dx = None
         if need[0]:
-            dx = (dGi2 @ w_ih._data).reshape(T, B, X2.shape[1])
+            dx = (dGi2 @ W_ih).reshape(T, B, X2.shape[1])
             dx = xp.ascontiguousarray(dx[::-1]) if ctx.reverse else dx
         dw_ih = dGi2.T @ X2 if need[3] else None
         dw_hh = dGh2.T @ hs[:-1].reshape(T * B, hs.shape[-1]) if need[4] else None
         db_ih = dGi2.sum(axis=0) if need[5] else None
         db_hh = dGh2.sum(axis=0) if need[6] else None
-        grads = (dx, dh0 if need[1] else None, dc0 if len(need) > 2 and need[2] else None,
+        grads = (dx, dh0 if need[1] else None, dc0 if need[2] else None,
                  dw_ih, dw_hh, db_ih, db_hh, dW_hr if need[7] else None)
-        return tuple(None if g is None else _wrap(g) for g in grads) + (None, None, None)
+        inputs = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+        return tuple(None if g is None else _wrap(g.astype(t._data.dtype) if ctx.low else g)
+                     for g, t in zip(grads, inputs)) + (None, None, None)
 
 
 class LstmSequence(_RecurrentSequence):
