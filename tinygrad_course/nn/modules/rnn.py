@@ -14,12 +14,12 @@ import numbers
 import warnings
 
 from ... import factories
-from ...dtypes import float32
 from ...amp._state import autocast_state
+from ...dtypes import float32
+from ...ops.recurrent import recurrent_sequence
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ...ops.recurrent import recurrent_sequence
 from ..utils.rnn import PackedSequence, _packed_to_padded, _padded_to_packed
 from .module import Module
 from .rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
