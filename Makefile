@@ -53,7 +53,7 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow and not browser and not notebook and not gpu" -q
 
 bench: $(STAMP)
-	$(PY) bench/op_overhead.py
+	$(PY) bench/suite.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts

@@ -33,19 +33,20 @@ def weights(seed=0):
     return [p.detach().numpy().copy() for p in _layers(torch.nn).parameters()]
 
 
-def data(n=4, seed=1):
+def data(n=4, seed=1, batch=BATCH):
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, BATCH)) for _ in range(n)]
+    return [(rng.standard_normal((batch, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, batch)) for _ in range(n)]
 
 
-def make(lib, ws):
+def make(lib, ws, batch=BATCH):
+    """One training step `step(i)` of the CNN in `lib` (tinygrad_course or torch), returning the loss."""
     nn = lib.nn
     model = _layers(nn)
     with lib.no_grad():
         for p, w in zip(model.parameters(), ws):
             p.copy_(lib.from_numpy(w.copy()))
     opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-    batches = [(lib.from_numpy(x), lib.from_numpy(y)) for x, y in data()]
+    batches = [(lib.from_numpy(x), lib.from_numpy(y)) for x, y in data(batch=batch)]
 
     def step(i):
         x, y = batches[i % len(batches)]

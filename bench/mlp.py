@@ -35,51 +35,39 @@ def init_weights(seed=0):
     return ws
 
 
-def batches(n, seed=1):
+def batches(n, seed=1, batch=BATCH):
     rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((BATCH, 784)).astype(np.float32), rng.integers(0, 10, BATCH)) for _ in range(n)]
+    return [(rng.standard_normal((batch, 784)).astype(np.float32), rng.integers(0, 10, batch)) for _ in range(n)]
 
 
-# ---- tinygrad_course ----------------------------------------------------------------------------
+# ---- tinygrad_course and PyTorch (the same code: the API is the same) ------------------------------------
+def make_step(lib, weights, batch=BATCH):
+    """One training step `step(i)` of the MLP in `lib` (tinygrad_course or torch), returning the loss tensor."""
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+    with lib.no_grad():
+        for p, w in zip(model.parameters(), weights):
+            p.copy_(lib.from_numpy(w.copy()))
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    data = [(lib.from_numpy(x), lib.from_numpy(y)) for x, y in batches(8, batch=batch)]
+
+    def step(i):
+        x, y = data[i % len(data)]
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 def make_tc(weights):
-    nn = tc.nn
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
-    with tc.no_grad():
-        for p, w in zip(model.parameters(), weights):
-            p.copy_(tc.from_numpy(w.copy()))
-    opt = tc.optim.Adam(model.parameters(), lr=1e-3)
-    data = [(tc.from_numpy(x), tc.from_numpy(y)) for x, y in batches(8)]
-
-    def step(i):
-        x, y = data[i % len(data)]
-        opt.zero_grad()
-        loss = tc.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step, model
+    return make_step(tc, weights), None
 
 
-# ---- PyTorch ------------------------------------------------------------------------------------
 def make_torch(weights):
-    nn = torch.nn
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
-    with torch.no_grad():
-        for p, w in zip(model.parameters(), weights):
-            p.copy_(torch.from_numpy(w.copy()))
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches(8)]
-
-    def step(i):
-        x, y = data[i % len(data)]
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step, model
+    return make_step(torch, weights), None
 
 
 # ---- hand-written NumPy -------------------------------------------------------------------------

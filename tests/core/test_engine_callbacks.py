@@ -75,3 +75,18 @@ def test_callbacks_are_dropped_when_backward_fails():
     assert ran == []
     with pytest.raises(RuntimeError, match="Final callbacks"):
         queue_callback(lambda: None)  # the failed pass left no queue behind
+
+
+def test_two_outputs_of_one_node_as_roots_both_reach_the_input():
+    """backward/grad from two outputs of one multi-output op (chunk) count the shared node once, as PyTorch."""
+    import torch
+
+    x, xt = tc.arange(4.0).requires_grad_(True), torch.arange(4.0).requires_grad_(True)
+    a, b = x.chunk(2)
+    at, bt = xt.chunk(2)
+    tc.autograd.backward([a, b], [tc.ones(2), tc.full((2,), 2.0)])
+    torch.autograd.backward([at, bt], [torch.ones(2), torch.full((2,), 2.0)])
+    assert x.grad.tolist() == xt.grad.tolist()
+    a, b = x.chunk(2)
+    (g,) = tc.autograd.grad([a, b], x, [tc.ones(2), tc.full((2,), 2.0)])
+    assert g.tolist() == [1.0, 1.0, 2.0, 2.0]

@@ -13,7 +13,7 @@ import tinygrad_course.nn.functional as F
 from nn_helpers import assert_close, copy_weights, error_of, to_torch
 from tinygrad_course.autograd import gradcheck, gradgradcheck
 from gradcheck_table import gradcheck_test
-from tinygrad_course.nn.modules.rnn import _gru_step, _lstm_step, _rnn_step
+from tinygrad_course.nn.modules.rnn_cells import _gru_step, _lstm_step, _rnn_step
 from tinygrad_course.nn.utils import rnn as rnn_utils
 
 

@@ -99,7 +99,7 @@ def _count_dependencies(roots):
     """Number of graph edges pointing at each node reachable from `roots`, and those nodes in DFS post-order."""
     deps = {}
     seen = set(roots)
-    stack = list(roots)
+    stack = list(seen)  # a node reached from two roots (outputs of one multi-output op) is walked once
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:
