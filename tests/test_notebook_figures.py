@@ -54,3 +54,18 @@ def test_no_figure_is_saved_as_its_text_repr(path):
     assert not found, (f"{path.relative_to(ROOT)}: figures saved as text instead of images in cells "
                        f"{[i for i, _ in found]} ({found[0][1]}); activate an inline backend "
                        f"(`%matplotlib inline`) before the cell and re-execute the notebook")
+
+
+def _has_picture(notebook):
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if any(kind in data for kind in IMAGE_TYPES) or "<svg" in _text(data.get("text/html")):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("0[1-9]*.ipynb")), ids=lambda p: p.name)
+def test_every_lecture_chapter_shows_at_least_one_picture(path):
+    """Chapters 01-09 (and the lab) each explain something with a figure saved in the notebook."""
+    assert _has_picture(json.loads(path.read_text(encoding="utf-8"))), f"{path.name} shows no figure"
