@@ -6,6 +6,13 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+# Build mode: the learner's package for every test, notebook kernel and child process is an empty folder of
+# this run's own, so a developer's own mytorch/ never changes what the lecture notebooks print.
+if "TC_MYTORCH" not in os.environ:
+    import tempfile
+
+    os.environ["TC_MYTORCH"] = os.path.join(tempfile.mkdtemp(prefix="tc-mytorch-"), "mytorch")
+
 import pytest  # noqa: E402
 
 if os.environ.get("TC_STRICT_CUPY") == "1":  # the cuda cases against the strict CuPy stand-in (no GPU needed)
