@@ -11,8 +11,10 @@ import contextlib
 import heapq
 import itertools
 
+from .. import seams
 from ..factories import tensor as make_tensor
 from ..factories import zeros_like
+from ..seams import component
 from ..tensor import Tensor
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
@@ -112,6 +114,42 @@ def _count_dependencies(roots):
     return deps, seen
 
 
+@component("topological_sort")
+def topological_sort(root):
+    """Every node reachable from `root`, each before all nodes in its `next_functions` (the order a backward
+    pass may run them in). The engine schedules by dependency counts instead; a learner's version installed
+    under this name (build mode) makes the engine run in the order it returns."""
+    order, done, stack = [], set(), [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            order.append(node)
+            continue
+        if node in done:
+            continue
+        done.add(node)
+        stack.append((node, True))
+        stack.extend((child, False) for child, _ in node.next_functions if child is not None and child not in done)
+    return order[::-1]
+
+
+def _learner_order(roots, nodes):
+    """The order of a learner's topological sort when one is installed (one root), checked; else None."""
+    if "topological_sort" not in seams.ACTIVE or len(set(roots)) != 1:
+        return None
+    order = list(topological_sort(roots[0]))
+    position = {node: i for i, node in enumerate(order)}
+    if len(position) != len(order) or set(position) != nodes:
+        raise RuntimeError(f"your topological_sort returned {len(order)} nodes ({len(position)} different); "
+                           f"the graph below {roots[0].name()} has {len(nodes)}")
+    for node in order:
+        for child, _ in node.next_functions:
+            if child is not None and position[child] < position[node]:
+                raise RuntimeError(f"your topological_sort put {child.name()} before {node.name()}, "
+                                   "which sends it its gradient")
+    return order
+
+
 def _nodes_leading_to(targets, nodes):
     """The subset of `nodes` from which some target node can be reached (including the targets)."""
     parents = {}
@@ -209,11 +247,22 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     tie = itertools.count()
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
+    order = _learner_order(roots, nodes)  # build mode: the learner's topological sort decides the order
+    pending = iter(order) if order is not None else None
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
-        while ready:
-            _, _, node = heapq.heappop(ready)
+        while True:
+            if pending is None:
+                if not ready:
+                    break
+                _, _, node = heapq.heappop(ready)
+            else:
+                node = next(pending, None)
+                if node is None:
+                    break
+                if node not in buffers:  # no gradient reached it
+                    continue
             node_grads = buffers.pop(node)
             if needed is not None and node not in needed:
                 out = (None,) * len(node.next_functions)
@@ -261,7 +310,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
                 left = deps[child] - 1
                 deps[child] = left
-                if left == 0:
+                if left == 0 and pending is None:
                     heapq.heappush(ready, (-child._seq, next(tie), child))
     finally:
         _state.enabled = prev_mode
