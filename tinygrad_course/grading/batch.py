@@ -7,6 +7,8 @@ CSV of what finished (the cache lets the next run resume).
 """
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
 import signal
@@ -22,6 +24,7 @@ from .registry import chapter_module
 from .sandbox import containment
 from .sandbox.isolation import choose
 from .sandbox.plan import MalformedNotebook, Plan, build_plan
+from .sandbox.probe import make_check_probe
 from .sandbox.runner import Limits, RunReport, run_plan, trusted_imports
 from .source_shortcuts import shortcut_findings
 from .validate import exercise_points
@@ -68,9 +71,11 @@ class _Batch:
     reference: dict = field(default_factory=dict)  # test label -> StepRecord of the solution's run
 
     def run(self, plan: Plan) -> RunReport:
-        preload = ["numpy", "tinygrad_course", "tinygrad_course.grading", chapter_module(f"{int(self.assignment):02d}")]
+        module = chapter_module(f"{int(self.assignment):02d}")
+        checks = {module: make_check_probe(inspect.getsource(importlib.import_module(module)))}
+        preload = ["numpy", "tinygrad_course", "tinygrad_course.grading", module]
         return run_plan(plan.steps, preload=preload, imports=trusted_imports(self.solution_nb), limits=self.options.limits,
-                        isolation=self.isolation, unreadable=self.unreadable, stop=self.stop)
+                        isolation=self.isolation, unreadable=self.unreadable, checks=checks, stop=self.stop)
 
 
 def _reference(batch: _Batch) -> dict:

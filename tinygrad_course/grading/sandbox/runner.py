@@ -179,7 +179,7 @@ def _describe_exit(returncode: int | None, output: str, limits: Limits) -> str:
 
 
 def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, isolation: Isolation,
-             unreadable: list[str], stop: threading.Event | None = None) -> RunReport:
+             unreadable: list[str], checks: dict | None = None, stop: threading.Event | None = None) -> RunReport:
     """Run `steps` in contained workers (restarting without a step that hung or crashed); never raises for
     anything the notebook does."""
     stop = stop or threading.Event()
@@ -188,7 +188,8 @@ def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, 
     base = {"steps": [{"kind": s.kind, "label": s.label, "source": s.source} for s in steps], "preload": preload,
             "trusted_imports": imports, "unreadable": unreadable, "cell_timeout": limits.cell_timeout,
             "limits": {"memory_mb": limits.memory_mb, "disk_mb": limits.disk_mb, "cpu_s": int(limits.timeout) + 5},
-            "landlock": isolation.landlock, "tmpfs": isolation.namespace, "fences": isolation.fences}
+            "landlock": isolation.landlock, "tmpfs": isolation.namespace, "fences": isolation.fences,
+            "checks": checks or {}}
     for _ in range(limits.restarts + 1):
         sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
         try:
