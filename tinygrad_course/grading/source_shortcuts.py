@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import inspect
+import textwrap
 import types
 
 from .registry import get_exercise
@@ -143,7 +145,7 @@ def _local_table(fn, resolver: _Resolver) -> dict:
     return table
 
 
-def _uses(roots: list[str], defs: dict, symbols: dict, forbidden: dict) -> str | None:
+def _uses(roots: list[str], defs: dict, symbols: dict, forbidden: dict, dynamic: bool = True) -> str | None:
     resolver, seen, todo = _Resolver(symbols), set(), [r for r in roots if r in defs]
     while todo:
         name = todo.pop()
@@ -160,12 +162,17 @@ def _uses(roots: list[str], defs: dict, symbols: dict, forbidden: dict) -> str |
             if not isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
                 continue
             value = resolver.resolve(sub, local)
-            if value is DYNAMIC:
+            if value is DYNAMIC and dynamic:
                 return "a lookup the grader cannot follow (computed getattr, eval or exec)"
             for label, target in forbidden.items():
                 if value is not None and value is target:
                     return label
     return None
+
+
+def _library(obj) -> bool:
+    """A module, or a class of a watched library (patching either changes what everyone's code calls)."""
+    return isinstance(obj, types.ModuleType) or isinstance(obj, type) and _watched(obj)
 
 
 def _writes_libraries(trees: list[ast.Module], symbols: dict) -> bool:
@@ -174,10 +181,10 @@ def _writes_libraries(trees: list[ast.Module], symbols: dict) -> bool:
         for node in ast.walk(tree):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             for target in targets:
-                if isinstance(target, ast.Attribute) and isinstance(resolver.resolve(target.value, {}), types.ModuleType):
+                if isinstance(target, ast.Attribute) and _library(resolver.resolve(target.value, {})):
                     return True
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and node.args:
-                if isinstance(resolver.resolve(node.args[0], {}), types.ModuleType):
+                if _library(resolver.resolve(node.args[0], {})):
                     return True
     return False
 
@@ -205,15 +212,46 @@ def shortcut_findings(plan, solution_nb=None) -> dict[str, str]:
                 continue
             if not forbidden_names:
                 continue
-            forbidden = {}
-            for dotted in forbidden_names:
-                module, _, attr = dotted.rpartition(".")
-                target = _getattr(_import(module), attr)
-                if target is not None:
-                    forbidden[dotted] = target
+            forbidden = _forbidden_objects(forbidden_names)
             used = _uses(names, {k: v for k, v in defs.items() if k in learner_defs}, symbols, forbidden)
             if used is None and tampering:
                 used = "an assignment into a library module"
             if used:
                 findings[exercise_id] = used
     return findings
+
+
+def _forbidden_objects(names) -> dict:
+    found = {}
+    for dotted in names:
+        module, _, attr = dotted.rpartition(".")
+        target = _getattr(_import(module), attr)
+        if target is not None:
+            found[dotted] = target
+    return found
+
+
+def function_violations(functions, forbidden_names) -> list[str]:
+    """Forbidden names that live functions reach, resolved through their real globals (for check())."""
+    forbidden = _forbidden_objects(forbidden_names)
+    found = []
+    for fn in functions:
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or () if _filled(c))))
+        symbols = {**fn.__globals__, **closure}
+        defs = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        used = _uses(list(defs), defs, symbols, forbidden, dynamic=False)  # computed names: the tripwire's job
+        if used and used not in found:
+            found.append(used)
+    return found
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True

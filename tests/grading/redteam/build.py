@@ -28,6 +28,7 @@ class Case:
     name: str
     cells: dict = field(default_factory=dict)       # grade_id -> source replacing the correct solution
     extra: list = field(default_factory=list)       # (grade_id to follow or None for the top, source)
+    duplicate: dict = field(default_factory=dict)   # grade_id -> an earlier copy of that cell (same metadata)
     stub: bool = False                              # start from the released stubs instead of the solution
     zero: tuple = ()                                # exercises that must get 0 (others full, unless stub)
     expected: dict | None = None                    # explicit points per exercise
@@ -62,6 +63,11 @@ def notebook(case: Case, constants: str) -> str:
         else:
             index = next(i for i, c in enumerate(cells) if nbgrader_meta(c).get("grade_id") == after)
             cells.insert(index + 1, new)
+    for grade_id, source in case.duplicate.items():
+        index = next(i for i, c in enumerate(cells) if nbgrader_meta(c).get("grade_id") == grade_id)
+        copy = json.loads(json.dumps(cells[index]))
+        copy["id"], copy["source"] = f"d{index}", source
+        cells.insert(index, copy)
     data = json.loads(dumps(nb))
     data["cells"] = [json.loads(json.dumps(c)) for c in cells]
     return json.dumps(data, indent=1)
