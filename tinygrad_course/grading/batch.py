@@ -22,7 +22,7 @@ from .judge import Verdict, judge
 from .notebook_files import read, write_atomic
 from .registry import chapter_module
 from .sandbox import containment
-from .sandbox.isolation import choose
+from .sandbox.isolation import Isolation, choose
 from .sandbox.plan import MalformedNotebook, Plan, build_plan
 from .sandbox.probe import make_check_probe
 from .sandbox.runner import Limits, RunReport, run_plan, trusted_imports
@@ -47,7 +47,9 @@ class GradeOptions:
     use_cache: bool = True
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
-    isolation: str = "kernel"  # or, asked for by name only, "unsafe-audit-hook-only" / "unsafe-no-isolation"
+    # "kernel" (fails before anything runs if it cannot be had) or, asked for by name only,
+    # "unsafe-audit-hook-only" / "unsafe-no-isolation"; tests may pass an Isolation
+    isolation: str | Isolation = "kernel"
 
 
 def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
@@ -158,7 +160,7 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
     """Grade every submission, write `out` (CSV) atomically and the feedback files; raise Interrupted
     after writing what finished when SIGTERM/SIGINT arrive."""
     options = options or GradeOptions()
-    isolation = choose(options.isolation)  # the default fails here, before anything runs, if it cannot be had
+    isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
     out = Path(out)
     feedback_dir = Path(options.feedback_dir or out.with_name(out.stem + "_feedback"))
     cache_dir = Path(options.cache_dir or out.with_name("." + out.stem + "_cache"))

@@ -59,13 +59,6 @@ def _library_code(code, roots) -> bool:
     return _inside(code.co_filename, roots)
 
 
-def _safe_message(exc: BaseException) -> str:
-    """Exception text without running code the submission may have put into the exception."""
-    args = exc.args if type(exc.args) is tuple else ()
-    text = "; ".join(a for a in args if type(a) is str)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def install(*, writable: list[str], unreadable: list[str], trusted_code: frozenset = frozenset()) -> None:
     """Install the audit hook that refuses processes, ctypes, signals to others, sockets, frame inspection
     and file access outside `writable` (defence in depth: the verdict never depends on it)."""
