@@ -14,7 +14,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\
 def plain(text: str, limit: int = 300) -> str:
     """One line of learner text, safe inside a Markdown table or heading."""
     text = _CONTROL.sub("?", str(text)).replace("\n", " ").replace("\r", " ")[:limit]
-    return re.sub(r"([\\`*_{}\[\]<>()#+\-!|~=])", r"\\\1", text)
+    text = re.sub(r"([\\`*\[\]<>|])", r"\\\1", text)
+    return "\\" + text if text[:1] in "#>-+=~_" and text else text
 
 
 def quote(text: str, limit: int = 2000) -> list[str]:

@@ -31,6 +31,8 @@ def _plain(value):
         return _plain(value.tolist())
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     return value
 
 

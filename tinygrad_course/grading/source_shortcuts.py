@@ -175,18 +175,21 @@ def _library(obj) -> bool:
     return isinstance(obj, types.ModuleType) or isinstance(obj, type) and _watched(obj)
 
 
-def _writes_libraries(trees: list[ast.Module], symbols: dict) -> bool:
+def _planted(trees: list[ast.Module], symbols: dict, forbidden: dict) -> str | None:
+    """A forbidden implementation stored into a library module or class (to be found there under another name)."""
     resolver = _Resolver(symbols)
     for tree in trees:
         for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-            for target in targets:
+            stores = [(t, node.value) for t in node.targets] if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+                stores.append((ast.Attribute(node.args[0], "_", ast.Store()), node.args[2]))
+            for target, value in stores:
                 if isinstance(target, ast.Attribute) and _library(resolver.resolve(target.value, {})):
-                    return True
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and node.args:
-                if _library(resolver.resolve(node.args[0], {})):
-                    return True
-    return False
+                    planted = resolver.resolve(value, {})
+                    for label, obj in forbidden.items():
+                        if planted is obj:
+                            return f"{label} (stored into a library under another name)"
+    return None
 
 
 def shortcut_findings(plan, solution_nb=None) -> dict[str, str]:
@@ -202,7 +205,6 @@ def shortcut_findings(plan, solution_nb=None) -> dict[str, str]:
     symbols, defs = _module_symbols(trees)
     learner_trees = [tree for tree, learner in parsed if learner]
     _, learner_defs = _module_symbols(learner_trees)
-    tampering = _writes_libraries(learner_trees, symbols)
     findings = {}
     for probe in plan.probes.values():
         for exercise_id, names in probe.exercises:
@@ -214,8 +216,7 @@ def shortcut_findings(plan, solution_nb=None) -> dict[str, str]:
                 continue
             forbidden = _forbidden_objects(forbidden_names)
             used = _uses(names, {k: v for k, v in defs.items() if k in learner_defs}, symbols, forbidden)
-            if used is None and tampering:
-                used = "an assignment into a library module"
+            used = used or _planted(learner_trees, symbols, forbidden)
             if used:
                 findings[exercise_id] = used
     return findings

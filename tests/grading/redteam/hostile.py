@@ -137,6 +137,6 @@ def hostile_cases() -> list[Case]:
                                                                        "    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):\n"
                                                                        "        self.o = AdamW(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
                                                                        "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()"}),
-          Case("shortcut_library_patch", zero=("05.2", "05.3", "05.4"), extra=[(None, "import tinygrad_course as tc\nimport builtins\nbuiltins.MyOpt = tc.optim.SGD")],
+          Case("shortcut_library_patch", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nimport builtins\nbuiltins.MyOpt = tc.optim.SGD")],
                cells={"ex05_2": "class SGDMomentum:\n" + sgd.format("MyOpt")})]
     return c

@@ -111,7 +111,8 @@ def _prune(body: list, live: set[str], keep_names: set[str]) -> list:
                 live |= _loads(stmt) - _stores(stmt) | inner
             continue
         stores = _stores(stmt)
-        needed = bool(stores & live) or _side_effect_target(stmt) or bool(_loads(stmt) & keep_names)
+        needed = (bool(stores & live) or _side_effect_target(stmt) or isinstance(stmt, ast.AugAssign)  # x += 1 may mutate x in place
+                  or bool(_loads(stmt) & keep_names))
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             needed = bool(stores & live)
         if needed or not stores and not isinstance(stmt, (ast.Pass,)):
