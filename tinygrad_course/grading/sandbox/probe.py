@@ -117,7 +117,8 @@ def _prune(body: list, live: set[str], keep_names: set[str]) -> list:
             needed = bool(stores & live)
         if needed or not stores and not isinstance(stmt, (ast.Pass,)):
             kept.append(stmt)
-            live -= stores - _loads(stmt)
+            if not isinstance(stmt, ast.AugAssign):  # x += 1 reads x as well
+                live -= stores - _loads(stmt)
             live |= _loads(stmt)
     return list(reversed(kept))
 
