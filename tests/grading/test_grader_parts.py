@@ -4,7 +4,6 @@ import importlib
 import inspect
 import json
 import os
-import socket
 
 import numpy as np
 import pytest

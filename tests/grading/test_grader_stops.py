@@ -17,7 +17,8 @@ from tinygrad_course.grading.sandbox.isolation import Isolation
 from tinygrad_course.grading.sandbox.runner import Limits
 
 from .fixtures.submissions import CORRECT
-from .test_grader_landlock import FIXTURE, _course
+from .test_batch_grader import WITHOUT_LANDLOCK
+from .test_grader_landlock import _course
 
 pytestmark = pytest.mark.slow
 SLOW = "import time\nfor _ in range(900):\n    time.sleep(0.1)\n"
@@ -70,7 +71,7 @@ def test_a_signal_stops_the_batch_promptly_and_leaves_a_csv_and_a_cache(tmp_path
     env = dict(os.environ, TMPDIR=str(scratch))
     process = subprocess.Popen([sys.executable, "-m", "tinygrad_course.grading", "grade", str(course["submissions"]),
                                 "--assignment", "99", "--out", str(out), "--solutions", str(course["solutions"]),
-                                "--jobs", "2", "--cell-timeout", "120"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                "--jobs", "2", "--cell-timeout", "120", *WITHOUT_LANDLOCK], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(12)  # the reference run and the honest notebook finish; two slow ones are running
     assert _in(scratch), "the slow workers should be running"
     process.send_signal(signum)
