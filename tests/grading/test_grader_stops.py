@@ -107,3 +107,14 @@ def test_children_that_escape_the_session_die_with_their_worker(tmp_path, monkey
     assert _marked(mark) == []
     rows = {row["student"]: row for row in csv.DictReader(out.open())}
     assert rows["escaper"]["total"] == "6" and rows["honest"]["total"] == "6"
+
+
+def test_without_a_private_tmpfs_the_grader_measures_the_disk_quota(tmp_path):
+    fill = "for i in range(6):\n    with open(f'f{i}.bin', 'wb') as fh:\n        fh.write(b'0' * (7 << 20))\nimport time\ntime.sleep(10)\n"
+    out = tmp_path / "grades.csv"
+    course = _class(tmp_path, {"filler": {"ex99_1": fill + CORRECT["ex99_1"]}})
+    isolation = Isolation("unsafe-no-isolation", landlock=False, namespace=False, fences=False)
+    options = GradeOptions(limits=Limits(timeout=60, cell_timeout=30, disk_mb=16), jobs=1, use_cache=False, isolation=isolation)
+    results = {r["student"]: r for r in grade_all(course["submissions"], "99", out, course["solutions"], options)}
+    assert "wrote more than 16 MiB" in results["filler"]["problem"]
+    assert results["filler"]["earned"]["99.1"] == 0 and results["filler"]["earned"]["99.2"] == 3

@@ -98,7 +98,14 @@ def _row(student: str, batch: _Batch, verdicts: dict, problems: list[str]) -> di
 
 
 def grade_submission(found: submissions.Found, root: Path, batch: _Batch, results_cache) -> dict | None:
-    """Grade one student (None if the batch was stopped meanwhile); never raises for the submission's sake."""
+    """Grade one student (None if the batch was stopped meanwhile); never raises."""
+    try:
+        return _grade_one(found, root, batch, results_cache)
+    except Exception as exc:  # a grader bug on one notebook must not stop the class
+        return _row(found.student, batch, {}, [f"grader error: {type(exc).__name__}: {str(exc)[:300]}", found.note])
+
+
+def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cache) -> dict | None:
     if found.parts is None:
         return _row(found.student, batch, {}, [found.problem or f"no notebook {int(batch.assignment):02d}_*.ipynb was submitted"])
     try:

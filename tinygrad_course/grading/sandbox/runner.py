@@ -94,7 +94,7 @@ class _Attempt:
         self.spec, self.isolation, self.limits, self.deadline, self.stop = spec, isolation, limits, deadline, stop
         self.events: list[dict] = []
         self.malformed, self.current, self.started_at = 0, None, 0.0
-        self.ending, self.done = "", False
+        self.ending, self.done, self.next_disk_check = "", False, 0.0
 
     def _take(self, data: bytearray) -> None:
         *lines, rest = bytes(data).split(b"\n")
@@ -162,8 +162,25 @@ class _Attempt:
                 return
             if process.poll() is not None:
                 break
+            if not self.isolation.namespace and now > self.next_disk_check:  # no private tmpfs: measure
+                self.next_disk_check = now + 0.5
+                if _usage(self.spec["sandbox"]) > self.limits.disk_mb * 2**20:
+                    self.ending = f"the notebook wrote more than {self.limits.disk_mb} MiB"
+                    return
         if data:
             self._take(data + b"\n")
+
+
+def _usage(folder: str) -> int:
+    """Bytes of disk used under `folder` (allocated blocks, so sparse files count as what they use)."""
+    total = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(parent, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
 
 
 def _describe_exit(returncode: int | None, output: str, limits: Limits) -> str:
