@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tinygrad_course.grading.batch import GradeOptions, grade_all
+from tinygrad_course.grading.batch import GradeOptions, grade_all, observation_kinds, reference_run
 from tinygrad_course.grading.notebook_files import read
 from tinygrad_course.grading.sandbox import landlock
 from tinygrad_course.grading.sandbox.runner import Limits
@@ -43,6 +43,17 @@ def test_every_graded_check_fails_on_the_released_stub(path, tmp_path):
     points, result = _grade(path, path.parent.parent / "exercises" / path.name, tmp_path)
     free = [e for e in points if result["earned"][e]]
     assert set(result["earned"]) == set(points) and not free, f"exercises passing without any work: {free}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", solution_notebooks(), ids=notebook_id)
+def test_every_graded_test_observes_at_least_one_value(path):
+    """A worker can claim "yes" to a yes/no check, never a value it did not compute: every graded test
+    must compare at least one value with the solution's, so yes/no claims alone never score."""
+    options = GradeOptions(limits=LIMITS, jobs=1, use_cache=False, isolation=ISOLATION)
+    for label, (record, probe) in reference_run(path.parent, path.name[:2], options).items():
+        kinds = observation_kinds(record, probe)
+        assert {"close", "equal"} & set(kinds), f"{label} observes only {kinds}"
 
 
 def _exercise_notebooks():

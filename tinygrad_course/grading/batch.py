@@ -80,8 +80,27 @@ class _Batch:
                         isolation=self.isolation, unreadable=self.unreadable, checks=checks, stop=self.stop)
 
 
-def _reference(batch: _Batch) -> dict:
-    plan = build_plan(batch.solution_nb, json.loads(batch.solution_bytes))
+def observation_kinds(record, probe) -> list[str]:
+    """The kind of each observation of one test's reference record ("close", "equal", "true", ...)."""
+    return [probe.sites[o["site"]]["kind"] if probe is not None and o.get("site") in probe.sites else str(o.get("kind"))
+            for o in record.observations]
+
+
+def reference_run(solutions_dir: str | Path, assignment: str, options: GradeOptions | None = None) -> dict:
+    """test label -> (the solution's record, the probe): what every submission of `assignment` is compared with."""
+    options = options or GradeOptions()
+    solution_path = find_solution(solutions_dir, assignment)
+    solution_nb = read(solution_path)
+    isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
+    batch = _Batch(assignment, solution_nb, solution_path.read_bytes(), exercise_points(solution_nb), options, isolation,
+                   [str(Path(solutions_dir).resolve())], threading.Event())
+    plan = build_plan(solution_nb, json.loads(batch.solution_bytes))
+    records = _reference(batch, plan)
+    return {step.label: (records[step.label], plan.probes.get(i)) for i, step in enumerate(plan.steps) if step.kind == "test"}
+
+
+def _reference(batch: _Batch, plan: Plan | None = None) -> dict:
+    plan = plan or build_plan(batch.solution_nb, json.loads(batch.solution_bytes))
     report = batch.run(plan)
     records = {step.label: report.steps.get(i) for i, step in enumerate(plan.steps) if step.kind == "test"}
     broken = [f"{label}: {r.error if r and r.error else 'did not finish'}" for label, r in records.items()
