@@ -113,6 +113,16 @@ def test_copy1_is_graded_alone_and_flagged_next_to_the_original(tmp_path):
     assert found["link"].parts is None and "symbolic link" in found["link"].problem
 
 
+def test_every_entry_gets_one_distinct_printable_student_name(tmp_path):
+    os.mkdir(os.path.join(os.fsencode(tmp_path), b"bad\xff"))
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "05_t.ipynb").write_text("{}")
+    (tmp_path / "alice.ipynb").write_text("{}")
+    students = [f.student for f in submissions.find(tmp_path, "05")]
+    assert len(students) == len(set(students)) == 3
+    assert all(s.encode("utf-8") for s in students) and any(s.startswith("bad\ufffd~") for s in students)
+
+
 def test_malformed_notebooks_are_refused_with_a_reason():
     solution = read(ROOT / "solutions" / "05_training.ipynb")
     for bad in ([], {"cells": 3}, {"cells": [1]}, {"cells": [{"cell_type": "code", "source": 3}]}):

@@ -7,6 +7,7 @@ have a size limit and a time limit. Every refusal becomes a reason, never an exc
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -78,19 +79,34 @@ def find(submissions_dir: str | Path, assignment: str) -> list[Found]:
     """One Found per entry of SUBMISSIONS/: <student>/**/NN_*.ipynb or <student>.ipynb, nothing followed."""
     prefix = f"{int(assignment):02d}_"
     root = Path(submissions_dir)
-    found = []
+    found, seen = [], set()
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         if entry.name.startswith("."):
             continue
         info = entry.stat(follow_symlinks=False)
+        name = _printable(entry.name)
         if stat.S_ISDIR(info.st_mode):
-            found.append(_choose(entry.name, _candidates(root / entry.name, prefix, (entry.name,))))
+            item = _choose(name, _candidates(root / entry.name, prefix, (entry.name,)))
         elif entry.name.endswith(".ipynb"):
-            student = entry.name[: -len(".ipynb")]
-            found.append(_choose(student, [((entry.name,), info)]))
+            item = _choose(name[: -len(".ipynb")], [((entry.name,), info)])
         elif stat.S_ISLNK(info.st_mode):
-            found.append(Found(entry.name, None, f"{entry.name} is a symbolic link; it was not followed"))
+            item = Found(name, None, f"{name} is a symbolic link; it was not followed")
+        else:
+            continue
+        if item.student in seen:  # alice/ and alice.ipynb: two rows, told apart
+            item.student = f"{item.student} ({name})"
+        seen.add(item.student)
+        found.append(item)
     return found
+
+
+def _printable(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 become U+FFFD plus a short hash (names stay distinct)."""
+    raw = os.fsencode(name)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace") + "~" + hashlib.sha256(raw).hexdigest()[:8]
 
 
 def read_beneath(root: str | Path, parts: tuple[str, ...], max_bytes: int = MAX_BYTES,

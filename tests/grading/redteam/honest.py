@@ -33,6 +33,7 @@ def honest_cases() -> list[Case]:
                  problem="skipped"),
             Case("honest_crash_in_ungraded_cell", extra=[("ex05_6", "import os\nos._exit(3)  # the kernel died")], hostile=False,
                  problem="skipped"),
+            Case("honest_ctypes_in_ungraded_cell", extra=[("ex05_6", "import ctypes\nctypes.string_at(0)")], hostile=False),
             Case("honest_error_in_ungraded_cell", extra=[("ex05_1", "1 / 0")], hostile=False),
             Case("honest_reseeds_randomness", extra=[(None, "import tinygrad_course as tc\ntc.manual_seed(1234)\nx = tc.randn(100)")],
                  hostile=False),
