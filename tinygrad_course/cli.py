@@ -6,6 +6,14 @@ import os
 import sys
 from pathlib import Path
 
+from .grading.batch import GradeOptions, Interrupted, ReferenceFailed, grade_all, isolation_summary
+from .grading.release import release_all, release_text
+from .grading.sandbox.isolation import IsolationUnavailable
+from .grading.sandbox.runner import Limits
+from .grading.validate import validate_notebook
+
+UNSAFE_LEVELS = ("unsafe-audit-hook-only", "unsafe-no-isolation")
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tinygrad-course", description=__doc__)
@@ -28,18 +36,16 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--timeout", type=float, default=300, help="seconds per notebook (default 300)")
     grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell or graded test (default 60)")
     grade.add_argument("--memory-mb", type=int, default=2048, help="memory limit per notebook in MiB (default 2048)")
+    grade.add_argument("--disk-mb", type=int, default=64, help="disk quota per notebook in MiB (default 64)")
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
     grade.add_argument("--no-cache", action="store_true", help="regrade even unchanged submissions")
-    grade.add_argument("--os-sandbox", choices=("auto", "require", "off"), default="auto",
-                       help="Linux Landlock layer under the audit hook (files, TCP): auto = when the kernel has it "
-                            "(default), require = stop if it cannot be used, off = audit hook only")
+    grade.add_argument("--unsafe-isolation", choices=UNSAFE_LEVELS, default=None,
+                       help="grade WITHOUT the kernel sandbox (Linux Landlock): submissions can then read the "
+                            "solutions and change your files. Only for trusted notebooks on a machine without Landlock")
     return parser
 
 
 def _release(args) -> int:
-    from .grading.notebook_files import read  # noqa: F401  (fail early if nbformat is missing)
-    from .grading.release import release_all, release_text
-
     sources = sorted(Path(args.solutions).glob("[0-9][0-9]_*.ipynb"))
     if args.check:
         stale = [s.name for s in sources
@@ -54,8 +60,6 @@ def _release(args) -> int:
 
 
 def _validate(args) -> int:
-    from .grading.validate import validate_notebook
-
     paths = args.notebooks or sorted(str(p) for p in Path("solutions").glob("*.ipynb"))
     failed = 0
     for path in paths:
@@ -66,23 +70,28 @@ def _validate(args) -> int:
 
 
 def _grade(args) -> int:
-    from .grading.batch import GradeOptions, grade_all, isolation_summary
-    from .grading.sandbox.landlock import LandlockUnavailable
-    from .grading.sandbox.runner import Limits
-
     options = GradeOptions(
-        limits=Limits(timeout=args.timeout, cell_timeout=args.cell_timeout, memory_mb=args.memory_mb),
+        limits=Limits(timeout=args.timeout, cell_timeout=args.cell_timeout, memory_mb=args.memory_mb, disk_mb=args.disk_mb),
         jobs=args.jobs, use_cache=not args.no_cache, feedback_dir=Path(args.feedback) if args.feedback else None,
-        os_sandbox=args.os_sandbox,
+        isolation=args.unsafe_isolation or "kernel",
     )
+    if args.unsafe_isolation:
+        print(f"WARNING: --unsafe-isolation {args.unsafe_isolation}: submissions are NOT confined by the kernel; "
+              "a hostile notebook can read the solutions and change your files", file=sys.stderr)
     try:
         results = grade_all(args.submissions, args.assignment, args.out, args.solutions, options)
-    except LandlockUnavailable as exc:
-        print(f"error: {exc}; nothing was graded (use --os-sandbox auto or off to grade with the audit hook only)",
-              file=sys.stderr)
+    except IsolationUnavailable as exc:
+        print(f"error: {exc}; nothing was graded. Grading without it needs --unsafe-isolation "
+              "unsafe-audit-hook-only (see docs/instructor_guide.md)", file=sys.stderr)
         return 2
+    except ReferenceFailed as exc:
+        print(f"error: {exc}; nothing was graded", file=sys.stderr)
+        return 2
+    except Interrupted as exc:
+        print(str(exc), file=sys.stderr)
+        return 130
     for result in sorted(results, key=lambda r: r["student"]):
-        print(f"{result['student']}: {sum(result['earned'].values()):g}" + (f"  ({result['problem']})" if result["problem"] else ""))
+        print(f"{result['student']!r}: {sum(result['earned'].values()):g}" + (f"  ({result['problem']})" if result["problem"] else ""))
     print(isolation_summary(results))
     print(f"wrote {args.out}")
     return 0

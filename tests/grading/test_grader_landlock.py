@@ -1,9 +1,9 @@
-"""The grader's operating-system layer (Linux Landlock) under the audit hook.
+"""The grader's operating-system layer (Linux Landlock) on its own, and the isolation levels.
 
-The malicious submissions here run with the audit hook's fences switched off (`audit_fences=False`, a
-test-only switch that simulates a submission which found a way around the hook): only the kernel stands
-between them and the solutions, the file system outside their sandbox and the network. A control batch
-with both layers off shows that the same attacks do succeed without Landlock.
+The malicious submissions here run with the audit hook switched off (an Isolation built by the test, as if
+the submission had found a way around the hook): only the kernel stands between them and the solutions,
+the file system outside their sandbox and the network. A control batch with no isolation at all shows that
+the same attacks do succeed without it.
 """
 import csv
 import shutil
@@ -16,7 +16,8 @@ import pytest
 from tinygrad_course.cli import main
 from tinygrad_course.grading.batch import GradeOptions, grade_all
 from tinygrad_course.grading.notebook_files import read
-from tinygrad_course.grading.sandbox import landlock, protocol
+from tinygrad_course.grading.sandbox import containment, landlock
+from tinygrad_course.grading.sandbox.isolation import Isolation, IsolationUnavailable, choose
 from tinygrad_course.grading.sandbox.runner import Limits, _describe_exit
 
 from .fixtures.submissions import CORRECT
@@ -66,14 +67,14 @@ def _course(root: Path, names, port: int) -> dict:
     return dict(solutions=solutions, submissions=submissions, **paths)
 
 
-def _grade_batch(root: Path, names, os_sandbox: str) -> dict:
+def _grade_batch(root: Path, names, isolation) -> dict:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     listener.settimeout(0.5)
     try:
         course = _course(root, names, listener.getsockname()[1])
-        options = GradeOptions(limits=LIMITS, jobs=2, use_cache=False, os_sandbox=os_sandbox, audit_fences=False)
+        options = GradeOptions(limits=LIMITS, jobs=2, use_cache=False, isolation=isolation)
         results = grade_all(course["submissions"], "99", root / "grades.csv", course["solutions"], options)
         received = b""
         try:
@@ -91,15 +92,19 @@ def _grade_batch(root: Path, names, os_sandbox: str) -> dict:
                 feedback={p.stem: p.read_text() for p in (root / "grades_feedback").glob("*.md")})
 
 
+KERNEL_ONLY = Isolation("kernel without the audit hook (test)", landlock=True,
+                        namespace=bool(containment.namespace_prefix()), fences=False)
+
+
 @pytest.fixture(scope="module")
 def confined(tmp_path_factory):
     names = list(ATTACKS) if ABI >= 4 else [n for n in ATTACKS if n != "connects_tcp"]
-    return _grade_batch(tmp_path_factory.mktemp("landlock"), names, "require" if ABI >= 4 else "auto")
+    return _grade_batch(tmp_path_factory.mktemp("landlock"), names, KERNEL_ONLY)
 
 
 @pytest.fixture(scope="module")
 def unconfined(tmp_path_factory):
-    return _grade_batch(tmp_path_factory.mktemp("no_landlock"), list(ATTACKS), "off")
+    return _grade_batch(tmp_path_factory.mktemp("no_landlock"), list(ATTACKS), "unsafe-no-isolation")
 
 
 @pytest.mark.slow
@@ -109,10 +114,8 @@ def unconfined(tmp_path_factory):
 def test_attacks_past_the_audit_hook_are_stopped_by_the_kernel(confined, name):
     row, expected = confined["rows"][name], ATTACKS[name][1]
     assert {e: float(row[e]) for e in expected} == {e: float(p) for e, p in expected.items()}, confined["feedback"][name]
-    assert confined["results"][name]["isolation"] == protocol.LANDLOCK
-    for exercise in ATTACKED[name]:
-        assert "PermissionError" in confined["results"][name]["reasons"][exercise]
-    assert "Permission denied" in confined["feedback"][name]
+    assert row["isolation"].startswith("kernel without the audit hook (test): Landlock")
+    assert "PermissionError" in confined["feedback"][name]
 
 
 @pytest.mark.slow
@@ -127,18 +130,17 @@ def test_nothing_outside_the_sandbox_was_written_read_or_contacted(confined):
 @needs_landlock
 def test_honest_grade_is_the_same_with_and_without_landlock(confined, unconfined):
     assert confined["rows"]["honest"]["total"] == unconfined["rows"]["honest"]["total"] == "6"
-    assert confined["results"]["honest"]["isolation"] == protocol.LANDLOCK
-    assert "files" in confined["results"]["honest"]["isolation_detail"]
 
 
 @pytest.mark.slow
-def test_without_either_layer_the_same_attacks_succeed(unconfined):
-    """The control: the attacks above are real; with no Landlock and no fences they get full marks."""
+def test_without_any_isolation_the_same_attacks_succeed_and_the_csv_says_so(unconfined):
+    """The control: the attacks above are real; with no isolation they get full marks."""
     assert {name: unconfined["rows"][name]["total"] for name in ATTACKS} == {name: "6" for name in ATTACKS}
     assert Path(unconfined["OUTSIDE"]).read_text() == "pwned"
     assert Path(unconfined["VICTIM"] + ".moved").exists()
     assert unconfined["received"].startswith(b"leak")
-    assert {r["isolation"] for r in unconfined["results"].values()} == {protocol.AUDIT_HOOK_ONLY}
+    assert {r["isolation"].split(":")[0] for r in unconfined["rows"].values()} == {"unsafe-no-isolation"}
+    assert all("unsafe-no-isolation" in text for text in unconfined["feedback"].values())
 
 
 @pytest.fixture
@@ -154,56 +156,49 @@ def _unavailable(monkeypatch):
 
 
 @pytest.mark.slow
-def test_os_sandbox_off_grades_with_the_audit_hook_only_and_says_so(one_honest, capsys):
+@needs_landlock_net
+def test_the_default_is_the_kernel_sandbox_and_says_so(one_honest, capsys):
     args, out = one_honest
-    assert main(args + ["--os-sandbox", "off"]) == 0
-    printed = capsys.readouterr().out
-    assert "isolation: audit hook only (--os-sandbox off) for 1 notebook" in printed
-    assert "honest: 6" in printed and out.exists()
-
-
-@pytest.mark.slow
-@needs_landlock
-def test_os_sandbox_auto_uses_landlock_when_the_kernel_has_it(one_honest, capsys):
-    args, _ = one_honest
-    assert main(args + ["--os-sandbox", "auto"]) == 0
-    printed = capsys.readouterr().out
-    assert f"isolation: landlock + audit hook (Landlock ABI {ABI}: files" in printed and "honest: 6" in printed
-
-
-@pytest.mark.slow
-def test_os_sandbox_auto_falls_back_to_the_audit_hook_without_landlock(one_honest, capsys, monkeypatch):
-    _unavailable(monkeypatch)
-    args, _ = one_honest
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "isolation: audit hook only (this kernel has no Landlock (simulated)) for 1 notebook" in printed
-    assert "honest: 6" in printed
+    assert "isolation: kernel: Landlock + " in printed and "'honest': 6" in printed
+    assert ",kernel: Landlock" in out.read_text()
 
 
-def test_os_sandbox_require_fails_clearly_before_grading_anything(one_honest, capsys, monkeypatch):
+def test_without_landlock_the_default_refuses_to_grade_anything(one_honest, capsys, monkeypatch):
     _unavailable(monkeypatch)
     args, out = one_honest
-    assert main(args + ["--os-sandbox", "require"]) == 2
-    assert "--os-sandbox require: this kernel has no Landlock (simulated)" in capsys.readouterr().err
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "this kernel has no Landlock (simulated)" in err and "--unsafe-isolation" in err
     assert not out.exists()
 
 
-def test_landlock_is_reported_unavailable_off_linux(monkeypatch):
+@pytest.mark.slow
+def test_weaker_isolation_needs_its_loud_flag_and_is_recorded(one_honest, capsys, monkeypatch):
+    _unavailable(monkeypatch)
+    args, out = one_honest
+    assert main(args + ["--unsafe-isolation", "unsafe-audit-hook-only"]) == 0
+    captured = capsys.readouterr()
+    assert "WARNING" in captured.err and "'honest': 6" in captured.out
+    assert ",unsafe-audit-hook-only: " in out.read_text()
+    assert "isolation unsafe-audit-hook-only" in (out.parent / "grades_feedback" / "honest.md").read_text()
+
+
+def test_isolation_levels_never_downgrade(monkeypatch):
     monkeypatch.setattr(sys, "platform", "darwin")
     assert landlock.abi_version() == (0, "Landlock is Linux-only (this is darwin)")
-    assert landlock.decide("auto") == (False, "Landlock is Linux-only (this is darwin)")
-    assert landlock.decide("off") == (False, "--os-sandbox off")
-    with pytest.raises(landlock.LandlockUnavailable, match="Linux-only"):
-        landlock.decide("require")
+    with pytest.raises(IsolationUnavailable, match="Linux-only"):
+        choose("kernel")
+    assert not choose("unsafe-audit-hook-only").landlock and choose("unsafe-audit-hook-only").fences
     with pytest.raises(ValueError):
-        landlock.decide("sometimes")
+        choose("off")
 
 
 def test_readable_paths_are_an_allow_list_without_the_course_folders(tmp_path):
     sandbox = tmp_path / "sandbox"
     sandbox.mkdir()
-    readable = landlock.readable_paths(str(sandbox), str(FIXTURE / "exercises" / "99_demo.ipynb"))
+    readable = landlock.readable_paths(str(sandbox))
     root = Path(__file__).resolve().parents[2]
     assert str(sandbox) in readable and sys.base_prefix in readable
     for secret in (root, root / "solutions", FIXTURE / "solutions", tmp_path):
@@ -212,7 +207,7 @@ def test_readable_paths_are_an_allow_list_without_the_course_folders(tmp_path):
     assert landlock.exposed(readable, [str(sandbox / "x")]) == [str(sandbox / "x")]
 
 
-def test_a_worker_that_cannot_confine_itself_in_require_mode_explains_why():
-    line = f"grader: {protocol.SANDBOX_FAILED}: OSError: landlock_restrict_self: Operation not permitted"
-    problem = _describe_exit(protocol.SANDBOX_FAILED_EXIT, False, Limits(), "noise\n" + line + "\n")
-    assert problem == line[len("grader: "):]
+def test_a_worker_that_cannot_confine_itself_explains_why():
+    line = "grader: the OS sandbox could not be applied: OSError: landlock_restrict_self: Operation not permitted"
+    problem = _describe_exit(70, "noise\n" + line + "\n", Limits())
+    assert problem.startswith(line[len("grader: "):]) and "was not run" in problem

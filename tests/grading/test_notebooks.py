@@ -1,44 +1,59 @@
 """Every graded check passes on its solution and fails on its stub; notebooks run (nbval, nbclient)."""
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tinygrad_course.grading.batch import GradeOptions, grade_all, observation_kinds, reference_run
 from tinygrad_course.grading.notebook_files import read
-from tinygrad_course.grading.registry import chapter_module
-from tinygrad_course.grading.sandbox.plan import build_plan
-from tinygrad_course.grading.sandbox.runner import Limits, run_submission, trusted_imports
+from tinygrad_course.grading.sandbox import landlock
+from tinygrad_course.grading.sandbox.runner import Limits
 from tinygrad_course.grading.validate import exercise_points
 
 from .conftest import ROOT, notebook_id, solution_notebooks
 
 LIMITS = Limits(timeout=240, cell_timeout=120, memory_mb=4096)
+# the notebooks are the course's own: without Landlock they may be graded with the hook only
+ISOLATION = "kernel" if landlock.abi_version()[0] >= landlock.REQUIRED_ABI else "unsafe-audit-hook-only"
 
 
-def _grade(solution_path: Path, submission_path: Path):
-    solution = read(solution_path)
-    report = run_submission(build_plan(solution, read(submission_path)), limits=LIMITS, unreadable=[],
-                            preload=["numpy", "tinygrad_course.grading", chapter_module(solution_path.name[:2])],
-                            imports=trusted_imports(solution))
-    return exercise_points(solution), report
-
-
-@pytest.mark.notebook
-@pytest.mark.parametrize("path", solution_notebooks(), ids=notebook_id)
-def test_every_graded_check_passes_on_the_solution(path):
-    points, report = _grade(path, path)
-    assert not report.problem, report.problem + report.output_tail
-    failing = {e: o.message for e, o in report.outcomes.items() if not o.passed}
-    assert not failing and set(report.outcomes) == set(points), (failing, report.notes)
+def _grade(solution_path: Path, submission_path: Path, tmp_path: Path) -> tuple[dict, dict]:
+    """Grade one notebook as the batch grader does (the solution's run is its reference run)."""
+    folder = tmp_path / "submitted" / "learner"
+    folder.mkdir(parents=True)
+    shutil.copy(submission_path, folder / solution_path.name)
+    options = GradeOptions(limits=LIMITS, jobs=1, use_cache=False, isolation=ISOLATION)
+    results = grade_all(tmp_path / "submitted", solution_path.name[:2], tmp_path / "grades.csv", solution_path.parent, options)
+    return exercise_points(read(solution_path)), results[0]
 
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", solution_notebooks(), ids=notebook_id)
-def test_every_graded_check_fails_on_the_released_stub(path):
-    points, report = _grade(path, path.parent.parent / "exercises" / path.name)
-    free = [e for e in points if e in report.outcomes and report.outcomes[e].passed]
-    assert set(report.outcomes) == set(points) and not free, f"exercises passing without any work: {free}"
+def test_every_graded_check_passes_on_the_solution(path, tmp_path):
+    points, result = _grade(path, path, tmp_path)
+    assert not result["problem"], result["problem"]
+    assert result["earned"] == {e: float(p) for e, p in points.items()}, result["verdicts"]
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", solution_notebooks(), ids=notebook_id)
+def test_every_graded_check_fails_on_the_released_stub(path, tmp_path):
+    points, result = _grade(path, path.parent.parent / "exercises" / path.name, tmp_path)
+    free = [e for e in points if result["earned"][e]]
+    assert set(result["earned"]) == set(points) and not free, f"exercises passing without any work: {free}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", solution_notebooks(), ids=notebook_id)
+def test_every_graded_test_observes_at_least_one_value(path):
+    """A worker can claim "yes" to a yes/no check, never a value it did not compute: every graded test
+    must compare at least one value with the solution's, so yes/no claims alone never score."""
+    options = GradeOptions(limits=LIMITS, jobs=1, use_cache=False, isolation=ISOLATION)
+    for label, (record, probe) in reference_run(path.parent, path.name[:2], options).items():
+        kinds = observation_kinds(record, probe)
+        assert {"close", "equal"} & set(kinds), f"{label} observes only {kinds}"
 
 
 def _exercise_notebooks():

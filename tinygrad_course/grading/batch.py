@@ -1,34 +1,55 @@
-"""The batch grader: every submission of one assignment -> grades CSV + one feedback file per student."""
+"""The batch grader: every submission of one assignment -> grades CSV + one feedback file per student.
+
+The solution notebook runs once (the reference run); every submission runs in its own contained worker;
+the grader compares the two runs' observations and decides the points (see :mod:`.judge`). One bad file
+never stops the class; SIGTERM or Ctrl-C stop the batch promptly, kill every worker and still write the
+CSV of what finished (the cache lets the next run resume).
+"""
 from __future__ import annotations
 
-import csv
-import io
+import importlib
+import inspect
+import json
 import os
-import re
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import cache, feedback
-from .notebook_files import read, reads, write_atomic
+from . import cache, feedback, outputs, submissions
+from .judge import Verdict, judge
+from .notebook_files import read, write_atomic
 from .registry import chapter_module
-from .sandbox import landlock
-from .sandbox.plan import build_plan
-from .sandbox.runner import Limits, run_submission, trusted_imports
+from .sandbox import containment
+from .sandbox.isolation import Isolation, choose
+from .sandbox.plan import MalformedNotebook, Plan, build_plan
+from .sandbox.probe import make_check_probe
+from .sandbox.runner import Limits, RunReport, run_plan, trusted_imports
+from .source_shortcuts import shortcut_findings
 from .validate import exercise_points
+
+
+class Interrupted(RuntimeError):
+    """The batch was stopped (SIGTERM / Ctrl-C); finished rows were written."""
+
+
+class ReferenceFailed(RuntimeError):
+    """The solution notebook does not pass its own tests in the grader: nothing can be graded against it."""
 
 
 @dataclass
 class GradeOptions:
-    """How to grade: limits per notebook, parallelism, the OS sandbox mode and where side files go."""
+    """How to grade: limits per notebook, parallelism, isolation level and where side files go."""
 
     limits: Limits = field(default_factory=Limits)
     jobs: int = os.cpu_count() or 1
     use_cache: bool = True
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
-    os_sandbox: str = "auto"   # Landlock: "auto" (when the kernel has it), "require" or "off"
-    audit_fences: bool = True  # tests only: False simulates submissions that got past the audit hook
+    # "kernel" (fails before anything runs if it cannot be had) or, asked for by name only,
+    # "unsafe-audit-hook-only" / "unsafe-no-isolation"; tests may pass an Isolation
+    isolation: str | Isolation = "kernel"
 
 
 def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
@@ -39,131 +60,175 @@ def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
     return matches[0]
 
 
-def find_submissions(submissions_dir: str | Path, assignment: str) -> dict[str, Path | None]:
-    """Student name -> submitted notebook: SUBMISSIONS/<student>/**/NN_*.ipynb or SUBMISSIONS/<student>.ipynb."""
-    prefix = f"{int(assignment):02d}_"
-    found: dict[str, Path | None] = {}
-    for entry in sorted(Path(submissions_dir).iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            notebooks = sorted(p for p in entry.rglob(f"{prefix}*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-            found[entry.name] = notebooks[0] if notebooks else None
-        elif entry.suffix == ".ipynb":
-            found[entry.stem] = entry
-    return found
+@dataclass
+class _Batch:
+    assignment: str
+    solution_nb: object
+    solution_bytes: bytes
+    points: dict
+    options: GradeOptions
+    isolation: object
+    unreadable: list
+    stop: threading.Event
+    reference: dict = field(default_factory=dict)  # test label -> StepRecord of the solution's run
+
+    def run(self, plan: Plan) -> RunReport:
+        module = chapter_module(f"{int(self.assignment):02d}")
+        checks = {module: make_check_probe(inspect.getsource(importlib.import_module(module)))}
+        preload = ["numpy", "tinygrad_course", "tinygrad_course.grading", module]
+        return run_plan(plan.steps, preload=preload, imports=trusted_imports(self.solution_nb), limits=self.options.limits,
+                        isolation=self.isolation, unreadable=self.unreadable, checks=checks, stop=self.stop)
 
 
-def _safe_name(student: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@-]", "_", student) or "_"
+def observation_kinds(record, probe) -> list[str]:
+    """The kind of each observation of one test's reference record ("close", "equal", "true", ...)."""
+    return [probe.sites[o["site"]]["kind"] if probe is not None and o.get("site") in probe.sites else str(o.get("kind"))
+            for o in record.observations]
 
 
-def grade_submission(student: str, path: Path | None, solution_path: Path, assignment: str,
-                     options: GradeOptions, unreadable: list[str]) -> dict:
-    """Grade one student; the result dict holds earned points, reasons and the feedback Markdown."""
+def reference_run(solutions_dir: str | Path, assignment: str, options: GradeOptions | None = None) -> dict:
+    """test label -> (the solution's record, the probe): what every submission of `assignment` is compared with."""
+    options = options or GradeOptions()
+    solution_path = find_solution(solutions_dir, assignment)
     solution_nb = read(solution_path)
-    points = exercise_points(solution_nb)
-    earned = {e: 0.0 for e in points}
-    reasons: dict[str, str] = {}
-    report, problem = None, ""
-    if path is None:
-        problem = f"no notebook {int(assignment):02d}_*.ipynb was submitted"
-    else:
-        try:
-            submission_nb = reads(path.read_text(encoding="utf-8"))
-        except Exception as exc:
-            submission_nb, problem = None, f"the submitted file is not a readable notebook ({type(exc).__name__})"
-        if submission_nb is not None:
-            chapter = f"{int(assignment):02d}"
-            report = run_submission(
-                build_plan(solution_nb, submission_nb),
-                preload=["numpy", "tinygrad_course", "tinygrad_course.grading", chapter_module(chapter)],
-                imports=trusted_imports(solution_nb), limits=options.limits, unreadable=unreadable,
-                os_sandbox=options.os_sandbox, submission=str(path.resolve()), audit_fences=options.audit_fences,
-            )
-            problem = report.problem
-            for exercise in points:
-                outcome = report.outcomes.get(exercise)
-                if outcome and outcome.passed:
-                    earned[exercise] = float(points[exercise])
-                elif outcome:
-                    reasons[exercise] = outcome.message or "the test failed"
-                else:
-                    reasons[exercise] = f"not graded: {problem or 'its test did not run'}"
-    for exercise in points:
-        if path is None or problem and exercise not in reasons and not earned[exercise]:
-            reasons.setdefault(exercise, problem)
-    text = feedback.render(student, assignment, points, earned, reasons, report, problem)
-    isolation = (report.isolation or "unknown") if report else "not run"
-    return {"student": student, "earned": earned, "reasons": reasons, "problem": problem, "feedback": text,
-            "isolation": isolation, "isolation_detail": report.isolation_detail if report else ""}
+    isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
+    batch = _Batch(assignment, solution_nb, solution_path.read_bytes(), exercise_points(solution_nb), options, isolation,
+                   [str(Path(solutions_dir).resolve())], threading.Event())
+    plan = build_plan(solution_nb, json.loads(batch.solution_bytes))
+    records = _reference(batch, plan)
+    return {step.label: (records[step.label], plan.probes.get(i)) for i, step in enumerate(plan.steps) if step.kind == "test"}
+
+
+def _reference(batch: _Batch, plan: Plan | None = None) -> dict:
+    plan = plan or build_plan(batch.solution_nb, json.loads(batch.solution_bytes))
+    report = batch.run(plan)
+    records = {step.label: report.steps.get(i) for i, step in enumerate(plan.steps) if step.kind == "test"}
+    broken = [f"{label}: {r.error if r and r.error else 'did not finish'}" for label, r in records.items()
+              if r is None or not r.finished or r.error]
+    if broken or report.problem:
+        raise ReferenceFailed("the solution notebook fails in the grader: " + "; ".join(broken + [report.problem]))
+    return records
+
+
+def _row(student: str, batch: _Batch, verdicts: dict, problems: list[str]) -> dict:
+    earned = {e: float(p) if verdicts.get(e) is not None and verdicts[e].passed else 0.0 for e, p in batch.points.items()}
+    return {"student": student, "earned": earned, "problem": "; ".join(p for p in problems if p),
+            "isolation": batch.isolation.describe(), "verdicts": {e: asdict(v) for e, v in verdicts.items()}}
+
+
+def grade_submission(found: submissions.Found, root: Path, batch: _Batch, results_cache) -> dict | None:
+    """Grade one student (None if the batch was stopped meanwhile); never raises."""
+    try:
+        return _grade_one(found, root, batch, results_cache)
+    except Exception as exc:  # a grader bug on one notebook must not stop the class
+        return _row(found.student, batch, {}, [f"grader error: {type(exc).__name__}: {str(exc)[:300]}", found.note])
+
+
+def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cache) -> dict | None:
+    if found.parts is None:
+        return _row(found.student, batch, {}, [found.problem or f"no notebook {int(batch.assignment):02d}_*.ipynb was submitted"])
+    try:
+        data = submissions.read_beneath(root, found.parts)
+    except OSError as exc:
+        return _row(found.student, batch, {}, [str(exc), found.note])
+    key = cache.key(data, batch.solution_bytes, cache.grader_fingerprint(), repr(batch.options.limits), batch.isolation.describe())
+    cached = results_cache.get(found.student, key) if batch.options.use_cache else None
+    if cached is not None:
+        return cached
+    try:
+        plan = build_plan(batch.solution_nb, json.loads(data.decode("utf-8")))
+    except (ValueError, MalformedNotebook, RecursionError) as exc:
+        return _row(found.student, batch, {}, [f"the submitted file is not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})", found.note])
+    report = batch.run(plan)
+    if batch.stop.is_set():
+        return None
+    cheats = shortcut_findings(plan, batch.solution_nb)
+    verdicts: dict[str, Verdict] = {}
+    for index, step in enumerate(plan.steps):
+        if step.kind != "test" or step.exercise is None:
+            continue
+        if cheats.get(step.exercise):
+            verdict = Verdict(False, f"your code uses {cheats[step.exercise]}, which this exercise asks you to write yourself")
+        else:
+            verdict = judge(batch.reference.get(step.label), report.steps.get(index), plan.probes.get(index),
+                            report.skipped.get(index, report.problem))
+        if step.exercise not in verdicts or verdicts[step.exercise].passed:
+            verdicts[step.exercise] = verdict
+    problems = [found.note, *plan.problems, report.problem]
+    problems += [f"{plan.steps[i].label} was skipped after it {why}" for i, why in report.skipped.items()]
+    if report.malformed:
+        problems.append(f"{report.malformed} malformed line(s) on the grader's channel were ignored")
+    result = _row(found.student, batch, verdicts, problems)
+    results_cache.put(found.student, key, result)
+    return result
+
+
+def _write(out: Path, feedback_dir: Path, results: list[dict], batch: _Batch) -> None:
+    names = outputs.feedback_names([r["student"] for r in results])
+    for result in results:
+        verdicts = {e: Verdict(**v) for e, v in result.get("verdicts", {}).items()}
+        text = feedback.render(result["student"], batch.assignment, batch.points, result["earned"], verdicts,
+                               result["problem"], result["isolation"])
+        write_atomic(feedback_dir / f"{names[result['student']]}.md", text)
+    write_atomic(out, outputs.csv_text(results, batch.points))
 
 
 def isolation_summary(results: list[dict]) -> str:
-    """One line for the batch report: which isolation level graded how many notebooks, e.g.
-    'isolation: landlock + audit hook (Landlock ABI 7: files, TCP, ...) for 12 notebooks'."""
-    groups: dict[tuple[str, str], int] = {}
+    """One line for the batch report: which isolation graded how many notebooks."""
+    groups: dict[str, int] = {}
     for result in results:
-        if result.get("isolation", "not run") != "not run":
-            key = (result["isolation"], result.get("isolation_detail", ""))
-            groups[key] = groups.get(key, 0) + 1
-    if not groups:
-        return "isolation: no notebook was run"
-    parts = []
-    for (level, detail), count in sorted(groups.items()):
-        name = "landlock + audit hook" if level == "landlock" else level
-        parts.append(f"{name}{f' ({detail})' if detail else ''} for {count} notebook{'s' * (count != 1)}")
-    return "isolation: " + "; ".join(parts)
-
-
-def _csv_text(results: list[dict], points: dict[str, float]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *points, "total", "max", "problem"])
-    for result in sorted(results, key=lambda r: r["student"]):
-        earned = result["earned"]
-        writer.writerow([result["student"], *(f"{earned.get(e, 0):g}" for e in points),
-                         f"{sum(earned.values()):g}", f"{sum(points.values()):g}", result["problem"]])
-    return buffer.getvalue()
+        groups[result["isolation"]] = groups.get(result["isolation"], 0) + 1
+    return "isolation: " + ("; ".join(f"{k} for {n} notebook{'s' * (n != 1)}" for k, n in sorted(groups.items())) or "none")
 
 
 def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
               solutions_dir: str | Path = "solutions", options: GradeOptions | None = None) -> list[dict]:
-    """Grade every submission in parallel, write `out` (CSV) atomically and the feedback files."""
+    """Grade every submission, write `out` (CSV) atomically and the feedback files; raise Interrupted
+    after writing what finished when SIGTERM/SIGINT arrive."""
     options = options or GradeOptions()
-    use_landlock, _ = landlock.decide(options.os_sandbox)  # "require" fails here, before anything is graded
+    isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
     out = Path(out)
     feedback_dir = Path(options.feedback_dir or out.with_name(out.stem + "_feedback"))
     cache_dir = Path(options.cache_dir or out.with_name("." + out.stem + "_cache"))
     solution_path = find_solution(solutions_dir, assignment)
-    points = exercise_points(read(solution_path))
-    submissions = find_submissions(submissions_dir, assignment)
+    solution_bytes = solution_path.read_bytes()
+    solution_nb = read(solution_path)
     unreadable = [str(Path(p).resolve()) for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out)]
-    results_cache = cache.ResultCache(cache_dir)
-    grader = cache.grader_fingerprint()
-    limits = repr(options.limits) + f" os_sandbox={options.os_sandbox}:{use_landlock} fences={options.audit_fences}"
-
-    def grade(item):
-        student, path = item
-        content = path.read_bytes() if path is not None and path.is_file() else b"<missing>"
-        content_key = cache.key(content, solution_path.read_bytes(), grader, limits)
-        if options.use_cache:
-            cached = results_cache.get(student, content_key)
-            if cached is not None:
-                return cached
-        try:
-            result = grade_submission(student, path, solution_path, assignment, options, unreadable)
-        except Exception as exc:  # one broken submission must never stop the batch
-            earned = {e: 0.0 for e in points}
-            problem = f"grader error: {type(exc).__name__}: {exc}"
-            result = {"student": student, "earned": earned, "reasons": {e: problem for e in points},
-                      "problem": problem, "isolation": "not run", "isolation_detail": "", "feedback": feedback.render(student, assignment, points, earned, {}, None, problem)}
-        results_cache.put(student, content_key, result)
-        return result
-
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        results = list(pool.map(grade, submissions.items()))
-    for result in results:
-        write_atomic(feedback_dir / f"{_safe_name(result['student'])}.md", result["feedback"])
-    write_atomic(out, _csv_text(results, points))
+    batch = _Batch(assignment, solution_nb, solution_bytes, exercise_points(solution_nb), options, isolation,
+                   unreadable, threading.Event())
+    previous = _install_stop_handlers(batch.stop)
+    results: list[dict] = []
+    try:
+        batch.reference = _reference(batch)
+        found = submissions.find(submissions_dir, assignment)
+        results_cache = cache.ResultCache(cache_dir)
+        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            futures = [pool.submit(grade_submission, f, Path(submissions_dir), batch, results_cache) for f in found]
+            for future in as_completed(futures):
+                if batch.stop.is_set():
+                    for pending in futures:
+                        pending.cancel()
+                if not future.cancelled() and future.result() is not None:
+                    results.append(future.result())
+    finally:
+        _restore(previous)
+        if batch.reference:
+            _write(out, feedback_dir, results, batch)
+    if batch.stop.is_set():
+        raise Interrupted(f"stopped: {len(results)} notebook(s) graded and written to {out}; run again to resume")
     return results
+
+
+def _install_stop_handlers(stop: threading.Event) -> dict:
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum, frame):
+        stop.set()
+        containment.kill_all()
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+def _restore(previous: dict) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)

@@ -1,6 +1,7 @@
 """Skipping unchanged submissions: results cached under a key of submission, solutions and grader."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 from .notebook_files import write_atomic
 
 
+@functools.lru_cache(maxsize=1)
 def grader_fingerprint() -> str:
     """Hash of the grading code itself, so a fixed grader regrades everything."""
     digest = hashlib.sha256()

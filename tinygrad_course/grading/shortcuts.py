@@ -1,13 +1,13 @@
 """Detecting a learner who calls the framework's (or NumPy's) own implementation instead of writing it."""
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
 import importlib
 import inspect
-import textwrap
 import types
+
+from .source_shortcuts import function_violations
 
 
 class ShortcutUsed(Exception):
@@ -36,29 +36,9 @@ def learner_functions(objects) -> list[types.FunctionType]:
     return found
 
 
-def names_used(fn: types.FunctionType) -> set[str]:
-    """Every identifier and attribute name appearing in `fn`'s source (empty if the source is unavailable)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return set(fn.__code__.co_names)
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            names.add(node.attr)
-        elif isinstance(node, ast.alias):
-            names.add(node.name.rsplit(".", 1)[-1])
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.add(node.value)
-    return names
-
-
 def static_violations(objects, forbidden) -> list[str]:
-    """Forbidden dotted names whose last component appears in the learner's code."""
-    used = set().union(*(names_used(fn) for fn in learner_functions(objects))) if objects else set()
-    return [name for name in forbidden if name.rsplit(".", 1)[-1] in used]
+    """Forbidden implementations the learner's functions reach (resolved by scope, see source_shortcuts)."""
+    return function_violations(learner_functions(objects), forbidden) if objects and forbidden else []
 
 
 def _resolve(dotted: str):

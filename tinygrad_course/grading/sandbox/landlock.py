@@ -6,8 +6,8 @@ enforce it on itself. The restriction is permanent and inherited by any child. S
 Documentation/userspace-api/landlock.rst; access rights newer than the running kernel's ABI are dropped,
 as that document describes.
 
-`decide(mode)` runs in the grader (is the layer to be used?); `restrict(...)` runs in the worker just
-before learner code (after every trusted import, before the audit hook forbids ctypes).
+`restrict(...)` runs in the worker just before learner code (after every trusted import, before the audit
+hook forbids ctypes); :mod:`.isolation` decides in the grader whether it is used.
 """
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ import stat
 import sys
 import sysconfig
 
-MODES = ("auto", "require", "off")
-REQUIRED_ABI = 4  # files + TCP; what "require" insists on
+REQUIRED_ABI = 4  # files + TCP; what the default isolation insists on
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every Linux architecture
 CREATE_RULESET_VERSION = 1
@@ -37,10 +36,6 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
 FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV  # rights a rule on a non-directory may hold
 READ = READ_FILE | READ_DIR
-
-
-class LandlockUnavailable(RuntimeError):
-    """The OS sandbox was required but cannot be used on this system."""
 
 
 def _libc():
@@ -73,19 +68,6 @@ def abi_version() -> tuple[int, str]:
     return 0, f"Landlock is unavailable ({errno.errorcode.get(code, code)})"
 
 
-def decide(mode: str) -> tuple[bool, str]:
-    """(use Landlock?, why not) for `--os-sandbox MODE`; 'require' raises LandlockUnavailable instead of (False, ...)."""
-    if mode not in MODES:
-        raise ValueError(f"os sandbox mode must be one of {MODES}, not {mode!r}")
-    if mode == "off":
-        return False, "--os-sandbox off"
-    abi, reason = abi_version()
-    if mode == "require" and abi < REQUIRED_ABI:
-        reason = reason or f"the kernel's Landlock ABI {abi} cannot restrict TCP (ABI {REQUIRED_ABI}, Linux 6.7, is needed)"
-        raise LandlockUnavailable(f"--os-sandbox require: {reason}")
-    return (True, "") if abi >= 1 else (False, reason)
-
-
 def _existing(paths) -> list[str]:
     seen, found = set(), []
     for path in paths:
@@ -95,10 +77,10 @@ def _existing(paths) -> list[str]:
     return found
 
 
-def readable_paths(sandbox: str, submission: str | None = None) -> list[str]:
+def readable_paths(sandbox: str) -> list[str]:
     """The allow-list of readable paths for a worker: the Python installation, its site-packages, the
-    tinygrad_course package, system libraries and /etc, the worker's own /proc entry, a few devices, its
-    sandbox directory and the notebook it grades. Nothing else (solutions, other submissions, feedback,
+    tinygrad_course package, system libraries and /etc, the worker's own /proc entry, a few devices and its
+    sandbox directory (the notebook arrives on stdin). Nothing else (solutions, other submissions, feedback,
     caches, the course repository) is readable."""
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     python = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -111,7 +93,7 @@ def readable_paths(sandbox: str, submission: str | None = None) -> list[str]:
         pass
     system = ["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/etc", "/proc/self",
               "/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"]
-    return _existing([*python, package, *system, sandbox, submission])
+    return _existing([*python, package, *system, sandbox])
 
 
 def exposed(readable: list[str], secret: list[str]) -> list[str]:

@@ -1,60 +1,71 @@
-"""Grading one submission: a fresh worker process with resource limits, a timeout and signed results."""
+"""Running one notebook's plan in a contained worker and collecting what it observed.
+
+The grader owns the channel (a pipe whose read end only it holds), times every step from outside
+(a worker that blocks SIGALRM is still stopped), and restarts the notebook without a step that hung or
+crashed the worker, so that one bad cell costs only the tests that depend on it. Events are accepted
+only while the worker is alive; after it is killed the pipe is closed.
+"""
 from __future__ import annotations
 
 import ast
-import base64
 import json
-import marshal
 import os
-import secrets
+import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 
-from ..notebook_files import is_locked, is_solution_cell, is_test_cell
-from . import landlock, protocol
+from . import channel, containment
+from .isolation import Isolation
 from .plan import Step
+
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# -I: no environment, no user site, no current directory on sys.path; the worker runs the grader's own copy
+WORKER = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+          "from tinygrad_course.grading.sandbox.worker import main; main()", PACKAGE_PARENT]
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-submission limits."""
+    """Per-notebook limits, all enforced by the grader or the kernel, none by the worker's goodwill."""
 
-    timeout: float = 300.0       # whole notebook, seconds (wall clock)
-    cell_timeout: float = 60.0   # one cell or one graded test, seconds
-    memory_mb: int = 2048        # address space of the worker process
-    output_mb: int = 64          # largest file the worker may write
+    timeout: float = 300.0      # whole notebook, wall clock, across restarts
+    cell_timeout: float = 60.0  # one cell or one graded test, wall clock
+    memory_mb: int = 2048       # address space of the worker
+    disk_mb: int = 64           # private temporary folder (tmpfs size) and largest file
+    restarts: int = 2           # reruns without a step that hung or killed the worker
 
 
 @dataclass
-class TestOutcome:
-    """What happened to one graded test cell."""
+class StepRecord:
+    """What the worker said about one step: its observations and how it ended."""
 
-    exercise: str
-    passed: bool
-    message: str
+    observations: list[dict] = field(default_factory=list)
+    error: str | None = None
+    finished: bool = False
 
 
 @dataclass
 class RunReport:
-    """Everything the grader learned from running one submission."""
+    """Everything the grader learned from running one notebook (all of it untrusted data but `problem`)."""
 
-    outcomes: dict[str, TestOutcome] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    steps: dict[int, StepRecord] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)
     problem: str = ""
-    output_tail: str = ""
-    isolation: str = ""         # protocol.LANDLOCK or protocol.AUDIT_HOOK_ONLY; "" if the worker never said
-    isolation_detail: str = ""  # what the kernel enforces, or why Landlock was not used
+    isolation: str = ""
+    malformed: int = 0
 
 
 def trusted_imports(solution_nb) -> list[tuple[str, str, str | None]]:
     """(name, module, attribute) bound by import statements in the instructor's locked setup cells."""
     found = []
     for cell in solution_nb.cells:
-        if cell.cell_type != "code" or not is_locked(cell) or is_test_cell(cell) or is_solution_cell(cell):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type != "code" or not meta.get("locked") or meta.get("grade") or meta.get("solution"):
             continue
         try:
             tree = ast.parse(cell.source)
@@ -69,19 +80,113 @@ def trusted_imports(solution_nb) -> list[tuple[str, str, str | None]]:
 
 
 def _environment(home: str) -> dict:
-    env = {key: os.environ[key] for key in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT") if key in os.environ}
+    env = {key: os.environ[key] for key in ("PATH", "LANG", "LC_ALL") if key in os.environ}
     env.update(HOME=home, TMPDIR=home, MPLBACKEND="Agg", MPLCONFIGDIR=home, PYTHONHASHSEED="0",
                PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1", TINYGRAD_COURSE_GRADING="1")
     return env
 
 
-def _describe_exit(returncode: int | None, timed_out: bool, limits: Limits, output: str) -> str:
-    if returncode == protocol.SANDBOX_FAILED_EXIT:
-        why = [line for line in output.splitlines() if line.startswith(f"grader: {protocol.SANDBOX_FAILED}")]
-        return why[-1][len("grader: "):] if why else protocol.SANDBOX_FAILED
-    if timed_out:
-        return f"the notebook did not finish within {limits.timeout:g} s and was stopped"
+class _Attempt:
+    """One run of the worker: reads the channel, watches the clocks, kills the whole box at the end."""
+
+    def __init__(self, spec: dict, isolation: Isolation, limits: Limits, deadline: float, stop: threading.Event):
+        self.spec, self.isolation, self.limits, self.deadline, self.stop = spec, isolation, limits, deadline, stop
+        self.events: list[dict] = []
+        self.malformed, self.current, self.started_at = 0, None, 0.0
+        self.ending, self.done, self.next_disk_check = "", False, 0.0
+
+    def _take(self, data: bytearray) -> None:
+        *lines, rest = bytes(data).split(b"\n")
+        data[:] = rest
+        events, bad = channel.parse_events(b"\n".join(lines))
+        self.malformed += bad
+        for item in events:
+            self.events.append(item)
+            kind, step = item.get("e"), item.get("step")
+            if kind == "start" and type(step) is int:
+                self.current, self.started_at = step, time.monotonic()
+            elif kind == "end" and step == self.current:
+                self.current = None
+            elif kind == "done":
+                self.done = True
+
+    def run(self, sandbox: str) -> None:
+        read_fd, write_fd = os.pipe()
+        log = open(os.path.join(tempfile.gettempdir(), f".{os.path.basename(sandbox)}.log"), "w+b")
+        process = containment.start([*WORKER, str(write_fd)], use_namespace=self.isolation.namespace,
+                                    stdin=-1, stdout=log, stderr=log, cwd=sandbox, env=_environment(sandbox),
+                                    pass_fds=(write_fd,))
+        os.close(write_fd)
+        try:
+            try:
+                process.stdin.write(json.dumps(self.spec).encode())
+                process.stdin.close()
+            except OSError:
+                pass
+            self._watch(process, read_fd)
+        finally:
+            containment.kill(process)
+            os.close(read_fd)  # nothing written after this moment can reach the grader
+            log.seek(0)
+            self.output = log.read()[-4000:].decode("utf-8", "replace")
+            log.close()
+            os.unlink(log.name)
+            self.returncode = process.returncode
+
+    def _watch(self, process, read_fd: int) -> None:
+        data, total = bytearray(), 0
+        while True:
+            ready, _, _ = select.select([read_fd], [], [], 0.05)
+            if ready:
+                chunk = os.read(read_fd, 1 << 16)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > channel.MAX_TOTAL:
+                    self.ending = f"the notebook sent more than {channel.MAX_TOTAL >> 20} MiB of results"
+                    return
+                data += chunk
+                if b"\n" in chunk:
+                    self._take(data)
+                continue
+            now = time.monotonic()
+            if self.stop.is_set():
+                self.ending = "stopped"
+                return
+            if now > self.deadline:
+                self.ending = f"the notebook did not finish within {self.limits.timeout:g} s and was stopped"
+                return
+            if self.current is not None and now - self.started_at > self.limits.cell_timeout + 2:
+                self.ending = f"stopped after {self.limits.cell_timeout:g} s"
+                return
+            if process.poll() is not None:
+                break
+            if not self.isolation.namespace and now > self.next_disk_check:  # no private tmpfs: measure
+                self.next_disk_check = now + 0.5
+                if _usage(self.spec["sandbox"]) > self.limits.disk_mb * 2**20:
+                    self.ending = f"the notebook wrote more than {self.limits.disk_mb} MiB"
+                    return
+        if data:
+            self._take(data + b"\n")
+
+
+def _usage(folder: str) -> int:
+    """Bytes of disk used under `folder` (allocated blocks, so sparse files count as what they use)."""
+    total = 0
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(parent, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def _describe_exit(returncode: int | None, output: str, limits: Limits) -> str:
+    if returncode == 70:
+        why = [line for line in output.splitlines() if line.startswith("grader: the OS sandbox")]
+        return (why[-1][len("grader: "):] if why else "the OS sandbox could not be applied") + "; the notebook was not run"
     if returncode is not None and returncode < 0:
         name = signal.Signals(-returncode).name
         if -returncode in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
@@ -90,80 +195,49 @@ def _describe_exit(returncode: int | None, timed_out: bool, limits: Limits, outp
     return f"the notebook process exited early (exit code {returncode})"
 
 
-def run_submission(steps: list[Step], *, preload: list[str], imports, limits: Limits,
-                   unreadable: list[str], os_sandbox: str = "auto", submission: str | None = None,
-                   audit_fences: bool = True) -> RunReport:
-    """Run `steps` in a fresh, limited worker; never raises for anything the submission does.
-
-    `os_sandbox` ("auto", "require", "off") chooses the Landlock layer (see landlock.decide); `submission`
-    is the graded notebook's path, readable by the worker. `audit_fences=False` is for tests only: it
-    simulates a submission that got past the audit hook.
-    """
-    token = secrets.token_bytes(32)
-    tests = {i: s for i, s in enumerate(steps) if s.kind == "test"}
-    spec_steps = []
-    for i, step in enumerate(steps):
-        if step.kind == "test":
-            code = compile(step.source, f"<graded test {step.label}>", "exec")
-            spec_steps.append({"kind": "test", "label": step.label, "code": base64.b64encode(marshal.dumps(code)).decode()})
-        else:
-            spec_steps.append({"kind": "code", "label": step.label, "source": step.source, "learner": step.learner})
-    sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
-    report = RunReport()
-    try:
-        use_landlock, reason = landlock.decide(os_sandbox)
-        readable = landlock.readable_paths(sandbox, submission)
-        spec = {"token": token.hex(), "steps": spec_steps, "preload": preload, "trusted_imports": imports,
-                "writable": [sandbox, os.devnull], "unreadable": unreadable, "audit_fences": audit_fences,
-                "os_sandbox": {"use": use_landlock, "mode": os_sandbox, "reason": reason, "readable": readable},
-                "cell_timeout": limits.cell_timeout, "test_timeout": limits.cell_timeout,
-                "limits": {"memory_mb": limits.memory_mb, "output_mb": limits.output_mb, "cpu_s": int(limits.timeout) + 5}}
-        with tempfile.TemporaryFile() as results, open(os.path.join(sandbox, "output.log"), "w+b") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-I", "-m", "tinygrad_course.grading.sandbox.worker", str(results.fileno())],
-                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=sandbox,
-                env=_environment(sandbox), pass_fds=(results.fileno(),), start_new_session=True,
-            )
-            timed_out = False
-            try:
-                process.stdin.write(json.dumps(spec).encode())
-                process.stdin.close()
-            except BrokenPipeError:
-                pass
-            try:
-                process.wait(timeout=limits.timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait()
-            results.seek(0)
-            payloads, forged = protocol.verify_lines(token, results.read())
-            log.seek(0)
-            report.output_tail = log.read()[-4000:].decode("utf-8", "replace")
-        done = False
-        for payload in payloads:
-            if payload.get("type") == "test" and payload.get("index") in tests:
-                step = tests[payload["index"]]
-                report.outcomes.setdefault(step.exercise, TestOutcome(step.exercise, bool(payload["passed"]), payload.get("message", "")))
-            elif payload.get("type") == "note":
-                report.notes.append(payload.get("text", ""))
-            elif payload.get("type") == "done":
-                done = True
-            elif payload.get("type") == "isolation" and not report.isolation:
-                report.isolation, report.isolation_detail = str(payload.get("level")), str(payload.get("detail"))
-        leaks = landlock.exposed(readable, unreadable) if report.isolation == protocol.LANDLOCK else []
-        if leaks:
-            report.isolation_detail += f"; readable because they lie inside allowed paths: {', '.join(leaks)}"
-        if forged:
-            report.notes.append(f"the notebook wrote {forged} line(s) imitating grader results; they were ignored")
-        if not done:
-            report.problem = _describe_exit(process.returncode, timed_out, limits, report.output_tail)
-    except Exception as exc:  # the grader itself must not stop the batch
-        report.problem = f"could not run the notebook: {type(exc).__name__}: {exc}"
-    finally:
-        shutil.rmtree(sandbox, ignore_errors=True)
+def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, isolation: Isolation,
+             unreadable: list[str], checks: dict | None = None, stop: threading.Event | None = None) -> RunReport:
+    """Run `steps` in contained workers (restarting without a step that hung or crashed); never raises for
+    anything the notebook does."""
+    stop = stop or threading.Event()
+    report = RunReport(isolation=isolation.name)
+    deadline = time.monotonic() + limits.timeout
+    base = {"steps": [{"kind": s.kind, "label": s.label, "source": s.source} for s in steps], "preload": preload,
+            "trusted_imports": imports, "unreadable": unreadable, "cell_timeout": limits.cell_timeout,
+            "limits": {"memory_mb": limits.memory_mb, "disk_mb": limits.disk_mb, "cpu_s": int(limits.timeout) + 5},
+            "landlock": isolation.landlock, "tmpfs": isolation.namespace, "fences": isolation.fences,
+            "checks": checks or {}}
+    for _ in range(limits.restarts + 1):
+        sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
+        try:
+            spec = dict(base, sandbox=sandbox, skip=sorted(report.skipped),
+                        readable=isolation.readable(sandbox) if isolation.landlock else [])
+            attempt = _Attempt(spec, isolation, limits, deadline, stop)
+            attempt.run(sandbox)
+        finally:
+            shutil.rmtree(sandbox, ignore_errors=True)
+        report.malformed += attempt.malformed
+        fresh: dict[int, StepRecord] = {}
+        for item in attempt.events:
+            step = item.get("step")
+            if type(step) is not int or not 0 <= step < len(steps) or step in report.skipped:
+                if item.get("e") == "isolation" and type(item.get("layers")) is list and "(" not in report.isolation:
+                    report.isolation += " (" + ", ".join(str(x)[:200] for x in item["layers"]) + ")"
+                continue
+            record = fresh.setdefault(step, StepRecord())
+            if item["e"] == "obs" and not record.finished:
+                record.observations.append(item)
+            elif item["e"] == "end":
+                record.finished, record.error = True, str(item.get("error"))[:2000] if item.get("error") else None
+        report.steps.update(fresh)
+        if attempt.done or attempt.ending == "stopped" or time.monotonic() > deadline:
+            report.problem = "" if attempt.done else attempt.ending or _describe_exit(attempt.returncode, attempt.output, limits)
+            break
+        why = attempt.ending or _describe_exit(attempt.returncode, attempt.output, limits)
+        if attempt.current is None or attempt.returncode == 70:
+            report.problem = why
+            break
+        report.skipped[attempt.current] = why
+    else:
+        report.problem = "the notebook kept failing after restarts: " + "; ".join(report.skipped.values())
     return report

@@ -1,41 +1,70 @@
-"""The worker process: runs one submission's plan (spec on stdin, signed results on the fd in argv[1]).
+"""The worker process: runs one notebook's plan and sends plain data about it on the fd in argv[1].
 
-Started by :mod:`.runner` with resource limits, in an empty temporary directory. Learner and instructor
-cells run in order in one namespace; graded tests are handed to the guard, which runs them from compiled
-code that was never source text inside this process.
+Started by :mod:`.runner` (in its own PID namespace or process group) with the plan on stdin. Learner and
+instructor cells run in order in one namespace; a graded test runs as its *probe* (see :mod:`.probe`), whose
+observations are the learner's values. The worker holds no secret: no hidden test, no expected value, no
+key. It reports ``start``/``end`` of every step so that the grader can time steps from outside.
 """
 from __future__ import annotations
 
-import base64
+import ctypes
 import importlib
 import json
 import linecache
-import marshal
 import os
 import resource
 import signal
 import sys
 import threading
+import types
 
-from tinygrad_course.grading.sandbox.protocol import (AUDIT_HOOK_ONLY, LANDLOCK, SANDBOX_FAILED,
-                                                     SANDBOX_FAILED_EXIT)
+import numpy as np
+
+from tinygrad_course.grading.check import _learner_error
+from tinygrad_course.grading.sandbox import guard, landlock
+from tinygrad_course.grading.sandbox.probe import CHECK, OBSERVE
+from tinygrad_course.grading.sandbox.recorder import Emitter, run_check
+
+SANDBOX_FAILED_EXIT = 70
 
 
 class CellTimeout(BaseException):
-    """A cell ran past the per-cell time limit."""
+    """A cell ran past the per-cell time limit (the grader also enforces it from outside)."""
 
 
 def _limit_resources(limits: dict) -> None:
-    """Cap memory, file size and CPU time of this process before anything else runs."""
-    memory = limits["memory_mb"] * 2**20
-    output = limits["output_mb"] * 2**20
-    for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_FSIZE, output),
+    """Cap memory, file size (the disk quota of a single file) and CPU time before anything else runs."""
+    for kind, value in ((resource.RLIMIT_AS, limits["memory_mb"] * 2**20), (resource.RLIMIT_FSIZE, limits["disk_mb"] * 2**20),
                         (resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, limits["cpu_s"])):
         resource.setrlimit(kind, (value, value))
 
 
+def _private_tmpfs(path: str, megabytes: int) -> str:
+    """Mount a size-limited tmpfs on the sandbox folder (possible inside the runner's user+mount namespace)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b"tmpfs", path.encode(), b"tmpfs", 0, f"size={megabytes}m,mode=700".encode()) != 0:
+        return f"no private tmpfs ({os.strerror(ctypes.get_errno())}): each file limited to {megabytes} MiB"
+    return f"private tmpfs of {megabytes} MiB"
+
+
+def _confine(spec: dict) -> list[str]:
+    """Apply the OS layers the grader asked for; exits before any learner code if a required one fails."""
+    done = []
+    try:
+        if spec.get("tmpfs"):
+            done.append(_private_tmpfs(spec["sandbox"], spec["limits"]["disk_mb"]))
+        if spec.get("landlock"):
+            if threading.active_count() != 1:
+                raise OSError("other threads were running before the restriction")
+            done.append(landlock.restrict(readable=spec["readable"], writable=[spec["sandbox"], os.devnull]))
+    except Exception as exc:
+        print(f"grader: the OS sandbox could not be applied: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        os._exit(SANDBOX_FAILED_EXIT)
+    return done
+
+
 def _trusted_names(imports) -> dict:
-    """Resolve the instructor's setup imports now, before any learner code can interfere."""
+    """The instructor's setup imports, resolved before learner code runs (tests see these, not rebindings)."""
     names = {}
     for name, module, attr in imports:
         try:
@@ -46,56 +75,31 @@ def _trusted_names(imports) -> dict:
     return names
 
 
-def _confine(os_sandbox: dict, writable: list[str]) -> dict:
-    """Apply the Landlock layer if the grader asked for it; returns the isolation level to report.
-
-    Runs before the audit hook is installed (the hook refuses ctypes). In "require" mode a failure ends the
-    worker before any learner code runs.
-    """
-    hook_only = {"level": AUDIT_HOOK_ONLY, "detail": os_sandbox.get("reason", "")}
-    if not os_sandbox.get("use"):
-        return hook_only
-    try:
-        from tinygrad_course.grading.sandbox import landlock
-
-        if threading.active_count() != 1:  # Landlock confines the calling thread and threads it starts later
-            raise OSError(f"{threading.active_count()} Python threads were running before the restriction")
-        detail = landlock.restrict(readable=os_sandbox["readable"], writable=writable)
-    except Exception as exc:
-        if os_sandbox.get("mode") == "require":
-            print(f"grader: {SANDBOX_FAILED}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            os._exit(SANDBOX_FAILED_EXIT)
-        return {"level": AUDIT_HOOK_ONLY, "detail": f"Landlock could not be applied ({type(exc).__name__}: {exc})"}
-    return {"level": LANDLOCK, "detail": detail}
+def _load_check_probes(checks: dict) -> None:
+    """Register the grader's probe versions of the chapter checks (no expected values in them)."""
+    for name, source in checks.items():
+        module = types.ModuleType(name)
+        module.__package__ = name.rpartition(".")[0]
+        exec(compile(source, f"<checks of {name}>", "exec"), module.__dict__)
 
 
-def _prepare(spec: dict) -> tuple[list, float]:
-    """Import what grading needs, install the guard and return (steps, cell timeout); drops all secrets."""
-    for module in spec["preload"]:
-        try:
-            importlib.import_module(module)
-        except Exception as exc:
-            print(f"grader: could not import {module}: {exc!r}", file=sys.stderr)
-    check_module = importlib.import_module("tinygrad_course.grading.check")
-    from tinygrad_course.grading.checker import CheckFailed
-    from tinygrad_course.grading.sandbox import guard
-
-    tests = {i: marshal.loads(base64.b64decode(step["code"])) for i, step in enumerate(spec["steps"]) if step["kind"] == "test"}
-    trusted = _trusted_names(spec["trusted_imports"])
-    isolation = _confine(spec["os_sandbox"], spec["writable"])  # last: nothing trusted is read after this
-    guard.install(
-        token=bytes.fromhex(spec["token"]), result_fd=int(sys.argv[1]), tests=tests,
-        trusted=trusted, writable=spec["writable"],
-        unreadable=spec["unreadable"], test_timeout=spec["test_timeout"],
-        trusted_code=frozenset({check_module._learner_error.__code__}), failure_type=CheckFailed,
-        isolation=isolation, fences=spec.get("audit_fences", True),
-    )
-    steps = [{k: v for k, v in step.items() if k != "code"} for step in spec["steps"]]
-    return steps, spec["cell_timeout"]
+def _reseed(index: int) -> None:
+    """Every graded test starts from the same random state in the learner's and in the solution's run."""
+    np.random.seed(index)
+    torchlike = sys.modules.get("tinygrad_course")
+    if torchlike is not None and hasattr(torchlike, "manual_seed"):
+        torchlike.manual_seed(index)
 
 
 def _on_alarm(signum, frame):
     raise CellTimeout()
+
+
+def _error_text(exc: BaseException) -> str:
+    try:
+        return _learner_error(exc)[:1000]
+    except BaseException:
+        return type(exc).__name__
 
 
 def main() -> None:
@@ -104,31 +108,52 @@ def main() -> None:
     sys.stdin.close()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     _limit_resources(spec["limits"])
-    steps, cell_timeout = _prepare(spec)
+    emitter = Emitter(int(sys.argv[1]))
+    for module in spec["preload"]:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            print(f"grader: could not import {module}: {exc!r}", file=sys.stderr)
+    _load_check_probes(spec.get("checks", {}))
+    trusted = _trusted_names(spec["trusted_imports"])
+    layers = _confine(spec)
+    if spec.get("fences"):
+        guard.install(writable=[spec["sandbox"], os.devnull], unreadable=spec["unreadable"],
+                      trusted_code=frozenset({_learner_error.__code__}))
+        layers.append("audit hook")
+    emitter.send("isolation", layers=layers)
+    skip, cell_timeout = set(spec["skip"]), float(spec["cell_timeout"])
+    steps = spec["steps"]
     del spec
-    from tinygrad_course.grading.sandbox.protocol import DONE, NOTE, RUN_TEST
-    audit, set_timer = sys.audit, signal.setitimer  # learner cells may rebind the module attributes
-
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "display": print}
     for index, step in enumerate(steps):
-        if step["kind"] == "test":
-            audit(RUN_TEST, index, namespace)
+        emitter.step = index
+        if index in skip:
             continue
+        emitter.send("start")
         filename = f"<{step['label']}>"
-        source = step["source"]
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        linecache.cache[filename] = (len(step["source"]), None, step["source"].splitlines(True), filename)
+        scope = namespace
+        if step["kind"] == "test":
+            _reseed(index)
+            scope = dict(namespace)
+            scope.update(trusted)
+            scope[OBSERVE] = emitter.observe
+            scope[CHECK] = lambda exercise_id, *objects: run_check(emitter, exercise_id, *objects)
+        error = None
         signal.signal(signal.SIGALRM, _on_alarm)
-        set_timer(signal.ITIMER_REAL, cell_timeout)
+        signal.setitimer(signal.ITIMER_REAL, cell_timeout)
         try:
-            exec(compile(source, filename, "exec"), namespace)
+            exec(compile(step["source"], filename, "exec"), scope)
         except CellTimeout:
-            audit(NOTE, f"{step['label']}: stopped after {cell_timeout:g} s (an infinite loop?)")
+            error = f"stopped after {cell_timeout:g} s (an infinite loop?)"
         except BaseException as exc:  # a failing cell is feedback; later cells still run
-            if step.get("learner"):
-                audit(NOTE, f"{step['label']}: {type(exc).__name__}: {exc}"[:500])
+            error = _error_text(exc)
         finally:
-            set_timer(signal.ITIMER_REAL, 0)
-    audit(DONE)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        emitter.send("end", error=error)
+    emitter.step = -1
+    emitter.send("done")
     sys.stdout.flush()
 
 
