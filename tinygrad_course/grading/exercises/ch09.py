@@ -7,6 +7,7 @@ stay identical to each other and to one model trained on the combined batches.
 import numpy as np
 
 import tinygrad_course as tc
+from tinygrad_course.utils.data import DistributedSampler
 
 from .. import mistakes
 from ..registry import exercise
@@ -64,8 +65,6 @@ def average_check(t, average_gradients):
 
 @exercise("09.2", title="shard the dataset like DistributedSampler", points=2)
 def shard_check(t, shard):
-    from tinygrad_course.utils.data import DistributedSampler
-
     t.equal(list(shard(list(range(10)), 0, 2)), [0, 2, 4, 6, 8], what="shard(range(10), rank=0, world_size=2)")
     for n, world in [(10, 3), (7, 4), (3, 4), (12, 5)]:
         for rank in range(world):
