@@ -127,14 +127,13 @@ def layers() -> list[list[str]]:
 
 
 def diagram() -> str:
-    """The layers as a text diagram, top first, with each layer's modules and line counts."""
+    """The layers as a text diagram, top first, with the number of files in each."""
     mods = modules()
-    out = ["```", "    layer (top: course tooling; bottom: the array backend)              files  lines"]
+    out = ["```", "    layer (top: course tooling; bottom: the array backend)              files"]
     rows = layers()
     for i, row in enumerate(reversed(rows)):
         level = len(rows) - i
         files = [p for m, p in mods.items() if any(m == r or m.startswith(r + ".") for r in row)]
-        n = sum(len(p.read_text().splitlines()) for p in files)
         names = [r.replace("tinygrad_course.", "") for r in row]
         lines, cur = [], names[0]
         for name in names[1:]:  # wrap long layers onto continuation lines
@@ -144,7 +143,7 @@ def diagram() -> str:
             else:
                 cur += " | " + name
         lines.append(cur)
-        out.append(f"{level:>2}  {lines[0]:<68} {len(files):>4} {n:>6}")
+        out.append(f"{level:>2}  {lines[0]:<68} {len(files):>4}")
         out += [f"    {more}" for more in lines[1:]]
     out.append("```")
     return "\n".join(out)
