@@ -1,0 +1,170 @@
+"""Build mode: learners' components read from notebooks or saved from a live kernel, installed through the
+seams, reported in the status table, and the milestones decided outside the learner's process."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tinygrad_course as tc
+from tinygrad_course import build, seams
+from tinygrad_course.build.components import COMPONENTS, for_chapter
+from tinygrad_course.build.package import load, save
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "tinygrad_course.build", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+def status(folder):
+    run = cli("status", str(folder), "--json")
+    assert run.returncode == 0, run.stderr
+    return {row["component"]: row for row in json.loads(run.stdout)}
+
+
+@pytest.fixture(autouse=True)
+def _reference_after():
+    yield
+    build.use_reference()
+    seams.reset_calls()
+
+
+def test_there_are_components_in_several_chapters_each_with_a_contract():
+    assert len(COMPONENTS) >= 10 and len({c.chapter for c in COMPONENTS}) >= 4
+    assert all(c.contract and c.seam and c.exercise.startswith("ex" + c.chapter) for c in COMPONENTS)
+
+
+def test_solutions_make_every_component_the_learners_and_pass():
+    rows = status(ROOT / "solutions")
+    assert set(rows) == {c.name for c in COMPONENTS}
+    assert all(r["source"] == "learner" and r["check"] == "pass" and r["calls"] > 0 for r in rows.values()), rows
+    assert set(next(iter(rows.values()))) == {"component", "chapter", "source", "check", "calls"}
+
+
+def test_exercise_stubs_leave_every_component_to_the_reference():
+    rows = status(ROOT / "exercises")
+    assert all(r["source"] == "reference" and r["check"] == "missing" for r in rows.values())
+
+
+def test_one_chapter_back_to_its_stub_falls_back_exactly_there(tmp_path):
+    for nb in (ROOT / "solutions").glob("*.ipynb"):
+        shutil.copy(nb, tmp_path / nb.name)
+    shutil.copy(ROOT / "exercises" / "02_autograd.ipynb", tmp_path / "02_autograd.ipynb")
+    rows = status(tmp_path)
+    fallen = {name for name, r in rows.items() if r["source"] == "reference"}
+    assert fallen == {c.name for c in for_chapter("02")}
+
+
+def test_autograd_milestone_passes_on_solutions_and_names_what_stubs_miss():
+    ok = cli("milestone", "autograd", str(ROOT / "solutions"))
+    assert ok.returncode == 0 and "passed" in ok.stdout
+    stub = cli("milestone", "autograd", str(ROOT / "exercises"))
+    assert stub.returncode == 1 and "Mul.backward" in stub.stdout and "Traceback" not in stub.stdout + stub.stderr
+
+
+def _with_replaced_cell(tmp_path, notebook, grade_id, old, new):
+    nb = json.loads((ROOT / "solutions" / notebook).read_text())
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+            src = "".join(cell["source"])
+            assert old in src
+            cell["source"] = src.replace(old, new)
+    (tmp_path / notebook).write_text(json.dumps(nb))
+    return tmp_path
+
+
+def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_path):
+    folder = _with_replaced_cell(tmp_path, "02_autograd.ipynb", "ex02_1", "unbroadcast(grad * b, a.shape)",
+                                 "unbroadcast(-grad * b, a.shape)")
+    run = cli("milestone", "autograd", str(folder))
+    assert run.returncode == 1 and "differs from the reference" in run.stdout
+
+
+def test_a_planted_optimizer_bug_is_named_in_the_status(tmp_path):
+    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_2", "p -= self.lr * g", "p += self.lr * g")
+    rows = status(folder)
+    assert rows["SGD.step"]["source"] == "learner" and rows["SGD.step"]["check"] == "fail"
+
+
+def test_a_syntax_error_falls_back_to_the_reference_with_a_warning(tmp_path):
+    comp = next(c for c in COMPONENTS if c.name == "Tanh.backward")
+    save(tmp_path, comp, "def tanh_backward(grad, out)\n    return grad\n", [], "a test")
+    [item] = [i for i in load(tmp_path) if i.component is comp]
+    assert item.obj is None and "SyntaxError" in item.error
+    with pytest.warns(UserWarning, match="Tanh.backward.*reference is used instead"):
+        table = build.use_learner(tmp_path, quiet=True)
+    row = next(r for r in table if r.component == "Tanh.backward")
+    assert row.source == "reference" and "SyntaxError" in row.note
+
+
+def test_use_learner_runs_the_saved_component_and_counts_its_calls(tmp_path):
+    comp = next(c for c in COMPONENTS if c.name == "Tanh.backward")
+    setup = "import tinygrad_course as tc\n\nSCALE = 1\n"
+    save(tmp_path, comp, "def tanh_backward(grad, out):\n    return SCALE * grad * (1 - out * out)\n", [setup], "a test")
+    text = (tmp_path / "ch02_tanh_backward.py").read_text()
+    assert "SCALE = 1" in text and "Saved from a test" in text
+    with build.use_learner(tmp_path, quiet=True):
+        x = tc.tensor([0.5, -1.0], requires_grad=True)
+        x.tanh().sum().backward()
+        row = next(r for r in build.status() if r.component == "Tanh.backward")
+        assert row.source == "learner" and row.calls == 1
+    assert seams.installed() == {}
+
+
+def test_record_saves_each_solution_cell_as_it_runs_and_a_rerun_replaces_it(tmp_path, capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import tinygrad_course as tc\nfrom tinygrad_course import build")
+        shell.run_cell(f"build.record('02', folder={str(tmp_path)!r}, notebook='02_autograd.ipynb')")
+        shell.run_cell("def tanh_backward(grad, out):\n    return grad * (1 - out)\n")
+        assert "check failed" in capsys.readouterr().out
+        shell.run_cell("def tanh_backward(grad, out):\n    return grad * (1 - out ** 2)\n")
+        assert "check passed" in capsys.readouterr().out
+    finally:
+        shell.events.callbacks["post_run_cell"].clear()
+        InteractiveShell.clear_instance()
+    assert "out ** 2" in (tmp_path / "ch02_tanh_backward.py").read_text()
+    table = build.use_learner(tmp_path, quiet=True)  # what a new kernel does after a restart
+    row = next(r for r in table if r.component == "Tanh.backward")
+    assert (row.source, row.check) == ("learner", "pass")
+
+
+def test_unknown_milestones_and_folders_exit_without_a_traceback(tmp_path):
+    run = cli("milestone", "ddp", str(tmp_path))
+    assert run.returncode == 1 and "not available" in run.stdout
+    run = cli("status", str(tmp_path / "nowhere"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+
+
+def test_resume_milestone_passes_on_solutions_and_fails_when_the_optimizer_is_not_restored(tmp_path):
+    ok = cli("milestone", "resume", str(ROOT / "solutions"))
+    assert ok.returncode == 0 and "passed" in ok.stdout
+    folder = _with_replaced_cell(tmp_path, "07_saving.ipynb", "ex07_1",
+                                 '    optimizer.load_state_dict(checkpoint["optimizer"])\n', "")
+    bad = cli("milestone", "resume", str(folder))
+    assert bad.returncode == 1 and "differs from the reference" in bad.stdout
+
+
+def test_errors_and_wrong_shapes_name_the_learners_component_and_its_cell(tmp_path):
+    mm = next(c for c in COMPONENTS if c.name == "Mm.backward")
+    save(tmp_path, mm, "def matmul_backward(grad, a, b):\n    return (grad @ b.T)[:, :2], a.T @ grad\n", [],
+         "02_autograd.ipynb, the cell defining matmul_backward")
+    build.use_learner(tmp_path, quiet=True)
+    a, b = tc.randn(3, 4, requires_grad=True), tc.randn(4, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"returned a gradient of shape \(3, 2\) for input 0, expected \(3, 4\)") as info:
+        (a @ b).sum().backward()
+    assert "your Mm.backward (02_autograd.ipynb, the cell defining matmul_backward)" in "\n".join(info.value.__notes__)
+    save(tmp_path, mm, "def matmul_backward(grad, a, b):\n    return grad @ b, a.T @ grad\n", [], "a cell")
+    build.use_learner(tmp_path, quiet=True)
+    with pytest.raises(RuntimeError, match="cannot be multiplied") as info:
+        (a @ b).sum().backward()
+    assert "raised by your Mm.backward (a cell)" in "\n".join(info.value.__notes__)

@@ -1,0 +1,195 @@
+"""Adapters: from the signature an exercise asks for to the one the framework calls at a seam.
+
+Each adapter takes the learner's object and returns a callable with the reference's signature. Where the
+framework offers options the exercise does not cover (weight decay, Nesterov, batched matmul, ...), the
+adapter hands those calls back to the reference, so a learner's component is used exactly where it applies.
+"""
+from __future__ import annotations
+
+import functools
+
+from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
+from ..autograd.sum_to_shape import sum_to_shape
+from ..factories import tensor, zeros
+from ..seams import reference
+from ..shapes import Size
+
+
+def same(learner):
+    """The learner's function already has the framework's signature."""
+    return learner
+
+
+def broadcast_shapes(learner):
+    """tc.broadcast_shapes(*shapes) folds the learner's two-shape rule over all shapes."""
+
+    def broadcast(*shapes):
+        shape = ()
+        for s in shapes:
+            s = (s,) if isinstance(s, int) else tuple(s)
+            try:
+                shape = tuple(learner(shape, s))
+            except ValueError as error:
+                raise RuntimeError(str(error)) from None
+        return Size(shape)
+
+    return broadcast
+
+
+def _check_shape(g, shape, i):
+    """PyTorch's engine error, naming the input, when a learner's backward rule returns a gradient whose
+    shape is neither the input's nor one that sums back to it."""
+    got, want = tuple(g.shape), tuple(shape)
+    if got == want:
+        return
+    lead = len(got) - len(want)
+    fits = lead >= 0 and all(w in (1, s) for w, s in zip(want, got[lead:]))
+    if not fits:
+        raise RuntimeError(f"returned a gradient of shape {got} for input {i}, expected {want}")
+
+
+def _fit(g, meta, i=0):
+    """The learner's gradient in the input's shape and dtype (meta: (shape, dtype)), as the engine needs."""
+    if g is None or meta is None:
+        return None
+    shape, dtype = meta
+    _check_shape(g, shape, i)
+    if tuple(g.shape) != tuple(shape):
+        g = sum_to_shape(g, shape)
+    return g if g.dtype is dtype else g.to(dtype)
+
+
+def mul_backward(learner):
+    """MulBackward0: mul_backward(grad, a, b) with Python numbers passed as they were multiplied."""
+
+    def operand(saved, scalar, meta, g):
+        if saved is not None:
+            return saved
+        if scalar is not None:  # a Python number, given to the learner as a 0-d tensor
+            return tensor(scalar, dtype=g.dtype, device=g.device)
+        return zeros(meta[0], dtype=meta[1], device=g.device)  # not needed: the framework saved nothing
+
+    def rule(ctx, g):
+        a, b = ctx.saved_tensors
+        ga, gb = learner(g, operand(a, ctx.a_scalar, ctx.ma, g), operand(b, ctx.b_scalar, ctx.mb, g))
+        need = ctx.needs_input_grad
+        return (_fit(ga, ctx.ma, 0) if need[0] else None), (_fit(gb, ctx.mb, 1) if need[1] else None)
+
+    return rule
+
+
+def tanh_backward(learner):
+    """TanhBackward0: tanh_backward(grad, out) with the saved output."""
+
+    def rule(ctx, g):
+        out = ctx.saved_output
+        grad = learner(g, out)
+        _check_shape(grad, out.shape, 0)
+        return grad
+
+    return rule
+
+
+def mm_backward(learner):
+    """MmBackward0 (2-D @ 2-D): matmul_backward(grad, a, b)."""
+
+    def rule(ctx, g):
+        a, b = ctx.saved_tensors
+        ga, gb = learner(g, a, b)
+        need = ctx.needs_input_grad
+        for i, (grad, x) in enumerate(((ga, a), (gb, b))):
+            if need[i]:
+                _check_shape(grad, x.shape, i)
+        return (ga if need[0] else None), (gb if need[1] else None)
+
+    return rule
+
+
+def linear_forward(learner_class):
+    """nn.Linear.forward runs the learner's Linear.forward on the layer's own weight and bias."""
+    forward = learner_class.forward
+
+    @functools.wraps(forward)
+    def run(self, input):
+        return forward(self, input)
+
+    return run
+
+
+def dropout_forward(learner_class):
+    """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
+    variant stays the reference's."""
+    forward = learner_class.forward
+    original = reference("Dropout.forward")
+
+    def run(self, input):
+        if getattr(self, "inplace", False):
+            return original(self, input)
+        return forward(self, input)
+
+    return run
+
+
+def _learner_optimizer(opt, group, make, options):
+    """The learner's optimizer object for one parameter group, kept on the framework's optimizer so its
+    state (velocity, moments, step count) lives as long as the framework's does."""
+    store = opt.__dict__.setdefault("_learner_optimizers", {})
+    key = id(group)
+    entry = store.get(key)
+    params = tuple(group["params"])
+    if entry is None or entry[0] != params or entry[1] != options:
+        entry = store[key] = (params, options, make(list(params)))
+    return entry[2]
+
+
+def sgd_update(learner_class):
+    """tc.optim.SGD: groups with plain or heavy-ball momentum (no dampening, Nesterov, weight decay or
+    maximize) step through the learner's SGDMomentum; other groups through the reference."""
+    original = reference("SGD.update")
+
+    def update(self, group):
+        plain = (group["dampening"] == 0 and not group["nesterov"] and group["weight_decay"] == 0
+                 and not group.get("maximize", False))
+        if not plain:
+            return original(self, group)
+        momentum = group["momentum"]
+        learner = _learner_optimizer(self, group, lambda ps: learner_class(ps, lr=group["lr"], momentum=momentum),
+                                     (momentum,))
+        learner.lr = float(group["lr"])  # schedulers change the group's lr between steps
+        learner.step()
+
+    return update
+
+
+def adam_update(learner_class):
+    """tc.optim.Adam: groups without weight decay, amsgrad or maximize step through the learner's Adam
+    (AdamW and the other subclasses keep the reference)."""
+    original = reference("Adam.update")
+
+    def update(self, group):
+        from_adam = type(self).__name__ == "Adam"
+        plain = (group["weight_decay"] == 0 and not group["amsgrad"] and not group.get("maximize", False))
+        if not (from_adam and plain):
+            return original(self, group)
+        betas, eps = tuple(group["betas"]), group["eps"]
+        learner = _learner_optimizer(self, group, lambda ps: learner_class(ps, lr=group["lr"], betas=betas, eps=eps),
+                                     (betas, eps))
+        learner.lr = float(group["lr"])
+        learner.step()
+
+    return update
+
+
+def clip_grad_norm(learner):
+    """nn.utils.clip_grad_norm_ with the 2-norm runs the learner's clip_grad_norm (the norm returned as a
+    tensor, as PyTorch's); other norms stay the reference's."""
+    original = reference("clip_grad_norm_")
+
+    def clip(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+        if float(norm_type) != 2.0 or error_if_nonfinite:
+            return original(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+        params = [parameters] if hasattr(parameters, "grad") else list(parameters)
+        total = learner(params, max_norm)
+        return tensor(float(total))
+
+    return clip

@@ -1,0 +1,68 @@
+"""The components a learner builds: what each one is, which exercise writes it, and how the framework
+calls it (its contract).
+
+Each `Component` names the exercise cell that defines it (`exercise`, the nbgrader grade_id of the solution
+cell), the name the learner's code binds there (`defines`) and the seam it fills (`seam`, see
+`tinygrad_course/seams.py`). `adapt` turns the learner's object into the callable the seam expects, so a
+learner writes the natural exercise signature (`mul_backward(grad, a, b)`) and the framework still calls it
+where the reference ran (`MulBackward0`'s backward rule).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import adapters
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str            # the component's name in the status table
+    chapter: str         # "01" ... "09"
+    exercise: str        # grade_id of the solution cell that defines it, e.g. "ex02_1"
+    defines: str         # the function or class the learner writes there
+    seam: str            # the seam it fills (seams.install name)
+    adapt: object        # learner object -> the callable installed in the seam
+    contract: str        # one line: what the framework calls and what it must return
+    notebook: str = ""   # the exercise notebook's file name, filled in below
+    extra: tuple = field(default=())  # further learner names the adapter needs (same cell)
+
+
+NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
+             "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
+             "09": "09_distributed.ipynb"}
+
+_COMPONENTS = [
+    Component("contiguous_strides", "01", "ex01_3", "contiguous_strides", "contiguous_strides", adapters.same,
+              "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it"),
+    Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
+              "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it"),
+    Component("Mul.backward", "02", "ex02_1", "mul_backward", "Mul.backward", adapters.mul_backward,
+              "mul_backward(grad, a, b) -> (grad_a, grad_b) shaped like a and b; MulBackward0 runs it"),
+    Component("Tanh.backward", "02", "ex02_2", "tanh_backward", "Tanh.backward", adapters.tanh_backward,
+              "tanh_backward(grad, out) -> grad of the input; TanhBackward0 runs it"),
+    Component("Mm.backward", "02", "ex02_3", "matmul_backward", "Mm.backward", adapters.mm_backward,
+              "matmul_backward(grad, a, b) -> (grad_a, grad_b) for 2-D a @ b; MmBackward0 runs it"),
+    Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
+              "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
+    Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
+              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
+    Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
+              "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
+    Component("SGD.step", "05", "ex05_2", "SGDMomentum", "SGD.update", adapters.sgd_update,
+              "SGDMomentum(params, lr, momentum).step() updates params in place; tc.optim.SGD steps through it"),
+    Component("Adam.step", "05", "ex05_3", "Adam", "Adam.update", adapters.adam_update,
+              "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
+    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
+              "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("save_checkpoint", "07", "ex07_1", "save_checkpoint", "save_checkpoint", adapters.same,
+              "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it"),
+    Component("load_checkpoint", "07", "ex07_1", "load_checkpoint", "load_checkpoint", adapters.same,
+              "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place"),
+]
+COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
+BY_NAME = {c.name: c for c in COMPONENTS}
+
+
+def for_chapter(chapter: str) -> list[Component]:
+    """The components whose exercise is in chapter `chapter` ("01" ... "09")."""
+    return [c for c in COMPONENTS if c.chapter == chapter]

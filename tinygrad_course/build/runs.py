@@ -1,0 +1,77 @@
+"""What runs the learner's components for the command line: probes and milestone computations, in a child
+process that loads the learner's package and writes plain data only (an .npz of arrays read back with
+`allow_pickle=False`, and a JSON of counts and load errors). The parent computes the same things with the
+reference and decides; it never imports the learner's code."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .. import seams
+from .milestone_runs import autograd_graph, resume_run, uninterrupted_run
+from .package import load
+from .probes import PROBES
+from .session import install
+
+TIMEOUT = 300
+
+
+# milestone -> (what the learner's process runs, what this process compares it with, components it needs)
+MILESTONES = {
+    "autograd": (autograd_graph, autograd_graph, ("Mul.backward", "Tanh.backward", "Mm.backward", "topological_sort")),
+    "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
+}
+
+
+def child(mode: str, package: str, out: str) -> None:
+    """Entry point of the child process: load the learner's package, install it, run `mode` ("probes" or
+    a milestone name), write the results."""
+    loaded = load(package)
+    errors = {item.component.name: item.error for item in loaded if item.error}
+    mine = [item.component for item in loaded if item.obj is not None]
+    arrays, calls, raised = {}, {}, {}
+    if mode == "probes":  # each component is checked alone, with the reference everywhere else
+        runs = [(item.component.name, PROBES[item.component.name], [item]) for item in loaded if item.obj is not None]
+    else:
+        needed = MILESTONES[mode][2]  # a milestone runs the learner's components it is about, the reference elsewhere
+        runs = [(mode, MILESTONES[mode][0], [item for item in loaded if item.component.name in needed])]
+    for name, fn, items in runs:
+        seams.uninstall()
+        install(items)
+        seams.reset_calls()
+        try:
+            result = fn()
+        except Exception as error:  # the learner's code raised inside the framework
+            raised[name] = f"{type(error).__name__}: {error}"
+            continue
+        finally:
+            calls[name] = seams.calls()
+        for key, value in result.items():
+            arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float64)
+    np.savez(out, **arrays)
+    Path(out + ".json").write_text(json.dumps({"errors": errors, "calls": calls, "raised": raised,
+                                               "learner": [c.name for c in mine]}))
+
+
+def run_child(mode: str, package: Path) -> tuple[dict, dict]:
+    """Run `child` in a fresh process; (arrays by run name, the JSON report)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "result.npz")
+        code = "import sys; from tinygrad_course.build.runs import child; child(sys.argv[1], sys.argv[2], sys.argv[3])"
+        proc = subprocess.run([sys.executable, "-c", code, mode, str(package), out], cwd=tmp, capture_output=True,
+                              text=True, timeout=TIMEOUT)
+        if proc.returncode != 0 or not Path(out + ".json").is_file():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"the run of your components stopped: {tail[0]}")
+        report = json.loads(Path(out + ".json").read_text())
+        with np.load(out, allow_pickle=False) as data:
+            arrays = {}
+            for key in data.files:
+                run, _, field = key.partition("/")
+                arrays.setdefault(run, {})[field] = data[key]
+    return arrays, report
