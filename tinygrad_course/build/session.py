@@ -179,7 +179,11 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
         for name in sorted(_defined_names(source) & set(wanted)):
             component = wanted[name]
             earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
-            path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}")
+            try:
+                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}")
+            except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
+                print(f"[build] could not save {name} into {folder}: {error}")
+                continue
             obj = shell.user_ns.get(name)
             problem = check_component(component.name, obj) if obj is not None else "not defined"
             record_check(folder, component.name, "fail" if problem else "pass", problem or "")
