@@ -47,6 +47,8 @@ class Status(list):
 
 
 _state = {"folder": None, "loaded": []}
+NONE_YET = ("None of your components is saved yet, so the framework runs on its reference implementation here.\n"
+            "Run the solution cells of the exercises to build them; tc.build.status() shows the table.")
 
 
 def _guarded(implementation, name: str, where: str):
@@ -91,7 +93,7 @@ def use_learner(folder=DEFAULT_FOLDER, quiet=False):
     _state.update(folder=folder, loaded=loaded)
     table = status()
     if not quiet:
-        print(table)
+        print(table if any(r.source == "learner" for r in table) else NONE_YET)
     return _Session(table)
 
 
