@@ -168,3 +168,18 @@ def test_errors_and_wrong_shapes_name_the_learners_component_and_its_cell(tmp_pa
     with pytest.raises(RuntimeError, match="cannot be multiplied") as info:
         (a @ b).sum().backward()
     assert "raised by your Mm.backward (a cell)" in "\n".join(info.value.__notes__)
+
+
+@pytest.mark.slow
+def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug(tmp_path):
+    ok = cli("milestone", "lab", str(ROOT / "solutions"))
+    assert ok.returncode == 0 and "passed" in ok.stdout, ok.stdout + ok.stderr
+    stub = cli("milestone", "lab", str(ROOT / "exercises"))
+    assert stub.returncode == 1 and "Linear.forward" in stub.stdout and "Traceback" not in stub.stdout + stub.stderr
+    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_3",
+                                 "p -= self.lr * m_hat / (v_hat.sqrt() + self.eps)",
+                                 "p += self.lr * m_hat / (v_hat.sqrt() + self.eps)")
+    for nb in ("03_modules.ipynb", "02_autograd.ipynb"):
+        shutil.copy(ROOT / "solutions" / nb, folder / nb)
+    bad = cli("milestone", "lab", str(folder))
+    assert bad.returncode == 1 and "your Adam.step fails its check" in bad.stdout, bad.stdout

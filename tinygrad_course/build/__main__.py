@@ -9,9 +9,11 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .components import BY_NAME, COMPONENTS
+from .milestone_runs import LAB_ACCURACY, LAB_SECONDS, digits_split
 from .notebooks import extract
 from .probes import PROBES, compare
 from .runs import MILESTONES, run_child
@@ -49,7 +51,9 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     _, expected, needed = MILESTONES[name]
     with tempfile.TemporaryDirectory() as tmp:
         extract(folder, tmp)
+        start = time.monotonic()
         arrays, report = run_child(name, Path(tmp))
+        seconds = time.monotonic() - start  # measured here: nothing the learner's process says is trusted
     missing = [n for n in needed if n not in report["learner"]]
     if missing:
         where = ", ".join(f"{n} ({BY_NAME[n].notebook}, cell {BY_NAME[n].exercise})" for n in missing)
@@ -59,10 +63,32 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     unused = [n for n in needed if report["calls"].get(name, {}).get(BY_NAME[n].seam, 0) == 0]
     if unused:
         return False, f"milestone {name}: these components of yours were never called: {', '.join(unused)}"
+    if name == "lab":
+        passed, message = _judge_lab(arrays.get(name, {}), seconds, needed)
+        if not passed:  # name the components that fail their own checks: the likely cause
+            failing = [r for r in status_rows(folder) if r["component"] in needed and r["check"] == "fail"]
+            message += "".join(f"\n  your {r['component']} fails its check: {r['note']}" for r in failing)
+        return passed, message
     problem = compare(name, arrays.get(name, {}), expected(), exact=name == "resume")
     if problem:
         return False, f"milestone {name}: your run differs from the reference: {problem}"
     return True, f"milestone {name}: passed ({', '.join(needed)} are yours and agree with the reference)"
+
+
+def _judge_lab(result: dict, seconds: float, needed) -> tuple[bool, str]:
+    """The lab passes when the learner's network classifies at least 97% of the held-out digits right (the
+    accuracy computed here from its predictions and this process's own labels) within 60 s."""
+    labels = digits_split()[3].numpy()
+    predictions = result.get("predictions")
+    if predictions is None or predictions.shape != labels.shape:
+        return False, "milestone lab: the run gave no prediction for each held-out image"
+    accuracy = float((predictions == labels).mean())
+    if accuracy < LAB_ACCURACY:
+        return False, f"milestone lab: test accuracy {accuracy:.1%}, below {LAB_ACCURACY:.0%}"
+    if seconds > LAB_SECONDS:
+        return False, f"milestone lab: {accuracy:.1%} on the test digits, but training took {seconds:.0f} s (limit {LAB_SECONDS:.0f} s)"
+    return True, (f"milestone lab: passed, {accuracy:.1%} of the held-out digits right in {seconds:.0f} s, trained with "
+                  f"your {', '.join(needed)}")
 
 
 def main(argv=None) -> int:

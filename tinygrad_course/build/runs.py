@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import seams
-from .milestone_runs import autograd_graph, resume_run, uninterrupted_run
+from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
 from .package import load
 from .probes import PROBES
 from .session import install
@@ -25,6 +25,7 @@ TIMEOUT = 300
 MILESTONES = {
     "autograd": (autograd_graph, autograd_graph, ("Mul.backward", "Tanh.backward", "Mm.backward", "topological_sort")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
+    "lab": (lab_run, None, ("Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "Adam.step")),
 }
 
 
