@@ -4,7 +4,6 @@ import tracemalloc
 
 import pytest
 
-import tinygrad_course as tc
 from tinygrad_course.grading import CheckFailed, check
 
 
@@ -154,7 +153,6 @@ def diagnose_grad_first(fn):
 
 def diagnose_does_not_catch(fn):
     fn()
-    return None
 
 
 def test_08_6_reference_passes():

@@ -228,9 +228,9 @@ def held_memory_check(t, held_memory):
     x = tc.randn(512, 128)
     for checkpointed in (False, True):
         stack = _stack()
-        _, expected = _held(lambda s=stack: _forward(s, x, checkpointed))
+        _, expected = _held(lambda s=stack, c=checkpointed: _forward(s, x, c))
         stack = _stack()
-        loss, held = held_memory(lambda s=stack: _forward(s, x, checkpointed))
+        loss, held = held_memory(lambda s=stack, c=checkpointed: _forward(s, x, c))
         loss.backward()
         t.close(held / mib, expected / mib, rtol=0.1, atol=0.05,
                 what=f"MiB your held_memory measures for the {'checkpointed' if checkpointed else 'plain'} forward "

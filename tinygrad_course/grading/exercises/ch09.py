@@ -204,11 +204,9 @@ def throughput_check(t, ddp_throughput):
             t.fail(what, f"your code raised {type(exc).__name__}: {exc}")
         comm = 2 * (world - 1) / world * n * 4 / bandwidth
         alternatives = [
-            (batch / (compute + comm + 2 * (world - 1) * latency), "that is one rank's throughput: all ranks "
-                                                                   "together process world * batch_per_rank samples "
-                                                                   "per step"),
-            (world * batch / (compute + comm), "the latency term is missing: every one of the 2 (W - 1) ring steps "
-                                               "pays it"),
+            (batch / (compute + comm + 2 * (world - 1) * latency),
+             "that is one rank's throughput: all ranks together process world * batch_per_rank samples per step"),
+            (world * batch / (compute + comm), "the latency term is missing: every one of the 2 (W - 1) ring steps pays it"),
             (world * batch / (compute + comm / 4 + 2 * (world - 1) * latency),
              "the data sent is counted in values, not bytes: a float32 gradient is 4 bytes"),
             (world * batch / (compute + 2 * n * 4 / bandwidth + 2 * (world - 1) * latency) if world > 1 else None,
