@@ -4,7 +4,10 @@ comparison that explains why `load_state_dict` would fail, and a portable NumPy 
 Every piece is used for real: the checkpoint functions interrupt and resume a training run on the digits,
 which must end with exactly the weights of an uninterrupted run.
 """
+import collections
 import os
+import pickle
+import pickletools
 import tempfile
 
 import numpy as np
@@ -106,3 +109,130 @@ def npz_check(t, export_npz, import_npz):
         X, _ = digits(0, 32)
         with tc.no_grad():
             t.close(other(X), model(X), what="a model loaded from the .npz: its outputs", atol=0)
+
+
+# --- 07.4-07.6: what a pickle runs, a safe loader with an allow-list, a framework-free forward pass ---
+
+def _reduce_pickle(module, name, argument):
+    """The bytes of a protocol-2 pickle whose loading calls module.name(argument), as a malicious model file
+    calls os.system; written opcode by opcode so that nothing needs pickling by reference."""
+    arg = argument.encode()
+    return (b"\x80\x02c" + f"{module}\n{name}\n".encode() + b"X" + len(arg).to_bytes(4, "little") + arg
+            + b"\x85R.")
+
+
+def _attacks(folder):
+    """(bytes, the global it calls, the path its call would create, allowed) for two malicious files."""
+    made = os.path.join(folder, "made_by_os_mkdir")
+    written = os.path.join(folder, "written_by_exec")
+    return [(_reduce_pickle("os", "mkdir", made), "os.mkdir", made, {"collections.OrderedDict"}),
+            (_reduce_pickle("builtins", "exec", f"open({written!r}, 'w').write('attack')"), "builtins.exec", written,
+             {"collections.OrderedDict", "builtins.set"})]
+
+
+def _call(t, what, fn, *args):
+    """fn(*args); an exception is reported with the call that raised it."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        t.fail(what, f"your code raised {type(exc).__name__}: {exc}")
+
+
+@exercise("07.4", title="a safe loader with an allow-list", points=2)
+def safe_loads_check(t, safe_loads):
+    plain = {"weight": [[1.0, 2.0]], "step": 3, "name": ("adam", None)}
+    t.equal(_call(t, "safe_loads(pickle.dumps(plain dict), allowed=set())", safe_loads, pickle.dumps(plain), set()),
+            plain, what="safe_loads of a plain dict of lists and numbers (no globals needed), allowed=set()")
+    ordered = collections.OrderedDict(b=[1, 2], a=(3.0, "x"))
+    got = _call(t, "safe_loads(pickled OrderedDict, allowed={'collections.OrderedDict'})", safe_loads,
+                pickle.dumps(ordered), {"collections.OrderedDict"})
+    t.equal(type(got).__name__, "OrderedDict",
+            what="the type safe_loads rebuilds for a pickled OrderedDict when 'collections.OrderedDict' is allowed",
+            hint="when f'{module}.{name}' is in the allow-list, return super().find_class(module, name)")
+    t.equal(list(got.items()), list(ordered.items()), what="the OrderedDict's items after safe_loads")
+    with tempfile.TemporaryDirectory() as folder:
+        for data, name, path, allowed in _attacks(folder):
+            where = f"safe_loads(a file whose loading calls {name}(...), allowed={sorted(allowed)})"
+            try:
+                result = safe_loads(data, allowed)
+            except pickle.UnpicklingError as exc:
+                t.equal(os.path.exists(path), False, what=f"{where}: did {name} run before the error")
+                t.true(name in str(exc), f"the UnpicklingError from {where} to name the refused global {name!r}, "
+                                         f"got {str(exc)!r}")
+                continue
+            except NotImplementedError:
+                raise
+            except Exception as exc:
+                t.fail(where, f"expected pickle.UnpicklingError (what tc.load(..., weights_only=True) raises), got "
+                              f"{type(exc).__name__}: {exc}")
+            if os.path.exists(path):
+                t.fail(where, f"loading it ran {name}(...) (the attack succeeded): find_class must compare the full "
+                              f"'module.name' with the allow-list and refuse anything else, before importing it")
+            t.fail(where, f"returned {result!r} instead of raising pickle.UnpicklingError: a refused file must not "
+                          f"load at all")
+
+
+def _export(model):
+    return {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+
+
+@exercise("07.5", title="a forward pass without the framework", points=2)
+def numpy_forward_check(t, numpy_forward):
+    X, _ = digits(0, 8)
+    x = X.numpy()
+    for sizes in [(64, 16, 10), (64, 12, 8, 10)]:
+        tc.manual_seed(0)
+        layers = []
+        for i in range(len(sizes) - 1):
+            layers += [tc.nn.Linear(sizes[i], sizes[i + 1]), tc.nn.ReLU()]
+        model = tc.nn.Sequential(*layers[:-1])
+        arrays = _export(model)
+        shapes = {k: tuple(v.shape) for k, v in arrays.items()}
+        what = f"numpy_forward(arrays with shapes {shapes}, x of shape {x.shape})"
+        got = _call(t, what, numpy_forward, arrays, x)
+        t.true(isinstance(got, np.ndarray), f"{what} to return a NumPy array (no tensors), got {type(got).__name__}")
+        with tc.no_grad():
+            expected = model(X).numpy()
+        h, no_relu = x, x
+        for i in range(0, len(layers) - 1, 2):
+            h = h @ arrays[f"{i}.weight"].T + arrays[f"{i}.bias"]
+            no_relu = no_relu @ arrays[f"{i}.weight"].T + arrays[f"{i}.bias"]
+            if i < len(layers) - 2:
+                h = np.maximum(h, 0)
+        t.close(got, expected, what=what, rtol=1e-4, atol=1e-5, mistakes=[
+            mistakes.custom(lambda g, e: np.allclose(g, np.maximum(e, 0), atol=1e-5),
+                            "the negative outputs became 0: there is no ReLU after the last Linear (logits)"),
+            mistakes.custom(lambda g, e, ref=no_relu: np.allclose(g, ref, atol=1e-5),
+                            "these are the outputs without the ReLU between the Linear layers")])
+
+
+def _globals(data):
+    return sorted({arg.replace(" ", ".") for op, arg, _ in pickletools.genops(data) if op.name == "GLOBAL"})
+
+
+@exercise("07.6", title="what would this pickle import?", points=2)
+def pickled_globals_check(t, pickled_globals):
+    with tempfile.TemporaryDirectory() as folder:
+        data, name, path, _ = _attacks(folder)[0]
+        got = _call(t, "pickled_globals(a protocol-2 pickle whose loading calls os.mkdir(...))", pickled_globals, data)
+        t.equal(os.path.exists(path), False,
+                what="did os.mkdir run while pickled_globals read the malicious file (it must only read, never load)")
+    if isinstance(got, (list, tuple)) and "os mkdir" in got:
+        t.fail("pickled_globals(malicious file)", f"got {got!r}: GLOBAL's argument is 'module name' with a space; "
+                                                  f"return 'module.name'")
+    t.equal(got, [name], what="pickled_globals(malicious file): the globals it would import")
+    tc.manual_seed(0)
+    model = tc.nn.Sequential(tc.nn.Linear(3, 2), tc.nn.ReLU(), tc.nn.Linear(2, 1))
+    data = pickle.dumps(model, protocol=2)
+    expected = _globals(data)
+    got = _call(t, "pickled_globals(pickle.dumps(Sequential(Linear, ReLU, Linear), protocol=2))", pickled_globals, data)
+    if isinstance(got, (set, frozenset)) or isinstance(got, list) and got != expected and sorted(got) == expected:
+        t.fail("pickled_globals(a whole Sequential model)",
+               f"the right names, but as {type(got).__name__} in the order {list(got)!r}: return a sorted list")
+    if isinstance(got, list) and len(got) > len(set(got)):
+        t.fail("pickled_globals(a whole Sequential model)",
+               f"{len(got)} names but only {len(set(got))} different ones: list each global once, sorted")
+    t.equal(got, expected, what="pickled_globals(a whole Sequential(Linear, ReLU, Linear), protocol 2)",
+            hint="walk pickletools.genops(data); every GLOBAL opcode's argument is one global")

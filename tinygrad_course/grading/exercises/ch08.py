@@ -1,7 +1,9 @@
 """Chapter 08 (debugging and profiling): checks for per-parameter gradient norms, a forward-hook search
-for the first layer that produces NaN/Inf, and op counting with the profiler.
+for the first layer that produces NaN/Inf, op counting with the profiler, a scalar log with TensorBoard's
+smoothing, measuring the memory gradient checkpointing saves, and naming the cause of common errors.
 """
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -94,3 +96,222 @@ def count_ops_check(t, count_ops):
     t.equal(got.get("MmBackward0"), 1, what="count of MmBackward0 for one backward through w @ w",
             hint="run the function inside the profile block so backward is recorded too")
     t.true(math.isfinite(sum(got.values())), "every count to be a number")
+
+
+def _smooth(values, weight):
+    out, m = [], 0.0
+    for step, v in enumerate(values, start=1):
+        m = weight * m + (1 - weight) * v
+        out.append(m / (1 - weight ** step))
+    return out
+
+
+@exercise("08.4", title="a scalar log with smoothing", points=2)
+def scalar_log_check(t, ScalarLog):
+    log = ScalarLog()
+    w = tc.tensor([2.0], requires_grad=True)
+    train = [3.0, 1.0, 2.0, 0.5, 0.25]
+    for step, value in enumerate(train):
+        loss = (w * value / 2).sum()  # a loss tensor that still holds its graph, as in a training loop
+        log.add_scalar("loss/train", loss, step * 10)
+        if step % 2 == 0:
+            log.add_scalar("loss/val", value + 1, step * 10)
+    steps, values = log.curve("loss/train")
+    if len(steps) == 8:
+        t.fail("curve('loss/train')", f"got the steps {list(steps)}: 5 values were logged as 'loss/train' and 3 as "
+                                      f"'loss/val', interleaved with 'loss/train'; keep one list per tag")
+    t.equal(list(steps), [0, 10, 20, 30, 40], what="curve('loss/train') steps after 5 add_scalar calls at steps 0..40")
+    kinds = sorted({type(v).__name__ for v in values})
+    t.equal(kinds, ["float"], what="the types of the values curve('loss/train') returns after add_scalar(tag, loss "
+                                   "tensor, step)", hint="store float(value): keeping the loss tensor keeps its whole "
+                                                         "graph (every activation of that step) alive")
+    t.close(values, train, what="curve('loss/train') values")
+    steps, values = log.curve("loss/val")
+    t.equal((list(steps), [float(v) for v in values]), ([0, 20, 40], [4.0, 3.0, 1.25]),
+            what="curve('loss/val') (steps, values): logged at steps 0, 20, 40, interleaved with 'loss/train'",
+            hint="keep one list of (step, value) per tag")
+    for weight in (0.6, 0.9):
+        expected = _smooth(train, weight)
+        plain, m = [], 0.0
+        for v in train:
+            m = weight * m + (1 - weight) * v
+            plain.append(m)
+        swapped = _smooth(train, 1 - weight)
+        t.close(log.smoothed("loss/train", weight), expected,
+                what=f"smoothed('loss/train', weight={weight}) of the values {train}", rtol=1e-5, mistakes=[
+                    mistakes.custom(lambda g, e, p=plain: np.allclose(g, p),
+                                    f"the first smoothed value is {plain[0]:g}, (1 - weight) times the first value: "
+                                    "the average started at 0 and is biased towards it"),
+                    mistakes.custom(lambda g, e, sw=swapped: np.allclose(g, sw),
+                                    "weight is the share of the previous average, 1 - weight the share of the new "
+                                    "value (you swapped them)")])
+
+
+def _stack(depth=8, width=128):
+    tc.manual_seed(0)
+    return tc.nn.Sequential(*[tc.nn.Sequential(tc.nn.Linear(width, width), tc.nn.ReLU()) for _ in range(depth)])
+
+
+class _Checkpoint(tc.autograd.Function):
+    """Run a segment without recording; in backward run it again with recording (the lecture's version)."""
+
+    @staticmethod
+    def forward(ctx, segment, x, *params):
+        ctx.segment, ctx.params = segment, params
+        ctx.save_for_backward(x)
+        with tc.no_grad():
+            return segment(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        x = x.detach().requires_grad_(True)
+        with tc.enable_grad():
+            out = ctx.segment(x)
+        return (None,) + tuple(tc.autograd.grad(out, (x,) + ctx.params, grad_out))
+
+
+def _forward(stack, x, checkpointed):
+    if not checkpointed:
+        return stack(x).sum()
+    h = x
+    blocks = list(stack)
+    for i in range(0, len(blocks), 4):
+        segment = tc.nn.Sequential(*blocks[i:i + 4])
+        h = _Checkpoint.apply(segment, h, *segment.parameters())
+    return h.sum()
+
+
+def _held(fn):
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    return result, held
+
+
+def _mib(n):
+    return f"{n / 2 ** 20:.2f} MiB"
+
+
+@exercise("08.5", title="measure the memory checkpointing saves", points=2)
+def held_memory_check(t, held_memory):
+    mib = 2 ** 20
+    t.equal(tracemalloc.is_tracing(), False, what="tracemalloc running before the check started")
+    out = held_memory(lambda: np.ones(mib // 4, dtype=np.float32))
+    t.true(isinstance(out, tuple) and len(out) == 2, f"held_memory(fn) to return (result, bytes), got {out!r:.80}")
+    result, held = out
+    t.true(isinstance(result, np.ndarray) and result.shape == (mib // 4,),
+           "held_memory(fn)'s first value to be what fn() returned (here a float32 array of 262144 ones)")
+    if held < mib / 2:
+        t.fail("held_memory(lambda: np.ones(262144, dtype=np.float32))",
+               f"measured {_mib(held)} for a result of 1.00 MiB: the result was freed before you measured; keep "
+               f"result = fn() alive until after reading the traced memory")
+    t.close(held / mib, 1.0, what="MiB held by held_memory(lambda: np.ones(262144, dtype=np.float32)) (1 MiB)",
+            rtol=0.05)
+    t.equal(tracemalloc.is_tracing(), False, what="tracemalloc still running after held_memory returned",
+            hint="call tracemalloc.stop() before returning")
+
+    def temporary_then_small():
+        big = np.ones(4 * mib // 4, dtype=np.float32)  # 4 MiB, freed before returning
+        return big[: mib // 4].copy()
+
+    _, held = held_memory(temporary_then_small)
+    if held > 3 * mib:
+        t.fail("held_memory(a function that makes a 4 MiB temporary and returns 1 MiB)",
+               f"measured {_mib(held)}: that is the peak (get_traced_memory()[1]); what stays held is the current "
+               f"size (get_traced_memory()[0]) after fn() minus before")
+    t.close(held / mib, 1.0, what="MiB held after a function that makes a 4 MiB temporary and returns 1 MiB",
+            rtol=0.05)
+    # using it: the graph of 8 Linear(128, 128) + ReLU blocks on a batch of 512, plain and checkpointed
+    x = tc.randn(512, 128)
+    for checkpointed in (False, True):
+        stack = _stack()
+        _, expected = _held(lambda s=stack, c=checkpointed: _forward(s, x, c))
+        stack = _stack()
+        loss, held = held_memory(lambda s=stack, c=checkpointed: _forward(s, x, c))
+        loss.backward()
+        t.close(held / mib, expected / mib, rtol=0.1, atol=0.05,
+                what=f"MiB your held_memory measures for the {'checkpointed' if checkpointed else 'plain'} forward "
+                     f"pass of 8 blocks (the check measured {_mib(expected)})")
+
+
+def _matmul_shapes():
+    tc.nn.Linear(784, 10)(tc.ones(64, 64))
+
+
+def _float_labels():
+    tc.nn.functional.cross_entropy(tc.ones(4, 3), tc.tensor([0.0, 1.0, 2.0, 1.0]))
+
+
+def _non_scalar_backward():
+    (tc.ones(3, requires_grad=True) * 2).backward()
+
+
+def _backward_twice():
+    x = tc.ones(3, requires_grad=True)
+    loss = (x * x).sum()
+    loss.backward()
+    loss.backward()
+
+
+def _in_place():
+    x = tc.ones(3, requires_grad=True)
+    y = x.sigmoid()
+    y.mul_(2)
+    y.sum().backward()
+
+
+def _under_no_grad():
+    x = tc.ones(3, requires_grad=True)
+    with tc.no_grad():
+        loss = (x * 2).sum()
+    loss.backward()
+
+
+def _fine():
+    x = tc.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+
+
+def _key_error():
+    return {}["missing"]
+
+
+# (the broken code as the learner would read it, the function, the expected cause)
+_CASES = [
+    ("nn.Linear(784, 10)(tc.ones(64, 64))", _matmul_shapes, "shape"),
+    ("F.cross_entropy(logits, tc.tensor([0.0, 1.0, 2.0, 1.0]))", _float_labels, "dtype"),
+    ("(tc.ones(3, requires_grad=True) * 2).backward()", _non_scalar_backward, "non-scalar"),
+    ("loss.backward(); loss.backward()", _backward_twice, "backward-twice"),
+    ("y = x.sigmoid(); y.mul_(2); y.sum().backward()", _in_place, "in-place"),
+    ("with tc.no_grad(): loss = (x * 2).sum()\nloss.backward()", _under_no_grad, "no-grad"),
+    ("(x * 2).sum().backward()  # nothing wrong", _fine, None),
+    ("{}['missing']  # not one of the table's errors", _key_error, "unknown"),
+]
+
+
+@exercise("08.6", title="name the cause of a common error", points=2)
+def diagnose_check(t, diagnose):
+    for source, fn, cause in _CASES:
+        try:
+            got = diagnose(fn)
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            t.fail(f"diagnose(fn) for fn = {source!r}",
+                   f"diagnose itself raised {type(exc).__name__}: {str(exc)[:80]}: catch the exception fn raises "
+                   f"and return its cause")
+        if got != cause and cause not in (None, "unknown"):
+            message = ""
+            try:
+                fn()
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {str(exc)[:70]}"
+            same_type = sorted({c for s, f, c in _CASES if c not in (None, "unknown")} - {cause})
+            t.fail(f"diagnose(fn) for fn = {source!r}, which raises {message!r}",
+                   f"expected {cause!r}, got {got!r}" + (
+                       f"; every one of {same_type + [cause]} is a RuntimeError: tell them apart by the message"
+                       if got in same_type else ""))
+        t.equal(got, cause, what=f"diagnose(fn) for fn = {source!r}")

@@ -1,5 +1,6 @@
 """Chapter 09 (data-parallel training): checks for gradient averaging across model replicas, the
-DistributedSampler sharding rule, and a simulated ring all-reduce.
+DistributedSampler sharding rule, a simulated ring all-reduce, a small DDP wrapper, in-place collectives
+over simulated ranks, and the throughput model of data-parallel training.
 
 The averaging is used for real: two simulated workers train on their own shards of the digits and must
 stay identical to each other and to one model trained on the combined batches.
@@ -92,3 +93,126 @@ def ring_check(t, ring_all_reduce):
             t.equal([int(s) for s in sent], [2 * (world - 1) * n // world] * world,
                     what=f"values sent by each rank ({world} ranks, {n} values)",
                     hint="each of the 2 * (world - 1) steps sends one chunk of n / world values")
+
+
+@exercise("09.4", title="a small DDP wrapper", points=3)
+def ddp_check(t, SimpleDDP):
+    X, y = digits(0, 256)
+    world = 2
+    replicas = [_model(seed=r) for r in range(world)]  # every process initialises its own copy
+    start = _flat(replicas[0])
+    ddp = SimpleDDP(replicas)
+    t.close(_flat(replicas[1]), start, atol=0,
+            what="replica 1's weights after SimpleDDP(replicas) (replicas built with different seeds)",
+            mistakes=[mistakes.custom(lambda g, e: True, "the copies start different: __init__ must copy replica "
+                                                         "0's parameters into every other replica (the broadcast)")])
+    t.close(_flat(replicas[0]), start, atol=0, what="replica 0's weights after SimpleDDP(replicas) (must not change)")
+    single = _model(seed=0)
+    opts = [tc.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in replicas]
+    single_opt = tc.optim.SGD(single.parameters(), lr=0.1, momentum=0.9)
+    for step in range(3):
+        xb, yb = X[step * 64:(step + 1) * 64], y[step * 64:(step + 1) * 64]
+        outputs = ddp.forward(xb)
+        t.equal(len(outputs), world, what=f"the number of outputs ddp.forward(x of shape {tuple(xb.shape)}) returns "
+                                          f"for {world} replicas")
+        for r in range(world):
+            t.equal(tuple(outputs[r].shape), (64 // world, 10),
+                    what=f"the shape of replica {r}'s output for x of shape {tuple(xb.shape)}",
+                    hint="each replica sees only its shard: replica r gets x.chunk(len(replicas))[r]")
+        with tc.no_grad():
+            t.close(outputs[1], replicas[1](xb.chunk(world)[1]), what="replica 1's output (its shard: x.chunk(2)[1])")
+        for o in opts:
+            o.zero_grad()
+        losses = [tc.nn.functional.cross_entropy(out, shard) for out, shard in zip(outputs, yb.chunk(world))]
+        local = []
+        ddp.backward(losses)
+        if step == 0:
+            check_model = _model(seed=0)
+            for out_shard, label_shard in zip(xb.chunk(world), yb.chunk(world)):
+                check_model.zero_grad()
+                tc.nn.functional.cross_entropy(check_model(out_shard), label_shard).backward()
+                local.append(check_model[0].weight.grad.numpy().copy())
+            t.close(replicas[0][0].weight.grad, (local[0] + local[1]) / 2,
+                    what="replica 0's gradient for layer 0 after ddp.backward(losses) on the first batch",
+                    mistakes=[mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-4),
+                                              "that is the sum of the replicas' gradients: divide by the number of "
+                                              "replicas"),
+                              mistakes.custom(lambda g, e, lo=local[0]: np.allclose(g, lo, rtol=1e-4),
+                                              "that is replica 0's own gradient: average the gradients after "
+                                              "every replica's backward")])
+        for o in opts:
+            o.step()
+        single_opt.zero_grad()
+        tc.nn.functional.cross_entropy(single(xb), yb).backward()
+        single_opt.step()
+    t.close(_flat(replicas[1]), _flat(replicas[0]), what="the replicas' weights after 3 steps", atol=0)
+    t.close(_flat(replicas[0]), _flat(single), rtol=1e-4, atol=1e-5,
+            what="weights after 3 steps vs one process trained on the whole batches")
+
+
+def _ranks(values):
+    return [tc.tensor(v, dtype=tc.float32) for v in values]
+
+
+@exercise("09.5", title="collectives over simulated ranks", points=2)
+def collectives_check(t, all_reduce, broadcast):
+    values = [[1.0, -2.0, 3.0], [4.0, 5.0, -6.0], [0.5, 0.0, 9.0]]
+    array = np.array(values)
+    for op, expected in [("sum", array.sum(0)), ("avg", array.mean(0)), ("max", array.max(0))]:
+        ranks = _ranks(values)
+        objects = list(ranks)
+        returned = all_reduce(ranks, op)
+        t.equal([a is b for a, b in zip(ranks, objects)], [True] * 3,
+                what=f"whether each entry of the list is still the same tensor object after all_reduce(ranks, {op!r}) "
+                     f"(a collective changes the tensors in place)")
+        for r in range(3):
+            if r == 0 and np.allclose(ranks[0].numpy(), array[0]):
+                t.fail(f"all_reduce(ranks with values {values}, {op!r})",
+                       f"rank 0's tensor is unchanged ({values[0]}){' though you returned a result' if returned is not None else ''}"
+                       f": a collective changes every rank's tensor in place (copy_ under no_grad)")
+            t.close(ranks[r], expected, what=f"rank {r}'s tensor after all_reduce(ranks with values {values}, {op!r})",
+                    mistakes=[mistakes.custom(
+                        lambda g, e, r=r: r > 0 and not np.allclose(g, e),
+                        "rank 0 is right but a later rank is not: you reduced again after rank 0's tensor was "
+                        "overwritten; compute the result once, from the original values, then copy it to every rank")])
+    ranks = _ranks(values)
+    broadcast(ranks, 1)
+    for r in range(3):
+        t.close(ranks[r], array[1], what=f"rank {r}'s tensor after broadcast(ranks with values {values}, src=1)",
+                mistakes=[mistakes.custom(lambda g, e: np.allclose(g, array[0]),
+                                          "that is rank 0's tensor: broadcast from src, not from rank 0")])
+
+
+def _throughput(batch_per_rank, compute_s, n_params, world, bandwidth, latency):
+    comm = 0.0 if world == 1 else 2 * (world - 1) * latency + 2 * (world - 1) / world * n_params * 4 / bandwidth
+    return world * batch_per_rank / (compute_s + comm)
+
+
+@exercise("09.6", title="the throughput of data-parallel training", points=2)
+def throughput_check(t, ddp_throughput):
+    cases = [(64, 0.05, 1_000_000, 1, 1e9, 1e-4), (64, 0.05, 1_000_000, 2, 1e9, 1e-4),
+             (32, 0.02, 25_000_000, 4, 10e9, 5e-5), (128, 0.2, 100_000, 8, 1e9, 1e-3)]
+    for batch, compute, n, world, bandwidth, latency in cases:
+        args = (batch, compute, n, world, bandwidth, latency)
+        what = (f"ddp_throughput(batch_per_rank={batch}, compute_s={compute}, n_params={n:_}, world={world}, "
+                f"bandwidth={bandwidth:g}, latency={latency:g})")
+        try:
+            got = ddp_throughput(*args)
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            t.fail(what, f"your code raised {type(exc).__name__}: {exc}")
+        comm = 2 * (world - 1) / world * n * 4 / bandwidth
+        alternatives = [
+            (batch / (compute + comm + 2 * (world - 1) * latency),
+             "that is one rank's throughput: all ranks together process world * batch_per_rank samples per step"),
+            (world * batch / (compute + comm), "the latency term is missing: every one of the 2 (W - 1) ring steps pays it"),
+            (world * batch / (compute + comm / 4 + 2 * (world - 1) * latency),
+             "the data sent is counted in values, not bytes: a float32 gradient is 4 bytes"),
+            (world * batch / (compute + 2 * n * 4 / bandwidth + 2 * (world - 1) * latency) if world > 1 else None,
+             "each rank sends 2 (W - 1) / W of the gradient in a ring all-reduce, not all of it twice"),
+            (batch / compute if world == 1 else None, None),
+        ]
+        t.close(float(got), _throughput(*args), what=what, rtol=1e-6, mistakes=[
+            mistakes.custom(lambda g, e, a=a: a is not None and np.allclose(g, a, rtol=1e-6), hint)
+            for a, hint in alternatives if hint])
