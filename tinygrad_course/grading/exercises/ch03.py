@@ -58,14 +58,21 @@ def linear_check(t, Linear):
     t.equal(tuple(layer.weight.shape), (10, 64), what="Linear(64, 10).weight.shape",
             hint="the weight is (out_features, in_features), like PyTorch's")
     t.equal(tuple(layer.bias.shape), (10,), what="Linear(64, 10).bias.shape", hint="one bias per output feature")
-    t.equal(_param_names(layer), ["bias", "weight"], what="names in layer.named_parameters()",
+    names = _param_names(layer)
+    t.equal(names, ["bias", "weight"], what="names in layer.named_parameters()",
+            why="weight and bias are not registered as parameters (plain tensor attributes)" if not names else None,
             hint="wrap weight and bias in nn.Parameter: a plain tensor attribute is invisible to parameters() "
                  "and therefore to the optimizer")
     w = layer.weight.detach().numpy()
     bound = 1 / np.sqrt(64)
+    why = None
+    if w.std() == 0:
+        why = "every weight has the same value, so every output unit computes the same thing"
+    elif np.abs(w).max() > bound + 1e-6:
+        why = f"your weights reach {np.abs(w).max():.3f} (std {w.std():.3f}): too large for 64 inputs"
     t.true(np.abs(w).max() <= bound + 1e-6 and w.std() > 0.25 * bound,
-           f"weights drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)) = U(-{bound:.3f}, {bound:.3f})",
-           hint="zeros make every output unit identical and randn is far too large; use uniform_(-bound, bound)")
+           f"Linear(64, 10)'s weights drawn uniformly from (-{bound:.3f}, {bound:.3f})", why=why,
+           hint="PyTorch draws them from U(-1/sqrt(in_features), 1/sqrt(in_features)): uniform_(-bound, bound)")
     x = tc.randn(5, 64)
     W, b = layer.weight.detach().numpy(), layer.bias.detach().numpy()
     expected = x.numpy() @ W.T + b
@@ -270,7 +277,14 @@ def freeze_check(t, freeze_all_but_head):
     freeze_all_but_head(model)
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
     expected = {name: name.startswith("4.") for name in flags}
-    t.equal(flags, expected, what="requires_grad of each parameter after freeze_all_but_head(model)",
+    why = None
+    if not any(flags.values()):
+        why = "every parameter is frozen, the head's too: nothing could learn"
+    elif all(flags.values()):
+        why = "nothing was frozen"
+    elif all(flags[n] for n in flags if not n.startswith("4.")):
+        why = "the head was frozen and the rest left trainable: the other way round"
+    t.equal(flags, expected, what="requires_grad of each parameter after freeze_all_but_head(model)", why=why,
             hint="set requires_grad_(False) on every parameter except those of model[-1]")
     before = {name: p.detach().numpy().copy() for name, p in model.named_parameters()}
     X, y = digits(0, 128)
@@ -292,7 +306,10 @@ def hooks_check(t, record_shapes):
     x = tc.randn(5, 64)
     expected = [("0", (5, 32)), ("1", (5, 32)), ("2.0", (5, 16)), ("2.1", (5, 16)), ("3", (5, 10))]
     got = record_shapes(model, x)
+    names = [str(n) for n, _ in got] if isinstance(got, list) else []
     t.equal([(str(n), tuple(s)) for n, s in got], expected, what="record_shapes(model, x)",
+            why="containers (modules with children, like the model itself \"\" or \"2\") were recorded too"
+            if "" in names or "2" in names else None,
             hint="register a forward hook on every module without children (named_modules()), run model(x) "
                  "once, and record (name, tuple(output.shape)) in call order")
     again = record_shapes(model, x)
@@ -300,7 +317,8 @@ def hooks_check(t, record_shapes):
     recorded = len(got)
     with tc.no_grad():
         model(x)
-    t.equal(len(got), recorded, what="entries added to the first result by a later model(x)",
+    t.equal(len(got), recorded, what="entries in the first result after a later model(x)",
+            why="your hooks are still registered: a later forward pass added entries to the first result",
             hint="remove every hook after the forward pass (handle.remove()), or they keep firing")
 
 
