@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import functools
 import os
-import sysconfig
+import sys
 import types
 
 from .arrays import show
 
 # code under these folders is the framework, the grader or a library, not the learner's
-_NOT_LEARNER = tuple({os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
-                      *(sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "purelib", "platlib"))})
+_NOT_LEARNER = tuple(sorted({os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+                             *(os.path.join(p, "lib") + os.sep for p in (sys.prefix, sys.base_prefix, sys.exec_prefix))}))
 
 _CALL = "_tc_learner_call"  # attribute set on an exception: (name, args, kwargs) of the learner call it left
 
