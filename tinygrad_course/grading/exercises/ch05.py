@@ -118,11 +118,11 @@ def sgd_check(t, SGDMomentum):
         grad = steps.flat_grads(model)
         t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
                 "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=steps.stale_gradient(ref_grads[k - 2] if k > 1 else None))
+                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
         opt.step()
         t.close(steps.flat_params(model), ref_params[k - 1],
                 f"all parameters after step {k} (compared with tc.optim.SGD(lr=0.1, momentum=0.9))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum))
+                rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
     t.context = ""
     _, plain = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1))
     _, no_momentum = _run_optimizer(lambda ps: SGDMomentum(ps, lr=0.1))
@@ -150,11 +150,11 @@ def adam_check(t, Adam):
         grad = steps.flat_grads(model)
         t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
                 "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=steps.stale_gradient(ref_grads[k - 2] if k > 1 else None))
+                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
         opt.step()
         t.close(steps.flat_params(model), ref_params[k - 1],
                 f"all parameters after step {k} (compared with tc.optim.Adam(lr=0.01))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr))
+                rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
     t.context = ""
     _, betas = _run_optimizer(lambda ps: Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
     _, betas_ref = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))

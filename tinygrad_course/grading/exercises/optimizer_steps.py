@@ -27,6 +27,23 @@ def flat_grads(model) -> np.ndarray:
                            for p in model.parameters()])
 
 
+def locate(model):
+    """A last detector: names the parameter and element of the largest difference in a flat parameter vector."""
+    names = [(name, tuple(p.shape), p.numel()) for name, p in model.named_parameters()]
+
+    def detect(got, expected):
+        if got.shape != expected.shape or not np.isfinite(got).all():
+            return None
+        flat = int(np.argmax(np.abs(got - expected)))
+        for name, shape, size in names:
+            if flat < size:
+                index = tuple(int(i) for i in np.unravel_index(flat, shape))
+                return f"not a typical mistake; the largest difference is in parameter {name} at {list(index)}"
+            flat -= size
+        return None
+    return detect
+
+
 def backward_on_batch(model, k: int) -> None:
     """Forward and backward of the cross-entropy on the k-th fixed batch of 64 digits (k = 0, 1, ...)."""
     X, y = digits(0, 256)
@@ -79,7 +96,7 @@ def _flipped(before):
                            "subtracted", "a descent step subtracts: p -= lr * (the update)")
 
 
-def sgd_mistakes(k, before, grad, velocity, lr, momentum) -> list:
+def sgd_mistakes(k, before, grad, velocity, lr, momentum, model) -> list:
     """Detectors for step `k` (1-based) of SGD with momentum; `velocity` is the reference buffer before it."""
     found = [_moved(before, f"step {k} did not change the parameters",
                     "update each parameter in place under tc.no_grad() (p -= ..., not p = p - ...), keep "
@@ -103,7 +120,7 @@ def sgd_mistakes(k, before, grad, velocity, lr, momentum) -> list:
             mistakes.custom(lambda g, e: _same(g, before - lr * ((1 - momentum) * grad + momentum * velocity)),
                             "the gradient was scaled by (1 - momentum): that is dampening, which PyTorch's default "
                             "momentum does not do", "v = momentum * v + grad")]
-    return found
+    return found + [locate(model)]
 
 
 class AdamState:
@@ -134,7 +151,7 @@ class AdamState:
         return m_hat / (np.sqrt(v_hat + self.eps) if eps_inside else np.sqrt(v_hat) + self.eps)
 
 
-def adam_mistakes(k, before, grad, state: AdamState, lr) -> list:
+def adam_mistakes(k, before, grad, state: AdamState, lr, model) -> list:
     """Detectors for step `k` (1-based) of Adam; `state` holds the reference moments before the step."""
     def variant(**choices):
         return lambda g, e: _same(g, before - lr * state.update(grad, **choices))
@@ -167,4 +184,4 @@ def adam_mistakes(k, before, grad, state: AdamState, lr) -> list:
             mistakes.custom(variant(fresh=True), f"step {k} started m and v from zero again: the moments of the "
                                                  "earlier steps were not kept", "keep m and v per parameter across steps"),
         ]
-    return found
+    return found + [locate(model)]
