@@ -190,11 +190,12 @@ def normalize_rows_check(t, normalize_rows):
     wide = tc.arange(1.0, 9.0).view(2, 4)
     t.close(normalize_rows(wide), wide.numpy() / wide.numpy().sum(axis=1, keepdims=True), "normalize_rows of a 2x4 x",
             given={"x": wide})
-    t.close(normalize_rows(x).sum(dim=1), np.ones(3), "row sums of your result")
+    t.close(normalize_rows(x).sum(dim=1), np.ones(3), "row sums of your result", given={"x": x})
     # used for real: normalizing exponentials is a softmax
     logits = tc.tensor([[2.0, 1.0, 0.1]])
     e = np.exp(logits.numpy())
-    t.close(normalize_rows(logits.exp()), e / e.sum(), "normalize_rows(logits.exp()) (a softmax)")
+    t.close(normalize_rows(logits.exp()), e / e.sum(), "normalize_rows(logits.exp()) (a softmax)",
+            given={"logits": logits})
 
 
 # ---- 01.7 -------------------------------------------------------------------------------------------------

@@ -88,9 +88,11 @@ def mul_backward_check(t, mul_backward):
     weight = rng.standard_normal((2, 3))
     (mul.apply(a2, b2) * tc.tensor(weight)).sum().backward()
     na, nb = _numerical_grads(lambda x, y: x * y, [a2, b2], weight)
-    t.close(a2.grad, na, "a.grad from a backward pass through your rule (vs finite differences)", atol=1e-6)
+    given = {"a": a2, "b": b2, "L": "(a * b * weight).sum()", "weight": weight}
+    t.close(a2.grad, na, "a.grad from a backward pass through your rule (vs finite differences)", atol=1e-6,
+            given=given)
     t.close(b2.grad, nb, "b.grad (shape (1, 3)) from a backward pass through your rule (vs finite differences)",
-            atol=1e-6)
+            atol=1e-6, given=given)
 
 
 def _function(name, forward, backward):
@@ -138,7 +140,8 @@ def tanh_backward_check(t, tanh_backward):
                                     "tensor operations only (no .numpy(), .item(), .detach() or NumPy calls)")
     second, = tc.autograd.grad(first.sum(), x)
     th = np.tanh(x.detach().numpy())
-    t.close(second, -2 * th * (1 - th ** 2), "the second derivative d2/dx2 tanh(x) through your rule")
+    t.close(second, -2 * th * (1 - th ** 2), "the second derivative d2/dx2 tanh(x) through your rule",
+            given={"x": x})
 
 
 # ---- 02.3 -------------------------------------------------------------------------------------------------
@@ -262,7 +265,8 @@ def topo_sort_check(t, topo_sort):
     # plugged into a real backward pass: run the graph's nodes in the learner's order
     grads = _run_in_order(g, order)
     g.backward()
-    t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()")
+    t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
+            given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
 
 
 # ---- 02.5 -------------------------------------------------------------------------------------------------

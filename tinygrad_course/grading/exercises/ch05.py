@@ -195,6 +195,7 @@ def clip_check(t, clip_grad_norm):
     per_param = [g * min(1.0, 1.0 / (np.linalg.norm(g) + 1e-6)) for g in grads]
     got = np.concatenate([p.grad.numpy().ravel() for p in ps])
     t.close(got, np.concatenate([p.grad.numpy().ravel() for p in ref]), what="gradients after clipping to max_norm=1.0",
+            given={"gradients": grads},
             rtol=1e-4, mistakes=[mistakes.custom(
                 lambda g, e: np.allclose(g, np.concatenate([q.ravel() for q in per_param]), rtol=1e-4),
                 "you clipped each parameter separately (one norm per parameter)",
