@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tinygrad_course.grading import CheckFailed, check, compare, mistakes, to_numpy
+from tinygrad_course.grading import CheckFailed, check, compare, hint, mistakes, reset_attempts, to_numpy
 
 
 class FakeTensor:
@@ -115,3 +115,36 @@ def test_check_renders_without_traceback_in_ipython():
     except CheckFailed as exc:
         lines = exc._render_traceback_()
     assert "Exercise 99.2" in lines[0] and not any("Traceback" in line for line in lines)
+
+
+def test_compare_lists_other_wrong_elements_with_their_values():
+    message = compare(np.array([1.0, 5.0, 3.0, 9.0]), np.array([1.0, 2.0, 3.0, 4.0]))
+    assert "2 of 4 values wrong" in message and "also (1,): expected 2, got 5" in message
+
+
+def test_a_detector_names_the_mistake_and_keeps_the_fix_apart():
+    detector = mistakes.custom(lambda g, e: True, "the sign is flipped", "subtract the update")
+    message = compare(np.array([-1.0]), np.array([1.0]), detectors=[detector])
+    assert "what went wrong: the sign is flipped" in message and "subtract" not in message
+    assert message.hint == "subtract the update"
+
+
+def test_the_hint_comes_with_the_second_failure_or_when_asked():
+    reset_attempts()
+    assert "no check of 99.2 has failed" in str(hint("99.2"))
+    for attempt in (1, 2):
+        with pytest.raises(CheckFailed) as failure:
+            check("99.2", lambda g, sa, sb: (g, g))
+        message = str(failure.value)
+        assert "not summed over the broadcast dimension 0" in message
+        assert ("hint: sum it back" in message) == (attempt == 2), message
+    assert "sum it back to the input's shape" in str(hint("99.2"))
+    reset_attempts()
+
+
+def test_an_exception_is_reported_with_the_input_that_raised_it():
+    def broadcast_shape(a, b):
+        raise ValueError("bad")
+    with pytest.raises(CheckFailed, match=r"ValueError: bad \(in broadcast_shape, line \d+\)\n  input: "
+                                          r"broadcast_shape\(\(3, 1\), \(1, 4\)\)"):
+        check("99.1", broadcast_shape)

@@ -45,3 +45,19 @@ def preview(value, limit: int = 6) -> str:
     flat = array.ravel()[:limit]
     more = ", ..." if array.size > limit else ""
     return "[" + ", ".join(f"{v:.4g}" if np.issubdtype(array.dtype, np.floating) else str(v) for v in flat) + more + "]"
+
+
+def show(value, limit: int = 240) -> str:
+    """A learner-readable printout of an input: arrays/tensors with shape and dtype, others by repr."""
+    if isinstance(value, (str, bytes, int, float, bool, type(None))) or isinstance(value, (tuple, list)) \
+            and not any(hasattr(v, "numpy") or isinstance(v, np.ndarray) for v in value):
+        text = repr(value)
+    elif is_array_like(value):
+        array = to_numpy(value)
+        values = np.array2string(array, precision=4, threshold=24, edgeitems=2, separator=", ").replace("\n", "")
+        text = f"{values} (shape {tuple(array.shape)}, {array.dtype})" if array.ndim else f"{values} ({array.dtype})"
+    elif isinstance(value, (tuple, list)):
+        text = "(" + ", ".join(show(v, limit // 2) for v in value) + ("," if len(value) == 1 else "") + ")"
+    else:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,11 +1,20 @@
-"""check(): run one exercise's visible checks on the learner's objects and explain the result."""
+"""check(): run one exercise's visible checks on the learner's objects and explain the result.
+
+Feedback comes in stages. The first failure of an exercise says what is wrong with the learner's value on
+the exact input (and names the mistake when it is a known one); the hint, which may state the formula, is
+shown on the second failure of the same exercise in this kernel or when the learner calls ``hint("NN.k")``.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checker import Checker, CheckFailed
+from .checker import Checker, CheckFailed, split_hint
+from .errors import describe_error, record_calls
 from .registry import get_exercise
 from .shortcuts import Tripwire, static_violations
+
+_FAILURES: dict[str, int] = {}   # exercise id -> failed checks in this kernel ("not implemented" excluded)
+_HINTS: dict[str, str] = {}      # exercise id -> the hint of its last failure
 
 
 @dataclass(frozen=True)
@@ -25,12 +34,29 @@ class CheckResult:
         printer.text(str(self))
 
 
+@dataclass(frozen=True)
+class Hint:
+    """The hint for an exercise, shown as plain text in a notebook."""
+
+    exercise: str
+    text: str
+
+    def __str__(self):
+        return f"Hint for exercise {self.exercise}: {self.text}"
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(str(self))
+
+
 def _fmt(points: float) -> str:
     return f"{points:g}"
 
 
 def _learner_error(exc: BaseException) -> str:
-    """'TypeError: ... (in broadcast_shape, line 3)' pointing at the deepest frame of the learner's code."""
+    """'TypeError: ... (in broadcast_shape, line 3)' pointing at the deepest frame of the learner's code.
+
+    The batch grader's worker reports errors with this function (the only code it trusts to walk frames);
+    check() adds the call and its input with errors.describe_error."""
     where, tb = "", exc.__traceback__
     while tb is not None:  # walked here, not with the traceback module: the grader trusts only this code
         code = tb.tb_frame.f_code
@@ -40,33 +66,66 @@ def _learner_error(exc: BaseException) -> str:
     return f"your code raised {type(exc).__name__}: {exc}{where}"
 
 
-def check(exercise_id: str, *learner_objects) -> CheckResult:
-    """Run the visible checks of `exercise_id` on the learner's function(s)/class(es).
+def reset_attempts() -> None:
+    """Forget every failure and hint of this kernel (the next failure of each exercise is a first one)."""
+    _FAILURES.clear()
+    _HINTS.clear()
 
-    Prints nothing on its own: returns a CheckResult (shown as a one-line success message) or raises
-    CheckFailed whose message is the diagnosis and the points (0 of N) for this exercise.
-    """
+
+def hint(exercise_id: str) -> Hint:
+    """The hint for the last failed check of `exercise_id` (how to fix it; it may give the formula)."""
     exercise = get_exercise(exercise_id)
-    header = f"\u2718 Exercise {exercise.id} ({exercise.title}): 0/{_fmt(exercise.points)} points"
+    if exercise.id in _HINTS:
+        return Hint(exercise.id, _HINTS[exercise.id])
+    if exercise.id in _FAILURES:
+        return Hint(exercise.id, "the last failure speaks for itself: its message above says what to change")
+    return Hint(exercise.id, f"no check of {exercise.id} has failed in this session: run "
+                             f"check(\"{exercise.id}\", ...) first; the hint is about the problem it finds")
+
+
+def _run(exercise, checker, learner_objects) -> tuple[str | None, str | None, bool]:
+    """(diagnosis, hint, counts_as_attempt) of running the exercise's checks; diagnosis None when they pass."""
     shortcuts = static_violations(learner_objects, exercise.forbidden)
     tripwire = Tripwire(exercise.forbidden)
-    checker = Checker(exercise.id)
-    problem = None
     try:
         if shortcuts:
             raise CheckFailed(f"your code uses {', '.join(shortcuts)}, which this exercise asks you to write yourself")
         with tripwire.armed():
-            exercise.run(checker, *(tripwire.guard(obj) for obj in learner_objects))
+            exercise.run(checker, *(tripwire.guard(record_calls(obj)) for obj in learner_objects))
         if tripwire.hits:
             raise CheckFailed(f"your code called {', '.join(tripwire.hits)}, which this exercise asks you to write yourself")
     except CheckFailed as exc:
-        problem = str(exc)
+        return (*split_hint(exc.diagnosis, exc.hint), True)
     except NotImplementedError as exc:
-        problem = f"not implemented yet: {exc}" if str(exc) else "not implemented yet"
+        return (f"not implemented yet: {exc}" if str(exc) else "not implemented yet"), None, False
     except RecursionError:
-        problem = "your code recursed too deeply (an infinite recursion?)"
+        return "your code recursed too deeply (an infinite recursion?)", None, True
     except Exception as exc:  # learner code failing in any way is a diagnosis, not a crash
-        problem = _learner_error(exc)
-    if problem is not None:
-        raise CheckFailed(f"{header}\n{problem}") from None
-    return CheckResult(exercise.id, exercise.title, exercise.points, checker.count)
+        return describe_error(exc, getattr(checker, "context", "")), None, True
+    return None, None, False
+
+
+def check(exercise_id: str, *learner_objects) -> CheckResult:
+    """Run the visible checks of `exercise_id` on the learner's function(s)/class(es).
+
+    Prints nothing on its own: returns a CheckResult (shown as a one-line success message) or raises
+    CheckFailed whose message is the diagnosis and the points (0 of N) for this exercise; the hint is added
+    from the second failure of the exercise on (or shown by ``hint(exercise_id)``).
+    """
+    exercise = get_exercise(exercise_id)
+    header = f"\u2718 Exercise {exercise.id} ({exercise.title}): 0/{_fmt(exercise.points)} points"
+    checker = Checker(exercise.id)
+    problem, fix, attempt = _run(exercise, checker, learner_objects)
+    if problem is None:
+        return CheckResult(exercise.id, exercise.title, exercise.points, checker.count)
+    if attempt:
+        _FAILURES[exercise.id] = _FAILURES.get(exercise.id, 0) + 1
+        if fix:
+            _HINTS[exercise.id] = fix
+        else:
+            _HINTS.pop(exercise.id, None)
+    if fix and _FAILURES.get(exercise.id, 0) >= 2:
+        problem += f"\n  hint: {fix}"
+    elif fix:
+        problem += f"\n  (stuck? hint(\"{exercise.id}\") gives a hint; a second failed check shows it too)"
+    raise CheckFailed(f"{header}\n{problem}", fix) from None

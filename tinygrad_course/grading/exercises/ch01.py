@@ -31,14 +31,16 @@ def wrap_array_check(t, wrap_array):
     copied = wrap_array(array, share=False)
     _expect_tensor(t, shared, "wrap_array(array, share=True)")
     _expect_tensor(t, copied, "wrap_array(array, share=False)")
-    t.close(shared, array, "wrap_array(array, share=True)", check_dtype=True)
-    t.close(copied, array, "wrap_array(array, share=False)", check_dtype=True,
-            mistakes=[mistakes.custom(lambda g, e: g.dtype == np.float32,
-                                      "the copy was converted to float32: keep the array's own dtype")])
+    t.close(shared, array, "wrap_array(array, share=True)", check_dtype=True, given={"array": array})
+    t.close(copied, array, "wrap_array(array, share=False)", check_dtype=True, given={"array": array},
+            mistakes=[mistakes.custom(lambda g, e: g.dtype == np.float32, "the copy was converted to float32",
+                                      "keep the array's own dtype (float64 here)")])
     array[0, 0] = 100.0
     t.true(shared[0, 0].item() == 100.0, "the shared tensor to see a change made to the array afterwards",
-           hint="tc.tensor(...) always copies its data; tc.from_numpy(array) shares the array's memory")
+           why=f"after array[0, 0] = 100 the shared tensor still holds {shared[0, 0].item():g}: it has its own copy",
+           hint="one of the two ways to make a tensor from an array copies its data, the other shares its memory")
     t.true(copied[0, 0].item() == 0.0, "the copy to keep its old value when the array changes afterwards",
+           why=f"after array[0, 0] = 100 the copy holds {copied[0, 0].item():g}: it shares the array's memory",
            hint="tc.from_numpy shares memory with the array; tc.tensor(array) makes an independent copy")
     shared[1, 2] = -1.0
     t.true(array[1, 2] == -1.0, "a write into the shared tensor to show up in the array",
@@ -69,12 +71,18 @@ def features_check(t, features_to_tensor):
         t.fail("features_to_tensor(rows)",
                "the result has dtype tc.float64 (NumPy's default float), but models work in float32\n"
                "  hint: pass dtype=tc.float32 when creating the tensor")
-    t.close(result, _minmax_reference(rows), "features_to_tensor(rows)", check_dtype=True, mistakes=[
-        mistakes.custom(_truncated, "values were truncated to whole numbers: some arithmetic ran on integers "
-                                    "(e.g. assigning floats into an integer tensor); convert to float32 first"),
-        mistakes.custom(lambda g, e: np.allclose(g.min(axis=0), 0) and not np.allclose(g.max(axis=0), 1),
-                        "the minimum of each column is 0 but the maximum is not 1: divide by (max - min)"),
-    ])
+    t.close(result, _minmax_reference(rows), "features_to_tensor(rows)", check_dtype=True, given={"rows": rows},
+            mistakes=[
+                mistakes.custom(_truncated, "values were truncated to whole numbers: some arithmetic ran on integers",
+                                "convert to float32 before any arithmetic (assigning floats into an integer tensor "
+                                "truncates them)"),
+                mistakes.custom(lambda g, e: np.allclose(g.min(axis=0), 0) and not np.allclose(g.max(axis=0), 1),
+                                "the minimum of each column is 0 but the maximum is not 1",
+                                "after subtracting the minimum, divide by the column's range (max - min)"),
+                mistakes.custom(lambda g, e: np.allclose(g.max(axis=0), 1) and not np.allclose(g.min(axis=0), 0),
+                                "the maximum of each column is 1 but the minimum is not 0",
+                                "subtract each column's minimum before dividing by its range"),
+            ])
     # the features go straight into a float32 layer: this only works with a float32 tensor
     weight = tc.ones(3, 2)
     t.close(result @ weight, _minmax_reference(rows) @ np.ones((3, 2), np.float32), "your features @ a float32 weight")
@@ -86,25 +94,30 @@ def strides_check(t, contiguous_strides):
     for shape in [(2, 3, 4), (5,), (3, 1, 2), (2, 2, 2, 3), ()]:
         got = contiguous_strides(shape)
         expected = tc.zeros(shape).stride()
-        hint = None
+        why, hint = None, "the last dimension moves by 1 element; each dimension before it moves by the sizes after it"
         if got is not None and len(got) == len(shape) and tuple(got) == tuple(reversed(expected)):
-            hint = "the strides are in reverse order: the LAST dimension moves by 1 element"
+            why = "the strides are in reverse order"
+            hint = "the LAST dimension moves by 1 element; work from the right"
         elif got is not None and len(got) == len(shape) and tuple(got) == tuple(
                 int(np.prod(shape[i:])) for i in range(len(shape))):
+            why = "each stride includes its own dimension's size (every stride is one dimension too large)"
             hint = "a dimension's stride is the product of the sizes AFTER it, not including its own size"
         t.equal(tuple(got) if isinstance(got, list) else got, tuple(expected),
-                f"contiguous_strides({shape})", hint=hint or "multiply the sizes from the right, starting at 1")
+                f"contiguous_strides({shape})", why=why, hint=hint)
 
 
 # ---- 01.4 -------------------------------------------------------------------------------------------------
 @exercise("01.4", title="index to storage offset", points=2)
 def storage_index_check(t, storage_index):
-    t.equal(storage_index((1, 2), (4, 1), 0), 6, "storage_index((1, 2), strides=(4, 1), offset=0)",
-            hint="multiply each index by its stride and add them up")
+    got = storage_index((1, 2), (4, 1), 0)
+    t.equal(got, 6, "storage_index((1, 2), strides=(4, 1), offset=0)",
+            why={9: "each index was multiplied by the other dimension's stride", 3: "the strides were ignored "
+                 "(the indices were just added)", 8: "the indices were multiplied together with the strides"}.get(got)
+            if isinstance(got, int) else None, hint="multiply each index by its stride and add them up")
     got = storage_index((1, 2), (4, 1), 5)
     t.equal(got, 11, "storage_index((1, 2), strides=(4, 1), offset=5)",
-            hint="add the storage offset: a view may start in the middle of the storage"
-            if got == 6 else "offset + index[0] * stride[0] + index[1] * stride[1]")
+            why="the storage offset was not added" if got == 6 else None,
+            hint="a view may start in the middle of the storage: the offset is where its element (0, ..., 0) is")
     t.equal(storage_index((), (), 3), 3, "storage_index((), (), offset=3) (a 0-d view)",
             hint="with no dimensions the element sits at the offset itself")
     # the learner's formula, run against real views of one storage
@@ -129,8 +142,6 @@ def storage_index_check(t, storage_index):
 def _left_aligned(a, b):
     n = max(len(a), len(b))
     a, b = tuple(a) + (1,) * (n - len(a)), tuple(b) + (1,) * (n - len(b))
-    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
-        return None
     return tuple(max(x, y) for x, y in zip(a, b))
 
 
@@ -141,11 +152,15 @@ def broadcast_shape_check(t, broadcast_shape):
     t.equal(broadcast_shape((3, 1), (1, 4)), (3, 4), "broadcast_shape((3, 1), (1, 4))",
             hint="a size-1 dimension stretches to the other size, on both sides")
     got = broadcast_shape((5, 3), (3,))
+    left = got is not None and _left_aligned((5, 3), (3,)) == tuple(got)
     t.equal(got, (5, 3), "broadcast_shape((5, 3), (3,))",
-            hint="you aligned the shapes from the left; align them from the right (the last dimensions meet)"
-            if got is not None and _left_aligned((5, 3), (3,)) == tuple(got) else
-            "align from the right; a missing leading dimension counts as size 1")
-    t.equal(broadcast_shape((4,), (2, 3, 4)), (2, 3, 4), "broadcast_shape((4,), (2, 3, 4))",
+            why="the shapes were aligned from the left (their first dimensions met)" if left else None,
+            hint="align the shapes from the right (the last dimensions meet); a missing leading dimension counts "
+                 "as size 1")
+    got = broadcast_shape((4,), (2, 3, 4))
+    t.equal(got, (2, 3, 4), "broadcast_shape((4,), (2, 3, 4))",
+            why="the shorter shape was aligned from the left" if got is not None and
+            _left_aligned((4,), (2, 3, 4)) == tuple(got) else None,
             hint="the shorter shape may be either argument: pad it with 1s on the left")
     t.raises(ValueError, broadcast_shape, (2, 3), (4,), what="broadcast_shape((2, 3), (4,))",
              hint="sizes 3 and 4 differ and neither is 1: raise ValueError")
@@ -163,20 +178,24 @@ def normalize_rows_check(t, normalize_rows):
     row_sums = xs.sum(axis=1)
     got = normalize_rows(x)
     _expect_tensor(t, got, "normalize_rows(x)")
-    t.close(got, xs / row_sums[:, None], "normalize_rows(x) for a 3x3 x", mistakes=[
+    t.close(got, xs / row_sums[:, None], "normalize_rows(x) for a 3x3 x", given={"x": x}, mistakes=[
         mistakes.custom(lambda g, e: np.allclose(g, xs / row_sums[None, :]),
-                        "each column was divided by a row sum: without keepdim=True the sums have shape (3,) "
-                        "and broadcast as a ROW; use x.sum(dim=1, keepdim=True)"),
+                        "column j was divided by the sum of ROW j: the row sums of shape (3,) broadcast as a row",
+                        "keep the summed dimension (keepdim=True) so the sums have shape (3, 1) and broadcast "
+                        "down the columns"),
         mistakes.custom(lambda g, e: np.allclose(g, xs / xs.sum(axis=0, keepdims=True)),
-                        "each column now sums to 1: you summed over dim=0 (down the columns); rows are dim=1"),
+                        "each COLUMN of your result sums to 1: the sums were taken down the columns (dim=0)",
+                        "rows are dim=1: sum over dim=1"),
     ])
     wide = tc.arange(1.0, 9.0).view(2, 4)
-    t.close(normalize_rows(wide), wide.numpy() / wide.numpy().sum(axis=1, keepdims=True), "normalize_rows of a 2x4 x")
-    t.close(normalize_rows(x).sum(dim=1), np.ones(3), "row sums of your result")
+    t.close(normalize_rows(wide), wide.numpy() / wide.numpy().sum(axis=1, keepdims=True), "normalize_rows of a 2x4 x",
+            given={"x": wide})
+    t.close(normalize_rows(x).sum(dim=1), np.ones(3), "row sums of your result", given={"x": x})
     # used for real: normalizing exponentials is a softmax
     logits = tc.tensor([[2.0, 1.0, 0.1]])
     e = np.exp(logits.numpy())
-    t.close(normalize_rows(logits.exp()), e / e.sum(), "normalize_rows(logits.exp()) (a softmax)")
+    t.close(normalize_rows(logits.exp()), e / e.sum(), "normalize_rows(logits.exp()) (a softmax)",
+            given={"logits": logits})
 
 
 # ---- 01.7 -------------------------------------------------------------------------------------------------
@@ -187,15 +206,17 @@ def pick_check(t, pick):
     expected = scores.numpy()[np.arange(4), labels.numpy()]
     got = pick(scores, labels)
     _expect_tensor(t, got, "pick(scores, labels)")
+    given = {"scores": scores, "labels": labels}
     if tuple(got.shape) == (4, 1):
-        t.fail("pick(scores, labels)", "shape (4, 1) instead of (4,)\n  hint: gather keeps the dimension it "
-                                       "picked along: .squeeze(1) it away")
+        t.fail("pick(scores, labels)", "shape (4, 1) instead of (4,): the picked dimension is still there\n  hint: "
+                                       "gather keeps the dimension it picked along: .squeeze(1) it away", given=given)
     if tuple(got.shape) == (4, 3):
-        t.fail("pick(scores, labels)", "shape (4, 3) instead of (4,)\n  hint: scores[labels] picks whole ROWS; "
-                                       "you need one element per row: row i, column labels[i]")
-    t.close(got, expected, "pick(scores, labels)", mistakes=[
+        t.fail("pick(scores, labels)", "shape (4, 3) instead of (4,): whole rows were picked (scores[labels])\n  "
+                                       "hint: you need one element per row: row i, column labels[i]", given=given)
+    t.close(got, expected, "pick(scores, labels)", given=given, mistakes=[
         mistakes.custom(lambda g, e: np.allclose(g, scores.numpy()[labels.numpy(), np.arange(4)]),
-                        "you picked scores[labels[i], i]: gather along dim=1 (columns), not dim=0"),
+                        "you picked scores[labels[i], i]: the labels indexed the rows",
+                        "gather along dim=1 (the columns), not dim=0"),
     ])
     # used for real: the negative log-likelihood of the labels
     log_probs = (scores / scores.sum(dim=1, keepdim=True)).log()

@@ -63,29 +63,36 @@ def mul_backward_check(t, mul_backward):
     grad = tc.tensor(rng.standard_normal((4, 3)))
     ga, gb = _as_pair(mul_backward(grad, a, b), "mul_backward(grad, a, b)", t)
     _tensor_result(t, ga, "grad_a")
-    swapped = "the gradient for one input is the upstream gradient times the OTHER input"
+    swapped = "the gradients of a and b are swapped (this one was scaled by its own input)"
+    swap_fix = "how much does a * b change when a changes? that factor belongs to a's gradient"
     forgot = mistakes.custom(lambda g, e: np.allclose(g, b.numpy()) or np.allclose(g, a.numpy()),
-                             "multiply by the upstream gradient `grad` (the chain rule)")
-    t.close(ga, (grad * b).numpy(), "grad_a for same-shape a and b",
-            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * a).numpy()), swapped), forgot])
-    t.close(gb, (grad * a).numpy(), "grad_b for same-shape a and b",
-            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * b).numpy()), swapped), forgot])
+                             "the upstream gradient `grad` is missing from your result",
+                             "the chain rule: multiply the local derivative by the gradient arriving from above")
+    given = {"grad": grad, "a": a, "b": b}
+    t.close(ga, (grad * b).numpy(), "grad_a for same-shape a and b", given=given,
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * a).numpy()), swapped, swap_fix), forgot])
+    t.close(gb, (grad * a).numpy(), "grad_b for same-shape a and b", given=given,
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * b).numpy()), swapped, swap_fix), forgot])
     # broadcasting: b of shape (3,) was stretched over 4 rows, so its gradient must be summed back
     b_row = _rng_tensor(rng, 3, requires_grad=False)
     ga, gb = _as_pair(mul_backward(grad, a, b_row), "mul_backward(grad, a, b) with b of shape (3,)", t)
-    t.close(ga, (grad * b_row).numpy(), "grad_a when b has shape (3,)")
-    t.close(gb, (grad * a).numpy().sum(axis=0), "grad_b when b has shape (3,)",
-            mistakes=[mistakes.missing_broadcast_sum("grad_b still has the broadcast shape (4, 3): "
-                                                     "use unbroadcast(..., b.shape) to sum it back to (3,)")])
+    given = {"grad": grad, "a": a, "b": b_row}
+    t.close(ga, (grad * b_row).numpy(), "grad_a when b has shape (3,)", given=given)
+    t.close(gb, (grad * a).numpy().sum(axis=0), "grad_b when b has shape (3,)", given=given,
+            mistakes=[mistakes.missing_broadcast_sum(
+                "grad_b still has the broadcast shape (4, 3): b was stretched over 4 rows and its gradient was not "
+                "summed back", "use unbroadcast(..., b.shape) to sum it back to (3,)")])
     # plugged into the framework: a Function whose backward is the learner's rule, checked numerically
     mul = _function("LearnerMul", lambda ctx, x, y: x * y, lambda ctx, g, x, y: tuple(mul_backward(g, x, y)))
     a2, b2 = _rng_tensor(rng, 2, 3), _rng_tensor(rng, 1, 3)
     weight = rng.standard_normal((2, 3))
     (mul.apply(a2, b2) * tc.tensor(weight)).sum().backward()
     na, nb = _numerical_grads(lambda x, y: x * y, [a2, b2], weight)
-    t.close(a2.grad, na, "a.grad from a backward pass through your rule (vs finite differences)", atol=1e-6)
+    given = {"a": a2, "b": b2, "L": "(a * b * weight).sum()", "weight": weight}
+    t.close(a2.grad, na, "a.grad from a backward pass through your rule (vs finite differences)", atol=1e-6,
+            given=given)
     t.close(b2.grad, nb, "b.grad (shape (1, 3)) from a backward pass through your rule (vs finite differences)",
-            atol=1e-6)
+            atol=1e-6, given=given)
 
 
 def _function(name, forward, backward):
@@ -110,12 +117,15 @@ def tanh_backward_check(t, tanh_backward):
     got = tanh_backward(grad, out)
     _tensor_result(t, got, "tanh_backward(grad, out)")
     o, g = out.numpy(), grad.numpy()
-    t.close(got, g * (1 - o ** 2), "tanh_backward(grad, out)", mistakes=[
-        mistakes.custom(lambda r, e: np.allclose(r, 1 - o ** 2), "multiply by the upstream gradient `grad` (chain rule)"),
+    t.close(got, g * (1 - o ** 2), "tanh_backward(grad, out)", given={"grad": grad, "out": out}, mistakes=[
+        mistakes.custom(lambda r, e: np.allclose(r, 1 - o ** 2), "the upstream gradient `grad` is missing from your result",
+                        "the chain rule: multiply the local derivative by `grad`"),
         mistakes.custom(lambda r, e: np.allclose(r, g * (1 - np.tanh(o) ** 2)),
-                        "`out` is already tanh(x): use 1 - out**2, do not apply tanh again"),
+                        "tanh was applied a second time: `out` is already tanh(x)",
+                        "write the derivative in terms of `out` itself"),
         mistakes.custom(lambda r, e: np.allclose(r, g * (1 - o)),
-                        "the derivative of tanh is 1 - tanh(x)**2 (squared)"),
+                        "your local derivative is 1 - tanh(x), which is not the derivative of tanh",
+                        "d/dx tanh(x) = 1 - tanh(x)**2"),
     ])
     # plugged into the framework: first and second derivatives through the learner's rule
     tanh = _function("LearnerTanh", lambda ctx, v: v.tanh(), lambda ctx, g_, v: tanh_backward(g_, v.tanh()))
@@ -130,7 +140,8 @@ def tanh_backward_check(t, tanh_backward):
                                     "tensor operations only (no .numpy(), .item(), .detach() or NumPy calls)")
     second, = tc.autograd.grad(first.sum(), x)
     th = np.tanh(x.detach().numpy())
-    t.close(second, -2 * th * (1 - th ** 2), "the second derivative d2/dx2 tanh(x) through your rule")
+    t.close(second, -2 * th * (1 - th ** 2), "the second derivative d2/dx2 tanh(x) through your rule",
+            given={"x": x})
 
 
 # ---- 02.3 -------------------------------------------------------------------------------------------------
@@ -146,10 +157,13 @@ def matmul_backward_check(t, matmul_backward):
                                    ("grad_b", gb, (3, 2), "a.T @ grad: (3, 4) @ (4, 2)")]:
         transposed = tuple(got.shape) == shape[::-1]
         t.equal(tuple(got.shape), shape, f"{name}.shape (it must match the input's shape {shape})",
-                hint=f"{name} is transposed: {name} = {rule}" if transposed else f"{name} = {rule}")
-    t.close(ga, (grad @ b.T).numpy(), "grad_a", mistakes=[mistakes.custom(
-        lambda g, e: np.allclose(g, (grad @ b.T).numpy()[::-1, ::-1]), "check the order of the factors: grad_a = grad @ b.T")])
-    t.close(gb, (a.T @ grad).numpy(), "grad_b")
+                why=f"{name} is transposed" if transposed else None,
+                hint=f"only one product of grad (4, 2) with the other input has the shape {shape}: {name} = {rule}")
+    given = {"grad": grad, "a": a, "b": b}
+    t.close(ga, (grad @ b.T).numpy(), "grad_a", given=given, mistakes=[mistakes.custom(
+        lambda g, e: np.allclose(g, (grad @ b.T).numpy()[::-1, ::-1]), "the factors are in the wrong order",
+        "grad_a = grad @ b.T")])
+    t.close(gb, (a.T @ grad).numpy(), "grad_b", given=given)
     # plugged into the framework: fit a linear model by gradient descent using only the learner's rule
     matmul = _function("LearnerMatmul", lambda ctx, x, w: x @ w, lambda ctx, g, x, w: tuple(matmul_backward(g, x, w)))
     x = tc.tensor(rng.standard_normal((32, 3)))
@@ -251,7 +265,8 @@ def topo_sort_check(t, topo_sort):
     # plugged into a real backward pass: run the graph's nodes in the learner's order
     grads = _run_in_order(g, order)
     g.backward()
-    t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()")
+    t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
+            given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
 
 
 # ---- 02.5 -------------------------------------------------------------------------------------------------
@@ -266,19 +281,23 @@ def accumulate_check(t, accumulated_grad):
     last = 2 * x.numpy()[8:].T @ (x.numpy()[8:] @ w.detach().numpy() - y.numpy()[8:]) / 12
     hints = [
         mistakes.custom(lambda g, e: np.allclose(g, e + stale.numpy(), atol=1e-5),
-                        "w.grad still held an old gradient when you started: reset it (w.grad = None) first"),
+                        "w.grad still held the old gradient (all 5.0) it had before your function ran",
+                        "reset it (w.grad = None) once, before the first chunk"),
         mistakes.custom(lambda g, e: np.allclose(g, 3 * e, atol=1e-5),
-                        "3 times too large: each chunk's mean loss must be weighted by len(chunk) / N "
-                        "so that the chunks add up to the mean over all N rows"),
+                        "your gradient is 3 times too large: the 3 chunks' mean losses were simply added",
+                        "each chunk's mean loss must be weighted by len(chunk) / N so that the chunks add up to the "
+                        "mean over all N rows"),
         mistakes.custom(lambda g, e: np.allclose(g, last, atol=1e-5) or np.allclose(g, 3 * last, atol=1e-5),
-                        "only the last chunk's gradient is there: call backward on every chunk and let "
-                        "the gradients add up in w.grad (do not reset between chunks)"),
+                        "only the last chunk's gradient is there: the earlier chunks' gradients were lost",
+                        "call backward on every chunk and let the gradients add up in w.grad (do not reset between "
+                        "chunks)"),
     ]
     w.grad = stale.clone()
     got = accumulated_grad(w, x, y, 4)
     t.true(got is w.grad or got is None or isinstance(got, tc.Tensor),
            "accumulated_grad to return w.grad (a tensor)")
-    t.close(w.grad, expected, "w.grad after accumulated_grad(w, x, y, chunk=4)", atol=1e-5, mistakes=hints)
+    t.close(w.grad, expected, "w.grad after accumulated_grad(w, x, y, chunk=4)", atol=1e-5, mistakes=hints,
+            given="x of shape (12, 3), y of shape (12, 1), w of shape (3, 1) whose .grad held 5.0 everywhere")
     w.grad = None
     accumulated_grad(w, x, y, 12)
     t.close(w.grad, expected, "w.grad with a single chunk of 12 rows", atol=1e-5)
@@ -323,13 +342,16 @@ def gradient_checker_check(t, numerical_grad, gradient_check):
     t.equal(tuple(got.shape), (2, 2), "numerical_grad(f, x).shape", hint="one partial derivative per element of x")
     xs, eps = before, 1e-4
     forward_diff = ((xs + eps) ** 3 - xs ** 3) / eps
-    t.close(got, 3 * xs ** 2, "numerical_grad(sum(x**3), x, eps=1e-4)", atol=1e-6, mistakes=[
+    t.close(got, 3 * xs ** 2, "numerical_grad(sum(x**3), x, eps=1e-4)", atol=1e-6, given={"x": x}, mistakes=[
         mistakes.custom(lambda g, e: np.allclose(g, forward_diff, atol=1e-6),
-                        "this is a forward difference (f(x+eps) - f(x)) / eps: use the central difference "
-                        "(f(x+eps) - f(x-eps)) / (2*eps), whose error shrinks like eps**2"),
+                        "this is a one-sided (forward) difference, whose error is about eps * f''(x)",
+                        "use the central difference (f(x+eps) - f(x-eps)) / (2*eps), whose error shrinks like eps**2"),
+        mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-3),
+                        "twice the derivative: the central difference spans 2*eps", "divide by 2*eps, not eps"),
     ])
     t.close(x.detach(), before, "x after numerical_grad", atol=0,
-            mistakes=[mistakes.custom(lambda g, e: True, "put each perturbed element back to its original value")])
+            mistakes=[mistakes.custom(lambda g, e: True, "x was changed by numerical_grad: a perturbation stayed in x",
+                                      "put each perturbed element back to its original value")])
     t.true(x.grad is None, "numerical_grad to leave x.grad untouched (it should not call backward)")
     # the checker: it must accept a correct gradient and catch a wrong backward rule
     t.equal(bool(gradient_check(cube_sum, x)), True, "gradient_check(sum(x**3), x) (a correct gradient)",

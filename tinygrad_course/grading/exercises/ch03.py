@@ -58,21 +58,32 @@ def linear_check(t, Linear):
     t.equal(tuple(layer.weight.shape), (10, 64), what="Linear(64, 10).weight.shape",
             hint="the weight is (out_features, in_features), like PyTorch's")
     t.equal(tuple(layer.bias.shape), (10,), what="Linear(64, 10).bias.shape", hint="one bias per output feature")
-    t.equal(_param_names(layer), ["bias", "weight"], what="names in layer.named_parameters()",
+    names = _param_names(layer)
+    t.equal(names, ["bias", "weight"], what="names in layer.named_parameters()",
+            why="weight and bias are not registered as parameters (plain tensor attributes)" if not names else None,
             hint="wrap weight and bias in nn.Parameter: a plain tensor attribute is invisible to parameters() "
                  "and therefore to the optimizer")
     w = layer.weight.detach().numpy()
     bound = 1 / np.sqrt(64)
+    why = None
+    if w.std() == 0:
+        why = "every weight has the same value, so every output unit computes the same thing"
+    elif np.abs(w).max() > bound + 1e-6:
+        why = f"your weights reach {np.abs(w).max():.3f} (std {w.std():.3f}): too large for 64 inputs"
     t.true(np.abs(w).max() <= bound + 1e-6 and w.std() > 0.25 * bound,
-           f"weights drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)) = U(-{bound:.3f}, {bound:.3f})",
-           hint="zeros make every output unit identical and randn is far too large; use uniform_(-bound, bound)")
+           f"Linear(64, 10)'s weights drawn uniformly from (-{bound:.3f}, {bound:.3f})", why=why,
+           hint="PyTorch draws them from U(-1/sqrt(in_features), 1/sqrt(in_features)): uniform_(-bound, bound)")
     x = tc.randn(5, 64)
     W, b = layer.weight.detach().numpy(), layer.bias.detach().numpy()
     expected = x.numpy() @ W.T + b
     no_bias = x.numpy() @ W.T
-    t.close(layer(x), expected, what="layer(x) for x of shape (5, 64)", rtol=1e-4, atol=1e-5, mistakes=[
-        mistakes.custom(lambda got, exp: np.allclose(got, no_bias, atol=1e-5), "you forgot to add the bias"),
-        mistakes.transposed("use x @ W.T (W is (out, in)), not x @ W")])
+    t.close(layer(x), expected, what="layer(x) for x of shape (5, 64)", rtol=1e-4, atol=1e-5,
+            given="x = tc.randn(5, 64) with your layer's own weight and bias", mistakes=[
+                mistakes.custom(lambda got, exp: np.allclose(got, no_bias, atol=1e-5),
+                                "your output is exactly x @ W.T: the bias is missing", "add self.bias (when it is not None)"),
+                mistakes.custom(lambda got, exp: np.allclose(got, no_bias - b, atol=1e-5),
+                                "the bias was subtracted instead of added", "output = x @ W.T + b"),
+                mistakes.transposed("the output is transposed", "use x @ W.T (W is (out, in)), not x @ W")])
     x3 = tc.randn(2, 3, 64)
     t.close(layer(x3), x3.numpy() @ W.T + b, what="layer(x) for a batch of shape (2, 3, 64)", rtol=1e-4, atol=1e-5)
     plain = Linear(4, 3, bias=False)
@@ -95,10 +106,15 @@ def linear_check(t, Linear):
 def count_check(t, count_parameters):
     mlp = tc.nn.Sequential(tc.nn.Linear(784, 128), tc.nn.ReLU(), tc.nn.Linear(128, 10))
     got = count_parameters(mlp)
-    hint = "add up p.numel() for p in model.parameters()"
+    why = None
     if got == 784 * 128 + 128 * 10:
-        hint = "you counted the weights only: the biases are parameters too"
-    t.equal(got, 101_770, what="count_parameters of a 784-128-10 MLP", hint=hint)
+        why = "you counted the weights only: the biases are parameters too"
+    elif got == 4:
+        why = "you counted the parameter tensors, not the numbers in them"
+    elif got == 784 + 128 + 128 + 10:
+        why = "you added up the first dimension of each parameter, not its number of elements"
+    t.equal(got, 101_770, what="count_parameters of a 784-128-10 MLP", why=why,
+            hint="add up p.numel() for p in model.parameters()")
     shared = tc.nn.Linear(8, 8)
     tied = tc.nn.Sequential(shared, tc.nn.ReLU(), shared)
     t.equal(count_parameters(tied), 72, what="count_parameters of Sequential(shared, ReLU(), shared)",
@@ -123,15 +139,20 @@ def dropout_check(t, Dropout):
     t.equal(tuple(out.shape), (200, 100), what="shape of drop(x)")
     zero_fraction = float((out == 0).mean())
     if abs(zero_fraction - 0.75) < 0.03:
-        t.fail("fraction of zeros with p=0.25", f"{zero_fraction:.3f}: p is the probability to DROP an element, "
-               "keep each one with probability 1 - p")
+        t.fail("fraction of zeros with p=0.25", f"{zero_fraction:.3f}: your Dropout keeps elements with probability p"
+               "\n  hint: p is the probability to DROP an element: keep each one with probability 1 - p")
     t.true(abs(zero_fraction - 0.25) < 0.03, f"about 25% zeros in training mode with p=0.25 (got {zero_fraction:.1%})",
            hint="zero each element independently with probability p, e.g. mask = (tc.rand_like(x) >= p)")
     kept = out[out != 0]
     t.close(kept, np.full(kept.shape, 1 / 0.75, np.float32), what="the values Dropout(0.25) keeps from an input of ones",
-            rtol=1e-5, mistakes=[mistakes.custom(lambda got, exp: np.allclose(got, 1.0),
-                                                 "scale the kept values by 1 / (1 - p) (inverted dropout) so the "
-                                                 "expected value stays the same and eval needs no rescaling")])
+            rtol=1e-5, mistakes=[
+                mistakes.custom(lambda got, exp: np.allclose(got, 1.0),
+                                "the kept values were not rescaled, so the expected output shrinks by (1 - p)",
+                                "scale the kept values by 1 / (1 - p) (inverted dropout) so the expected value stays "
+                                "the same and eval needs no rescaling"),
+                mistakes.custom(lambda got, exp: np.allclose(got, 0.75),
+                                "the kept values were multiplied by (1 - p) instead of being scaled up",
+                                "inverted dropout divides by the keep probability")])
     again = drop(x).detach().numpy()
     t.true(not np.array_equal(again, out), "a new random mask on every call",
            hint="draw the mask inside forward, not once in __init__")
@@ -143,8 +164,9 @@ def dropout_check(t, Dropout):
     mask = (y.detach().numpy() != 0)
     t.close(xg.grad, mask / 0.75, what="x.grad after drop(x).sum().backward()", rtol=1e-5)
     drop.eval()
-    t.close(drop(x), x, what="Dropout in eval mode", mistakes=[mistakes.custom(
-        lambda got, exp: True, "in eval mode (self.training is False) return the input unchanged")])
+    t.close(drop(x), x, what="Dropout in eval mode", given="x = tc.ones(200, 100) after drop.eval()",
+            mistakes=[mistakes.custom(lambda got, exp: True, "your Dropout still changes its input in eval mode",
+                                      "when self.training is False return the input unchanged")])
     drop.train()
     t.close(Dropout(0.0)(x), x, what="Dropout(0.0) in training mode")
     # the real run: a model with the learner's Dropout trains, and evaluates deterministically
@@ -181,11 +203,13 @@ def residual_check(t, ResidualBlock):
         expected = (x + branch).numpy()
         post_norm = block.norm(x + block.fc2(F.gelu(block.fc1(x)))).numpy()
         got = block(x)
-    t.close(got, expected, what="block(x) in eval mode", rtol=1e-4, atol=1e-5, mistakes=[
+    t.close(got, expected, what="block(x) in eval mode", rtol=1e-4, atol=1e-5, given={"x": x}, mistakes=[
         mistakes.custom(lambda g, e: np.allclose(g, branch.numpy(), atol=1e-5),
-                        "add the input back: return x + branch (that is what makes the block residual)"),
+                        "your block returns the branch alone: the input is not added back (no residual connection)",
+                        "return x + branch: that is what makes the block residual"),
         mistakes.custom(lambda g, e: np.allclose(g, post_norm, atol=1e-5),
-                        "normalize the branch input (pre-norm): x + fc2(gelu(fc1(norm(x))))")])
+                        "the LayerNorm was applied after the sum (post-norm) instead of to the branch's input",
+                        "pre-norm: x + fc2(gelu(fc1(norm(x))))")])
     block.train()
     t.true(not np.array_equal(block(x).detach().numpy(), block(x).detach().numpy()),
            "dropout on the branch to be active in training mode", hint="apply self.dropout to the branch output")
@@ -209,21 +233,29 @@ def init_check(t, init_weights):
     t.true(returned is model, "model.apply(init_weights) to return the model")
     for i in (0, 2):
         t.close(model[i].bias, np.zeros(model[i].bias.shape), what=f"model[{i}].bias after apply",
-                mistakes=[mistakes.custom(lambda g, e: True, "set the biases of Linear layers to zero")])
+                mistakes=[mistakes.custom(lambda g, e: True, "the biases were not set to zero",
+                                          "zero them in place: nn.init.zeros_(m.bias)")])
     std0 = float(model[0].weight.detach().numpy().std())
     expected = np.sqrt(2 / 1000)
     hint = "Kaiming (He) normal for ReLU: std = sqrt(2 / fan_in), where fan_in = in_features = weight.shape[1]"
+    why = None
     if abs(std0 - np.sqrt(2 / 400)) < 0.05 * np.sqrt(2 / 400):
-        hint = "you used fan_out (weight.shape[0]); Kaiming keeps forward activations stable with fan_in"
+        why = "your std was computed from fan_out (the 400 outputs), not from fan_in (the 1000 inputs)"
+        hint = "Kaiming keeps forward activations stable with fan_in = weight.shape[1]"
     elif abs(std0 - np.sqrt(2 / 1400)) < 0.05 * np.sqrt(2 / 1400):
-        hint = "that is Xavier/Glorot's std sqrt(2 / (fan_in + fan_out)); for ReLU use sqrt(2 / fan_in)"
+        why = "that is Xavier/Glorot's std, which uses fan_in + fan_out"
+        hint = "for ReLU, Kaiming's std uses fan_in alone"
     elif abs(std0 - np.sqrt(1 / 1000)) < 0.05 * np.sqrt(1 / 1000):
-        hint = "missing the ReLU gain sqrt(2): std = sqrt(2 / fan_in)"
+        why = "your std is too small by a factor sqrt(2): the ReLU gain is missing"
+    elif abs(std0 - 2 / 1000) < 0.05 * 2 / 1000:
+        why = "your std is 2 / fan_in: the square root is missing"
     t.true(abs(std0 - expected) < 0.05 * expected,
-           f"model[0].weight to have std sqrt(2/1000) = {expected:.4f} (got {std0:.4f})", hint=hint)
+           f"model[0].weight of a Linear(1000, 400) to have std {expected:.4f} within 5% (got {std0:.4f})",
+           why=why, hint=hint)
     t.true(abs(float(model[0].weight.detach().numpy().mean())) < 0.005, "model[0].weight to have mean 0")
     t.close(model[3].weight, np.ones(10), what="the LayerNorm weight (must stay untouched)", mistakes=[
-        mistakes.custom(lambda g, e: True, "only initialize Linear layers: test isinstance(m, nn.Linear)")])
+        mistakes.custom(lambda g, e: True, "your function also changed the LayerNorm's weight",
+                        "only initialize Linear layers: test isinstance(m, nn.Linear)")])
     # the real run: ReLU activations keep their scale through a deep MLP initialized with the learner's function
     layers = []
     for _ in range(12):
@@ -245,7 +277,14 @@ def freeze_check(t, freeze_all_but_head):
     freeze_all_but_head(model)
     flags = {name: p.requires_grad for name, p in model.named_parameters()}
     expected = {name: name.startswith("4.") for name in flags}
-    t.equal(flags, expected, what="requires_grad of each parameter after freeze_all_but_head(model)",
+    why = None
+    if not any(flags.values()):
+        why = "every parameter is frozen, the head's too: nothing could learn"
+    elif all(flags.values()):
+        why = "nothing was frozen"
+    elif all(flags[n] for n in flags if not n.startswith("4.")):
+        why = "the head was frozen and the rest left trainable: the other way round"
+    t.equal(flags, expected, what="requires_grad of each parameter after freeze_all_but_head(model)", why=why,
             hint="set requires_grad_(False) on every parameter except those of model[-1]")
     before = {name: p.detach().numpy().copy() for name, p in model.named_parameters()}
     X, y = digits(0, 128)
@@ -267,7 +306,10 @@ def hooks_check(t, record_shapes):
     x = tc.randn(5, 64)
     expected = [("0", (5, 32)), ("1", (5, 32)), ("2.0", (5, 16)), ("2.1", (5, 16)), ("3", (5, 10))]
     got = record_shapes(model, x)
+    names = [str(n) for n, _ in got] if isinstance(got, list) else []
     t.equal([(str(n), tuple(s)) for n, s in got], expected, what="record_shapes(model, x)",
+            why="containers (modules with children, like the model itself \"\" or \"2\") were recorded too"
+            if "" in names or "2" in names else None,
             hint="register a forward hook on every module without children (named_modules()), run model(x) "
                  "once, and record (name, tuple(output.shape)) in call order")
     again = record_shapes(model, x)
@@ -275,7 +317,8 @@ def hooks_check(t, record_shapes):
     recorded = len(got)
     with tc.no_grad():
         model(x)
-    t.equal(len(got), recorded, what="entries added to the first result by a later model(x)",
+    t.equal(len(got), recorded, what="entries in the first result after a later model(x)",
+            why="your hooks are still registered: a later forward pass added entries to the first result",
             hint="remove every hook after the forward pass (handle.remove()), or they keep firing")
 
 
@@ -294,10 +337,16 @@ def classifier_check(t, DigitClassifier):
         got = model(X)
     log_probs = expected - np.log(np.exp(expected - expected.max(1, keepdims=True)).sum(1, keepdims=True)) \
         - expected.max(1, keepdims=True)
-    t.close(got, expected, what="model(x)", rtol=1e-4, atol=1e-5, mistakes=[
-        mistakes.probabilities_instead_of_logits(
-            "you returned probabilities (softmax); return the raw logits: F.cross_entropy applies log_softmax itself"),
-        mistakes.custom(lambda g, e: np.allclose(g, log_probs, atol=1e-4),
-                        "you returned log-probabilities; return the raw logits of the last Linear layer")])
+    t.close(got, expected, what="model(x)", rtol=1e-4, atol=1e-5, given="x = the first 256 digits, shape (256, 64)",
+            mistakes=[
+                mistakes.probabilities_instead_of_logits(
+                    "you returned probabilities (a softmax was applied)",
+                    "return the raw logits: F.cross_entropy applies log_softmax itself"),
+                mistakes.custom(lambda g, e: np.allclose(g, log_probs, atol=1e-4),
+                                "you returned log-probabilities (a log_softmax was applied)",
+                                "return the raw logits of the last Linear layer"),
+                mistakes.custom(lambda g, e: np.allclose(g, model.out(model.hidden(X)).detach().numpy(), atol=1e-4),
+                                "there is no ReLU between the two layers: the model is linear",
+                                "apply F.relu to the hidden layer's output")])
     final = train_full_batch(model, X, y, steps=60, lr=0.02)
     t.true(final < 0.2, f"your classifier to fit 256 digits in 60 Adam steps (loss {final:.3f}, expected below 0.2)")

@@ -1,8 +1,9 @@
 """Chapter 05 (training): checks for the training step, SGD with momentum, Adam, gradient clipping,
 evaluation, early stopping and accuracy.
 
-Optimizers are compared parameter by parameter with ``tc.optim`` after several steps of a real model, and
-every piece is plugged into a short training run on the scikit-learn digits.
+Optimizers are compared with ``tc.optim`` after every single update of a real model, so the first wrong
+update is the one named (see optimizer_steps.py), and every piece is plugged into a short training run on
+the scikit-learn digits.
 """
 import numpy as np
 
@@ -10,6 +11,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import optimizer_steps as steps
 from .ch03 import digits
 
 
@@ -73,18 +75,22 @@ def train_step_check(t, train_step):
     grad = model.weight.grad
     t.true(grad is not None and np.abs(grad.numpy()).max() > 0,
            "weight.grad to hold this step's gradient after train_step",
-           hint="zero_grad was called after backward, wiping the gradients before step() could use them: "
-                "call optimizer.zero_grad() first, then forward, loss, backward, step")
-    t.close(grad, ref_grad, what="weight.grad after two train_step calls on the same batch", rtol=1e-4, mistakes=[
-        mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-4),
-                        "the gradient doubled: gradients accumulate until zeroed, so call optimizer.zero_grad() at "
-                        "the start of every step")])
+           why="weight.grad is empty after your step: zero_grad ran after backward and wiped the gradients before "
+               "step() could use them",
+           hint="call optimizer.zero_grad() first, then forward, loss, backward, step")
+    t.close(grad, ref_grad, what="weight.grad after two train_step calls on the same batch", rtol=1e-4,
+            given="x = tc.randn(8, 4), y = [0, 1, 2, 0, 1, 2, 0, 1], a Linear(4, 3) and SGD with lr=0", mistakes=[
+                mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-4),
+                                "the gradient doubled: the first step's gradient was still in .grad (no zero_grad)",
+                                "gradients accumulate until zeroed: call optimizer.zero_grad() at the start of every "
+                                "step")])
     opt = tc.optim.SGD(model.parameters(), lr=0.1)
     before = model.weight.detach().numpy().copy()
     train_step(model, opt, loss_fn, x, y)
     t.close(model.weight.detach().numpy() - before, -0.1 * ref_grad, what="weight change after one step with lr=0.1",
             rtol=1e-3, atol=1e-6, mistakes=[mistakes.custom(
-                lambda g, e: np.allclose(g, 0), "the weights did not move: call optimizer.step() after backward")])
+                lambda g, e: np.allclose(g, 0), "the weights did not move: the optimizer never stepped",
+                "call optimizer.step() after backward")])
     # the real run: the learner's step trains an MLP on the digits
     model = _mlp(1)
     opt = tc.optim.Adam(model.parameters(), lr=0.01)
@@ -98,31 +104,31 @@ def train_step_check(t, train_step):
 # --- 05.2 -------------------------------------------------------------------------------------------------
 @exercise("05.2", title="SGD with momentum", points=3, forbidden=["tinygrad_course.optim.SGD"])
 def sgd_check(t, SGDMomentum):
+    # one update at a time (zero_grad, backward, step) against tc.optim.SGD's run from the same start on the same batches
+    lr, momentum = 0.1, 0.9
+    ref_grads, ref_params = steps.reference_run(_mlp(0), lambda ps: tc.optim.SGD(ps, lr=lr, momentum=momentum))
+    velocities = steps.sgd_velocities(ref_grads, momentum)
     model = _mlp(0)
-    opt = SGDMomentum(model.parameters(), lr=0.1, momentum=0.9)
-    X, y = digits(0, 64)
-    tc.nn.functional.cross_entropy(model(X), y).backward()
-    opt.zero_grad()
-    t.true(all(p.grad is None or not np.any(p.grad.numpy()) for p in model.parameters()),
-           "opt.zero_grad() to clear every parameter's gradient", hint="set p.grad = None for each parameter")
-    ref_model, reference = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1, momentum=0.9))
+    opt = SGDMomentum(model.parameters(), lr=lr, momentum=momentum)
+    for k in range(1, 7):
+        t.context = f"step {k} of SGDMomentum(model.parameters(), lr=0.1, momentum=0.9) on a 64-32-10 MLP"
+        before = steps.flat_params(model)
+        opt.zero_grad()
+        steps.backward_on_batch(model, k - 1)
+        grad = steps.flat_grads(model)
+        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
+                "backward pass)", rtol=1e-4, atol=1e-6,
+                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
+        opt.step()
+        t.close(steps.flat_params(model), ref_params[k - 1],
+                f"all parameters after step {k} (compared with tc.optim.SGD(lr=0.1, momentum=0.9))",
+                rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
+    t.context = ""
     _, plain = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1))
-    _, dampened = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.9))
-    _, initial = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1), steps=0)
-    _, got = _run_optimizer(lambda ps: SGDMomentum(ps, lr=0.1, momentum=0.9))
-    t.close(got, reference, what="all parameters after 6 steps, compared with tc.optim.SGD(lr=0.1, momentum=0.9)",
-            rtol=1e-4, atol=1e-5, mistakes=[
-                mistakes.custom(lambda g, e: np.allclose(g, initial, atol=1e-7),
-                                "the parameters never changed: store list(params) (a generator can be iterated only "
-                                "once) and update p in place (p -= ...) under tc.no_grad()"),
-                mistakes.custom(lambda g, e: np.allclose(g, plain, rtol=1e-4, atol=1e-5),
-                                "that is plain SGD: keep one velocity buffer per parameter across steps"),
-                mistakes.custom(lambda g, e: np.allclose(g, dampened, rtol=1e-4, atol=1e-5),
-                                "PyTorch's momentum adds the raw gradient: v = momentum * v + grad "
-                                "(no (1 - momentum) factor)"),
-                mistakes.sign_flipped("the update has the wrong sign: p = p - lr * v")])
     _, no_momentum = _run_optimizer(lambda ps: SGDMomentum(ps, lr=0.1))
-    t.close(no_momentum, plain, what="SGDMomentum(params, lr=0.1) with the default momentum=0", rtol=1e-4, atol=1e-5)
+    t.close(no_momentum, plain, what="SGDMomentum(params, lr=0.1) with the default momentum=0", rtol=1e-4, atol=1e-5,
+            mistakes=[mistakes.custom(lambda g, e: True, "with momentum=0 your optimizer does not do plain SGD",
+                                      "give momentum the default 0.0; with it, v = grad and the step is p -= lr * grad")])
     final, _ = _trained_loss(lambda ps: SGDMomentum(ps, lr=0.05, momentum=0.9))
     t.true(final < 0.3, f"80 steps of your optimizer (lr=0.05, momentum=0.9) to bring the digits' loss below 0.3 "
                         f"(got {final:.3f})")
@@ -131,52 +137,33 @@ def sgd_check(t, SGDMomentum):
 # --- 05.3 -------------------------------------------------------------------------------------------------
 @exercise("05.3", title="Adam", points=3, forbidden=["tinygrad_course.optim.Adam", "tinygrad_course.optim.AdamW"])
 def adam_check(t, Adam):
-    _, reference = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.01))
-    _, initial = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1), steps=0)
-    _, no_correction = _run_optimizer(lambda ps: _AdamVariant(ps, lr=0.01, correct=False))
-    _, eps_inside = _run_optimizer(lambda ps: _AdamVariant(ps, lr=0.01, eps_inside=True))
-    _, got = _run_optimizer(lambda ps: Adam(ps, lr=0.01))
-    t.close(got, reference, what="all parameters after 6 steps, compared with tc.optim.Adam(lr=0.01)",
-            rtol=1e-4, atol=1e-5, mistakes=[
-                mistakes.custom(lambda g, e: np.allclose(g, initial, atol=1e-7),
-                                "the parameters never changed: store list(params) and update p in place under "
-                                "tc.no_grad()"),
-                mistakes.custom(lambda g, e: np.allclose(g, no_correction, rtol=1e-4, atol=1e-5),
-                                "missing bias correction: divide m by (1 - beta1**t) and v by (1 - beta2**t), with "
-                                "t counting steps from 1"),
-                mistakes.custom(lambda g, e: np.allclose(g, eps_inside, rtol=1e-4, atol=1e-5),
-                                "eps goes outside the square root: m_hat / (sqrt(v_hat) + eps)"),
-                mistakes.sign_flipped("the update has the wrong sign: p = p - lr * m_hat / (sqrt(v_hat) + eps)")])
+    lr = 0.01
+    ref_grads, ref_params = steps.reference_run(_mlp(0), lambda ps: tc.optim.Adam(ps, lr=lr))
+    states = steps.AdamState.before_each_step(ref_grads)
+    model = _mlp(0)
+    opt = Adam(model.parameters(), lr=lr)
+    for k in range(1, 7):
+        t.context = f"step {k} of Adam(model.parameters(), lr=0.01) on a 64-32-10 MLP"
+        before = steps.flat_params(model)
+        opt.zero_grad()
+        steps.backward_on_batch(model, k - 1)
+        grad = steps.flat_grads(model)
+        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
+                "backward pass)", rtol=1e-4, atol=1e-6,
+                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
+        opt.step()
+        t.close(steps.flat_params(model), ref_params[k - 1],
+                f"all parameters after step {k} (compared with tc.optim.Adam(lr=0.01))",
+                rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
+    t.context = ""
     _, betas = _run_optimizer(lambda ps: Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
     _, betas_ref = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
-    t.close(betas, betas_ref, what="parameters with lr=0.02, betas=(0.8, 0.99), eps=1e-6", rtol=1e-4, atol=1e-5)
+    t.close(betas, betas_ref, what="parameters with lr=0.02, betas=(0.8, 0.99), eps=1e-6", rtol=1e-4, atol=1e-5,
+            mistakes=[mistakes.custom(lambda g, e: True, "with betas=(0.8, 0.99) and eps=1e-6 your Adam differs, "
+                                                         "while the defaults matched: an argument is ignored",
+                                      "use the betas and eps passed to __init__, not fixed numbers")])
     final, _ = _trained_loss(lambda ps: Adam(ps, lr=0.01))
     t.true(final < 0.3, f"80 steps of your Adam (lr=0.01) to bring the digits' loss below 0.3 (got {final:.3f})")
-
-
-class _AdamVariant:
-    """Adam with a typical mistake, to recognize it in a learner's result."""
-
-    def __init__(self, params, lr, correct=True, eps_inside=False, betas=(0.9, 0.999), eps=1e-8):
-        self.params, self.lr, self.correct, self.eps_inside = list(params), lr, correct, eps_inside
-        self.b1, self.b2, self.eps, self.t = betas[0], betas[1], eps, 0
-        self.m = [np.zeros(p.shape, np.float32) for p in self.params]
-        self.v = [np.zeros(p.shape, np.float32) for p in self.params]
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
-    def step(self):
-        self.t += 1
-        for p, m, v in zip(self.params, self.m, self.v):
-            g = p.grad.numpy()
-            m[...] = self.b1 * m + (1 - self.b1) * g
-            v[...] = self.b2 * v + (1 - self.b2) * g * g
-            mh, vh = (m / (1 - self.b1 ** self.t), v / (1 - self.b2 ** self.t)) if self.correct else (m, v)
-            denom = np.sqrt(vh + self.eps) if self.eps_inside else np.sqrt(vh) + self.eps
-            with tc.no_grad():
-                p -= tc.tensor((self.lr * mh / denom).astype(np.float32))
 
 
 # --- 05.4 -------------------------------------------------------------------------------------------------
@@ -198,15 +185,22 @@ def clip_check(t, clip_grad_norm):
     ps = params_with_grads()
     norm = clip_grad_norm(ps, 1.0)
     t.close(float(norm), ref_norm, what="the total norm clip_grad_norm returned", rtol=1e-5,
+            given="gradients of shapes (3, 4), (4,), (2, 2) with a total norm above 1, max_norm=1.0",
             mistakes=[mistakes.custom(lambda g, e: abs(float(g) - 1.0) < 1e-4,
-                                      "return the total norm measured before clipping")])
+                                      "you returned the norm after clipping (max_norm)",
+                                      "return the total norm measured before clipping"),
+                      mistakes.custom(lambda g, e: abs(float(g) - float(e) ** 2) < 1e-3 * float(e) ** 2,
+                                      "you returned the squared norm: the square root is missing",
+                                      "the 2-norm is the square root of the sum of squares")])
     per_param = [g * min(1.0, 1.0 / (np.linalg.norm(g) + 1e-6)) for g in grads]
     got = np.concatenate([p.grad.numpy().ravel() for p in ps])
     t.close(got, np.concatenate([p.grad.numpy().ravel() for p in ref]), what="gradients after clipping to max_norm=1.0",
+            given={"gradients": grads},
             rtol=1e-4, mistakes=[mistakes.custom(
                 lambda g, e: np.allclose(g, np.concatenate([q.ravel() for q in per_param]), rtol=1e-4),
-                "you clipped each parameter separately: compute ONE norm over all gradients together "
-                "(sqrt of the sum of every squared entry) and scale them all by the same factor")])
+                "you clipped each parameter separately (one norm per parameter)",
+                "compute ONE norm over all gradients together (sqrt of the sum of every squared entry) and scale them "
+                "all by the same factor")])
     ps = params_with_grads()
     clip_grad_norm(ps, 100.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), np.concatenate([g.ravel() for g in grads]),
@@ -261,12 +255,16 @@ def evaluate_check(t, evaluate):
            hint="call model.eval() first: Dropout is still dropping units in training mode")
     t.close(loss, ref_loss, what="mean loss over the 100 samples (batches of 64 and 36)", rtol=1e-4, mistakes=[
         mistakes.custom(lambda g, e: abs(float(g) - batch_means) < 1e-4,
-                        "you averaged the batch means, but the last batch is smaller: sum loss * batch_size and "
-                        "divide by the number of samples"),
-        mistakes.custom(lambda g, e: True, "call model.eval() before evaluating (Dropout/BatchNorm behave differently)")])
+                        "you averaged the batch means, but the last batch (36 samples) is smaller than the first (64)",
+                        "sum loss * batch_size and divide by the number of samples"),
+        mistakes.custom(lambda g, e: True, "this is not the model's mean loss in eval mode over the 100 samples",
+                        "call model.eval() before evaluating (Dropout/BatchNorm behave differently), and average "
+                        "over samples")])
     t.close(acc, ref_acc, what="accuracy (a fraction between 0 and 1)", rtol=1e-5, mistakes=[
-        mistakes.custom(lambda g, e: abs(float(g) - 100 * float(e)) < 1e-3, "return a fraction, not a percentage"),
+        mistakes.custom(lambda g, e: abs(float(g) - 100 * float(e)) < 1e-3,
+                        "your accuracy is a percentage (100 times the fraction)", "return a fraction, not a percentage"),
         mistakes.custom(lambda g, e: abs(float(g) - 100 * float(e)) > 1e-3,
+                        "this is not the fraction of correct predictions in eval mode",
                         "accuracy = correct predictions / number of samples, in eval mode")])
 
 
@@ -275,16 +273,23 @@ def evaluate_check(t, evaluate):
 def early_stopping_check(t, EarlyStopping):
     stopper = EarlyStopping(patience=3)
     got = [stopper.step(v) for v in (1.0, 0.9, 0.95, 0.96, 0.97)]
+    why = {(False,) * 5: "your stopper did not stop after 3 epochs without improvement (one epoch late?)",
+           (False, False, False, True, True): "your stopper stopped after 2 epochs without improvement, one too early"}
     t.equal(got, [False, False, False, False, True], what="step() for losses 1.0, 0.9, 0.95, 0.96, 0.97 (patience=3)",
+            why=why.get(tuple(got)) if isinstance(got, list) else None,
             hint="count the epochs since the best loss; stop when that count reaches patience")
     t.close(stopper.best, 0.9, what="stopper.best")
     stopper = EarlyStopping(patience=2)
     got = [stopper.step(v) for v in (1.0, 0.8, 0.9, 0.7, 0.75, 0.72)]
     t.equal(got, [False, False, False, False, False, True], what="step() for 1.0, 0.8, 0.9, 0.7, 0.75, 0.72 (patience=2)",
+            why="your stopper stopped although 0.7 had just improved on the best loss"
+            if isinstance(got, list) and True in got[:5] else None,
             hint="an improvement resets the counter")
     stopper = EarlyStopping(patience=2, min_delta=0.05)
     got = [stopper.step(v) for v in (1.0, 0.97, 0.96)]
     t.equal(got, [False, False, True], what="step() for 1.0, 0.97, 0.96 with min_delta=0.05",
+            why="improvements smaller than min_delta were counted as improvements"
+            if got == [False, False, False] else None,
             hint="only a loss below best - min_delta counts as an improvement")
 
 
@@ -295,8 +300,12 @@ def accuracy_check(t, accuracy):
     targets = tc.tensor([0, 2, 0, 1])
     got = accuracy(logits, targets)
     t.true(isinstance(got, float), f"accuracy to return a Python float (got {type(got).__name__})",
-           hint="finish with .item()")
-    hint = "the predicted class is logits.argmax(dim=1); accuracy is the fraction that equals the target"
-    if got == 2:
-        hint = "divide the number of correct predictions by the number of samples"
-    t.equal(got, 0.5, what="accuracy of 4 predictions, 2 correct", hint=hint)
+           why=f"you returned the int {got}: a count of correct predictions, not the fraction"
+           if isinstance(got, int) else None, hint="finish with .item()")
+    why = {2: "you returned the number of correct predictions, not the fraction",
+           50: "you returned a percentage, not a fraction", 0.25: "only 1 of the 2 correct predictions was counted: "
+           "the predicted class is the index of the largest logit in each row"}
+    t.equal(got, 0.5, what="accuracy of 4 predictions, 2 correct", given={"logits": logits, "targets": targets},
+            why=why.get(got) if isinstance(got, (int, float)) else None,
+            hint="the predicted class is logits.argmax(dim=1); accuracy is the fraction of rows where it equals the "
+                 "target")

@@ -1,0 +1,150 @@
+"""Catalogue of wrong answers, chapter 01 (tensors): each realistic mistake fails with a message that names
+it and shows the input, the hint waits for a second failure, and the unsolved stub fails."""
+import numpy as np
+import pytest
+
+import tinygrad_course as tc
+
+from .wrong_answers import assert_names_mistake, assert_stub_fails, stub
+
+
+def wrap_always_copies(array, share):
+    return tc.tensor(array)
+
+
+def wrap_always_shares(array, share):
+    return tc.from_numpy(array)
+
+
+def wrap_copy_as_float32(array, share):
+    return tc.from_numpy(array) if share else tc.tensor(array, dtype=tc.float32)
+
+
+def features_as_integers(rows):
+    x = tc.tensor(rows)
+    low, high = x.min(dim=0).values, x.max(dim=0).values
+    return (x - low) // (high - low)
+
+
+def features_in_float64(rows):
+    x = tc.tensor(np.array(rows, dtype=np.float64))
+    low, high = x.min(dim=0).values, x.max(dim=0).values
+    return (x - low) / (high - low)
+
+
+def features_without_range(rows):
+    x = tc.tensor(rows, dtype=tc.float32)
+    return (x - x.min(dim=0).values) / x.max(dim=0).values
+
+
+def strides_reversed(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(strides)
+
+
+def strides_including_own_size(shape):
+    return tuple(int(np.prod(shape[i:])) for i in range(len(shape)))
+
+
+def storage_index_without_offset(index, strides, offset):
+    return sum(i * s for i, s in zip(index, strides))
+
+
+def storage_index_with_swapped_strides(index, strides, offset):
+    return offset + sum(i * s for i, s in zip(index, reversed(strides)))
+
+
+def broadcast_left_aligned(a, b):
+    n = max(len(a), len(b))
+    a, b = tuple(a) + (1,) * (n - len(a)), tuple(b) + (1,) * (n - len(b))
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+def broadcast_left_aligned_checked(a, b):
+    n = max(len(a), len(b))
+    a, b = tuple(a) + (1,) * (n - len(a)), tuple(b) + (1,) * (n - len(b))
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        raise ValueError("cannot broadcast")
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+def broadcast_never_raises(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+def broadcast_forgets_size_one(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for x, y in zip(a, b):
+        if x != y:
+            raise ValueError("bad")
+    return a
+
+
+def normalize_without_keepdim(x):
+    return x / x.sum(dim=1)
+
+
+def normalize_columns(x):
+    return x / x.sum(dim=0, keepdim=True)
+
+
+def pick_without_squeeze(scores, labels):
+    return scores.gather(1, labels.unsqueeze(1))
+
+
+def pick_whole_rows(scores, labels):
+    return scores[labels]
+
+
+CATALOGUE = [
+    ("01.1", wrap_always_copies, ["the shared tensor still holds 0: it has its own copy"]),
+    ("01.1", wrap_always_shares, ["the copy holds 100: it shares the array's memory"]),
+    ("01.1", wrap_copy_as_float32, ["dtype mismatch: expected float64, got float32", "converted to float32",
+                                    "input: array = [[0., 1., 2.]"]),
+    ("01.2", features_as_integers, ["the integer rows became an integer tensor"]),
+    ("01.2", features_in_float64, ["tc.float64"]),
+    ("01.2", features_without_range, ["the minimum of each column is 0 but the maximum is not 1",
+                                      "input: rows = [[23, 48000, 1]"]),
+    ("01.3", strides_reversed, ["contiguous_strides((2, 3, 4)): expected (12, 4, 1), got (1, 4, 12)",
+                                "the strides are in reverse order"]),
+    ("01.3", strides_including_own_size, ["got (24, 12, 4)", "each stride includes its own dimension's size"]),
+    ("01.4", storage_index_without_offset, ["offset=5): expected 11, got 6", "the storage offset was not added"]),
+    ("01.4", storage_index_with_swapped_strides, ["expected 6, got 9", "multiplied by the other dimension's stride"]),
+    ("01.5", broadcast_left_aligned, ["broadcast_shape((4,), (2, 3, 4)): expected (2, 3, 4), got (4, 3, 4)",
+                                      "the shorter shape was aligned from the left"]),
+    ("01.5", broadcast_left_aligned_checked, ["your code raised ValueError: cannot broadcast",
+                                              "input: broadcast_left_aligned_checked((5, 3), (3,))"]),
+    ("01.5", broadcast_never_raises, ["broadcast_shape((2, 3), (4,)): expected ValueError to be raised, but it "
+                                      "returned tuple"]),
+    ("01.5", broadcast_forgets_size_one, ["your code raised ValueError: bad",
+                                          "input: broadcast_forgets_size_one((3, 1), (1, 4))"]),
+    ("01.6", normalize_without_keepdim, ["column j was divided by the sum of ROW j", "input: x = [[1.  , 2.  , 1.  ]"]),
+    ("01.6", normalize_columns, ["each COLUMN of your result sums to 1"]),
+    ("01.7", pick_without_squeeze, ["shape (4, 1) instead of (4,)", "input: scores = "]),
+    ("01.7", pick_whole_rows, ["shape (4, 3) instead of (4,): whole rows were picked"]),
+]
+
+
+@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{w.__name__}" for e, w, _ in CATALOGUE])
+def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
+    assert_names_mistake(exercise, (wrong,), *phrases)
+
+
+NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
+         "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick"}
+
+
+@pytest.mark.parametrize("exercise", sorted(NAMES))
+def test_the_stub_fails(exercise):
+    assert_stub_fails(exercise, *stub("01", NAMES[exercise]))
+
+
+def test_every_exercise_has_two_wrong_answers():
+    counts = {e: sum(1 for x, _, _ in CATALOGUE if x == e) for e in NAMES}
+    assert min(counts.values()) >= 2, counts

@@ -1,0 +1,66 @@
+"""Helpers of the catalogue of wrong answers: the solutions and stubs of a chapter, and the staged-feedback
+assertion every wrong answer goes through."""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from tinygrad_course.grading import CheckFailed, check, hint, reset_attempts
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=None)
+def notebook_namespace(folder: str, chapter: str) -> dict:
+    """The names the setup cell and the graded solution (or stub) cells of a notebook define."""
+    path = next((ROOT / folder).glob(f"{chapter}_*.ipynb"))
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    namespace: dict = {}
+    for i, cell in enumerate(cells):
+        nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+        if i == 0 or nbgrader.get("solution") and not nbgrader.get("grade"):
+            exec(compile("".join(cell["source"]), f"<{path.name} cell {i}>", "exec"), namespace)
+    return namespace
+
+
+def solution(chapter: str, *names: str) -> tuple:
+    """The solution notebook's objects `names`."""
+    namespace = notebook_namespace("solutions", chapter)
+    return tuple(namespace[n] for n in names)
+
+
+def stub(chapter: str, *names: str) -> tuple:
+    """The released exercise notebook's (unsolved) objects `names`."""
+    namespace = notebook_namespace("exercises", chapter)
+    return tuple(namespace[n] for n in names)
+
+
+def assert_stub_fails(exercise: str, *objects) -> None:
+    """The unsolved stub scores nothing and is told it is not implemented yet."""
+    reset_attempts()
+    with pytest.raises(CheckFailed, match="not implemented yet"):
+        check(exercise, *objects)
+
+
+def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
+    """`objects` fail `exercise` with a first message holding every phrase (the mistake named, the input
+    shown) and no hint; the hint, if the check has one, comes with the second failure and from hint()."""
+    reset_attempts()
+    with pytest.raises(CheckFailed) as first:
+        check(exercise, *objects)
+    message = str(first.value)
+    assert "0/" in message.splitlines()[0]
+    for phrase in phrases:
+        assert phrase in message, f"{phrase!r} is not in the first failure:\n{message}"
+    fix = first.value.hint
+    if fix:
+        assert fix not in message, f"the hint was shown on the first failure:\n{message}"
+        assert f'hint("{exercise}")' in message
+        assert fix in str(hint(exercise))
+        with pytest.raises(CheckFailed) as second:
+            check(exercise, *objects)
+        assert f"hint: {fix}" in str(second.value)
+    return message
