@@ -25,6 +25,7 @@ from .ops.concat import cat, concat, concatenate, stack
 from .tensor import Size, Tensor
 from .binding import BOUND as _BOUND  # noqa: F401  (attaches the operators and methods to Tensor)
 from .methods.aliases import *  # noqa: F401,F403  (standalone functions: tc.prelu, tc.einsum, tc.meshgrid, ...)
+from .methods.legacy_types import *  # noqa: F401,F403  (tc.FloatTensor, tc.LongTensor, ...)
 from .methods.linalg import *  # noqa: F401,F403
 from .methods.pointwise import *  # noqa: F401,F403
 from .methods.sorting import *  # noqa: F401,F403
@@ -48,7 +49,8 @@ short = int16
 
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
-         "profiler", "autograd", "debugging", "linalg"}
+         "profiler", "autograd", "debugging", "linalg", "accelerator", "backends", "jit", "onnx", "serialization",
+         "multiprocessing", "sparse"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp"}
 
 
