@@ -24,7 +24,7 @@ def _roundtrip(obj, **kw):
                                    tc.int8, tc.uint8, tc.bool])
 @pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3, 4)])
 def test_tensor_roundtrip_all_dtypes_and_shapes(dtype, shape):
-    t = (tc.randn(*shape) * 5).to(dtype)
+    t = (tc.randn(shape) * 5).to(dtype)
     back = _roundtrip(t)
     assert back.dtype == dtype and back.shape == t.shape
     np.testing.assert_array_equal(back.float().numpy(), t.float().numpy())

@@ -21,7 +21,7 @@ class ConversionMethods:
         if len(args) == 1 and not isinstance(args[0], int):
             t = tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
         else:
-            t = empty(*args, dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
+            t = empty(*(args or (0,)), dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
         if cls is not Tensor:  # a subclass (e.g. a user's): same fields, its own type
             t2 = object.__new__(cls)
             for s in Tensor.__slots__[:-1]:
