@@ -7,6 +7,7 @@ import warnings
 from ...ops import fused as _fused
 from ...ops._util import first_out_of_range
 from ...ops.comparison import where
+from ...ops.composite import recorded_as
 from .loss_reduction import _check_reduction, _reduce, _reduction
 from .softmax import log_softmax
 
@@ -99,6 +100,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
 
 
+@recorded_as("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)) for probabilities p (logs clamped at -100, as in PyTorch)."""
     if tuple(target.shape) != tuple(input.shape):
@@ -117,6 +119,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@recorded_as("BinaryCrossEntropyWithLogitsBackward0")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """Binary cross-entropy on logits, computed stably as (1 - y) x + (1 + (pw - 1) y) softplus(-x)."""
