@@ -27,6 +27,8 @@ from .methods.linalg import *  # noqa: F401,F403
 from .methods.pointwise import *  # noqa: F401,F403
 from .methods.sorting import *  # noqa: F401,F403
 from .methods.stacking import *  # noqa: F401,F403
+from .ops.sparse_coo import sparse_coo, sparse_coo_tensor, strided
+from .ops.sparse_coo import mm as spmm
 
 __version__ = "0.1.0"
 

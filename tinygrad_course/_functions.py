@@ -42,7 +42,7 @@ OUT_NAMES = frozenset((
 
 def _from_method(name):
     def fn(input, *args, **kwargs):
-        if not hasattr(input, "_data"):
+        if not hasattr(input, "_data") and not hasattr(input, "_indices_t"):  # sparse tensors have their own
             input = tensor(input)
         return getattr(input, name)(*args, **kwargs)
 

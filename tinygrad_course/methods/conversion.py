@@ -6,6 +6,7 @@ from .. import dtypes as _dt
 from .._backend import canonical_device
 from .._backend import device as device_cls
 from ..factories import empty, tensor
+from ..ops.sparse_coo import to_sparse as _to_sparse
 from ..ops.views import ToCopy
 from ..tensor import Tensor
 
@@ -45,6 +46,14 @@ class ConversionMethods:
         if (dtype is None or dtype is self.dtype) and (device is None or device == self._device) and not copy:
             return self
         return ToCopy.apply(self, dtype=dtype, device=device, copy=copy)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None):
+        """The nonzero entries as a sparse COO tensor, like `Tensor.to_sparse`."""
+        return _to_sparse(self, sparse_dim, layout=layout)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A dense tensor is already dense: itself (converted to `dtype` if given)."""
+        return self if dtype is None else self.to(dtype)
 
     def cpu(self):
         """A copy on the CPU (or this tensor if it is already there)."""
