@@ -57,6 +57,10 @@ def _is_int(v) -> bool:
 
 def size_arg(fname: str, args: tuple, size=None, *, required=True, invalid_combination_error=False):
     """The shape of `fname(*args)` / `fname(size=...)`: varargs ints, one sequence or `Size`, or `size=`."""
+    if size is None and args:  # fast path: plain ints, or one tuple of them
+        plain = args[0] if len(args) == 1 and type(args[0]) is tuple else args
+        if all(type(a) is int for a in plain):
+            return tuple(plain)
     if size is not None:
         if args:
             raise TypeError(f"{fname}() got multiple values for argument 'size'")

@@ -49,7 +49,8 @@ def normalize_index(idx, Tensor):
                 raise ValueError("step must be greater than zero")
             out.append(i)
         elif isinstance(i, (list, tuple, range, np.ndarray)) or isinstance(i, bool):
-            arr = np.asarray(i if isinstance(i, np.ndarray) else _plain_sequence(i))
+            nested_tensors = isinstance(i, (list, tuple)) and any(isinstance(v, (Tensor, list, tuple)) for v in i)
+            arr = np.asarray(_plain_sequence(i) if nested_tensors else i)
             if arr.size == 0 and arr.dtype.kind == "f":
                 arr = arr.astype(np.int64)  # an empty list indexes nothing, as in PyTorch
             if arr.dtype.kind == "f":

@@ -8,12 +8,21 @@ import math
 from ...factories import ones_like
 from ...ops.comparison import where
 from ...ops.composite import recorded_as
+from ...ops.loss_ops import MseLoss as _MseLoss
 from .loss_reduction import _check_reduction, _legacy, _reduce, _reduction, _warn_size
 
 
-@recorded_as("MseLossBackward0")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error: mean((input - target)^2)."""
+    """Mean squared error: mean((input - target)^2), recorded as `MseLossBackward0`."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if (weight is None and input.shape == target.shape and input.dtype is target.dtype
+            and input.dtype.is_floating_point and reduction in ("mean", "sum", "none")):
+        return _MseLoss.apply(input, target, reduction)
+    return _mse_composite(input, target, reduction=reduction, weight=weight)
+
+
+@recorded_as("MseLossBackward0")
+def _mse_composite(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size(input, target)
     diff = input - target
     loss = diff * diff
