@@ -12,9 +12,21 @@ from __future__ import annotations
 from . import cuda as _cuda
 from ._backend import device as _device
 
-__all__ = ["is_available", "current_accelerator", "device_count", "current_device_index", "current_device_idx",
-           "set_device_index", "set_device_idx", "synchronize", "empty_cache", "memory_allocated",
-           "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats"]
+__all__ = [
+    "current_accelerator",
+    "current_device_idx",
+    "current_device_index",
+    "device_count",
+    "empty_cache",
+    "is_available",
+    "max_memory_allocated",
+    "memory_allocated",
+    "memory_reserved",
+    "reset_peak_memory_stats",
+    "set_device_idx",
+    "set_device_index",
+    "synchronize",
+]
 
 
 def is_available() -> bool:

@@ -3,8 +3,22 @@ that only mark code (`is_scripting`, `ignore`, `unused`) behave as in eager PyTo
 (`script`, `trace`, `save`, `load`, ...) raises NotImplementedError saying what to use instead."""
 from __future__ import annotations
 
-__all__ = ["script", "trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "export",
-           "ignore", "unused", "is_scripting", "is_tracing", "ScriptModule", "ScriptFunction"]
+__all__ = [
+    "ScriptFunction",
+    "ScriptModule",
+    "export",
+    "freeze",
+    "ignore",
+    "is_scripting",
+    "is_tracing",
+    "load",
+    "optimize_for_inference",
+    "save",
+    "script",
+    "trace",
+    "trace_module",
+    "unused",
+]
 
 _EAGER = "run the model eagerly (it is already a Python module)"
 

@@ -2,7 +2,7 @@
 raises NotImplementedError saying what to use instead."""
 from __future__ import annotations
 
-__all__ = ["export", "is_in_onnx_export", "dynamo_export"]
+__all__ = ["dynamo_export", "export", "is_in_onnx_export"]
 
 _INSTEAD = ("save the weights with tc.save(model.state_dict(), path) and rebuild the model in PyTorch "
             "(torch.nn layers have the same names), then call torch.onnx.export there")

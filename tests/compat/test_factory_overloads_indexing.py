@@ -1,6 +1,5 @@
 """Indexing with Python sequences (range, tuple, list) and every documented overload of the factory
 functions, with PyTorch's words when an argument is missing or of the wrong type."""
-import re
 
 import numpy as np
 import pytest

@@ -1,7 +1,6 @@
 """Namespaces and legacy API that PyTorch programs use on their first lines: tc.accelerator, tc.backends,
 tc.cuda.amp, device predicates, Variable, typed-tensor constructors, tc.jit / tc.onnx."""
 import importlib
-import sys
 import warnings
 
 import numpy as np
@@ -25,7 +24,7 @@ def test_accelerator_matches_pytorch_on_this_machine():
 
 
 def test_backends_flags_have_pytorch_defaults_and_keep_assignments():
-    import tinygrad_course.backends.cudnn as cudnn
+    from tinygrad_course.backends import cudnn
     for name in ("enabled", "benchmark", "deterministic", "allow_tf32"):
         assert getattr(cudnn, name) == getattr(torch.backends.cudnn, name), name
     assert cudnn.is_available() == torch.backends.cudnn.is_available()

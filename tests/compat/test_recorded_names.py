@@ -3,7 +3,6 @@ reprs that say `torch.` when the framework stands in for PyTorch."""
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest

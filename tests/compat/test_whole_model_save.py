@@ -74,7 +74,7 @@ def _message(ns, obj, buf_fn):
 
 
 def test_weights_only_refusal_names_the_class_like_pytorch():
-    load = lambda ns, buf: ns.load(buf)  # noqa: E731
+    load = lambda ns, buf: ns.load(buf)
     assert _message(tc, _model(tc), load) == _message(torch, _model(torch), load)
 
 

@@ -3,8 +3,18 @@ from __future__ import annotations
 
 from .. import cuda as _cuda
 
-__all__ = ["is_built", "matmul", "flash_sdp_enabled", "enable_flash_sdp", "mem_efficient_sdp_enabled",
-           "enable_mem_efficient_sdp", "math_sdp_enabled", "enable_math_sdp", "cudnn_sdp_enabled", "enable_cudnn_sdp"]
+__all__ = [
+    "cudnn_sdp_enabled",
+    "enable_cudnn_sdp",
+    "enable_flash_sdp",
+    "enable_math_sdp",
+    "enable_mem_efficient_sdp",
+    "flash_sdp_enabled",
+    "is_built",
+    "math_sdp_enabled",
+    "matmul",
+    "mem_efficient_sdp_enabled",
+]
 
 
 def is_built() -> bool:

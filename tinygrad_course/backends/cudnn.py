@@ -13,8 +13,16 @@ deterministic = False
 allow_tf32 = True
 benchmark_limit = 10
 
-__all__ = ["enabled", "benchmark", "deterministic", "allow_tf32", "benchmark_limit", "is_available", "version",
-           "flags"]
+__all__ = [
+    "allow_tf32",
+    "benchmark",
+    "benchmark_limit",
+    "deterministic",
+    "enabled",
+    "flags",
+    "is_available",
+    "version",
+]
 
 
 def is_available() -> bool:
@@ -24,7 +32,7 @@ def is_available() -> bool:
 
 def version():
     """None: no cuDNN is linked."""
-    return None
+    return
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ import warnings
 from ..amp.autocast_mode import autocast as _autocast
 from ..amp.grad_scaler import GradScaler as _GradScaler
 
-__all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd"]
 
 
 class GradScaler(_GradScaler):

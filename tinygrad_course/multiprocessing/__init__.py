@@ -11,7 +11,7 @@ Every process then updates the same parameters (Hogwild). Tensors put on a `Queu
 from __future__ import annotations
 
 import multiprocessing as _mp
-from multiprocessing import *  # noqa: F401,F403  (Process, Queue, Pool, Event, Lock, Value, ...)
+from multiprocessing import *
 
 from .reductions import init_reductions
 from .spawn import ProcessContext, ProcessExitedException, ProcessRaisedException, spawn, start_processes

@@ -98,7 +98,7 @@ class SparseCOOTensor:
         return self._values_t
 
     # ---- conversions ---------------------------------------------------------------------------------
-    def coalesce(self) -> "SparseCOOTensor":
+    def coalesce(self) -> SparseCOOTensor:
         """Entries sorted by coordinate with duplicates summed."""
         if self._coalesced:
             return self
@@ -119,20 +119,20 @@ class SparseCOOTensor:
         n = int(np.prod(tuple(self._size)))
         return zeros(n, dtype=self.dtype, device=self.device).index_add(0, flat, self._values_t).reshape(self._size)
 
-    def to_sparse(self) -> "SparseCOOTensor":
+    def to_sparse(self) -> SparseCOOTensor:
         return self
 
-    def t(self) -> "SparseCOOTensor":
+    def t(self) -> SparseCOOTensor:
         """The transpose of a 2-D sparse tensor."""
         if self.dim() != 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but self is "
                                f"{self.dim()}D")
         return SparseCOOTensor(self._indices_t.flip(0), self._values_t, (self._size[1], self._size[0]))
 
-    def detach(self) -> "SparseCOOTensor":
+    def detach(self) -> SparseCOOTensor:
         return SparseCOOTensor(self._indices_t, self._values_t.detach(), self._size, self._coalesced)
 
-    def to(self, *args, **kwargs) -> "SparseCOOTensor":
+    def to(self, *args, **kwargs) -> SparseCOOTensor:
         """The same sparse tensor with its values converted (dtype/device)."""
         return SparseCOOTensor(self._indices_t.to(*args, **kwargs) if not any(
             getattr(a, "is_floating_point", False) for a in args) else self._indices_t,

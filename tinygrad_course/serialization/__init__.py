@@ -4,5 +4,13 @@
 from .checkpoint import MAGIC, CheckpointError, load, save
 from .pickling import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
-__all__ = ["save", "load", "CheckpointError", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
-           "safe_globals", "MAGIC"]
+__all__ = [
+           "MAGIC",
+           "CheckpointError",
+           "add_safe_globals",
+           "clear_safe_globals",
+           "get_safe_globals",
+           "load",
+           "safe_globals",
+           "save",
+]

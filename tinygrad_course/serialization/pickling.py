@@ -104,7 +104,7 @@ class TwinPickler(pickle._Pickler):
         if theirs is None:
             return super().save_global(obj, name)
         module, _, qualname = theirs.rpartition(".")
-        self.write(pickle.GLOBAL + f"{module}\n{qualname}\n".encode("utf-8"))
+        self.write(pickle.GLOBAL + f"{module}\n{qualname}\n".encode())
         self.memoize(obj)
 
 

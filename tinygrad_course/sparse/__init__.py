@@ -2,7 +2,7 @@
 from ..ops.sparse_coo import SparseCOOTensor, mm, sparse_coo_tensor, to_sparse
 
 
-def sum(input, dim=None):  # noqa: A001  (torch.sparse.sum)
+def sum(input, dim=None):
     """Sum of the stored values (over all entries, or a dense result over `dim`), like `torch.sparse.sum`."""
     dense = input.to_dense()
     return dense.sum() if dim is None else dense.sum(dim)
@@ -13,4 +13,4 @@ def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
     return mat * beta + mm(mat1, mat2) * alpha
 
 
-__all__ = ["SparseCOOTensor", "mm", "sparse_coo_tensor", "to_sparse", "sum", "addmm"]
+__all__ = ["SparseCOOTensor", "addmm", "mm", "sparse_coo_tensor", "sum", "to_sparse"]
