@@ -168,7 +168,7 @@ class Tensor:
                 raise ValueError(f"invalid type: '{dtype}'")
             return self.to(found[0], device="cuda" if on_cuda else "cpu")
         if isinstance(getattr(dtype, "dtype", None), _dt.dtype):  # a legacy type such as tc.LongTensor
-            return self.to(dtype.dtype, device="cpu")
+            return self.to(dtype.dtype, device="cuda" if dtype.is_cuda else "cpu")
         return self.to(dtype)
 
     def __len__(self):

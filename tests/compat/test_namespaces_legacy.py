@@ -161,3 +161,13 @@ def test_onnx_imports_and_export_raises_with_advice():
     with pytest.raises(NotImplementedError, match="tc.onnx.export is not supported.*Instead, "):
         onnx.export(tc.nn.Linear(2, 2), tc.zeros(1, 2), "m.onnx")
     assert onnx.is_in_onnx_export() is False
+
+
+def test_cuda_legacy_types_exist_and_describe_cuda_tensors():
+    for name in ("FloatTensor", "LongTensor", "ByteTensor"):
+        ours, theirs = getattr(tc.cuda, name), getattr(torch.cuda, name)
+        assert ours.is_cuda is True and ours.dtype is getattr(tc, name).dtype
+        assert not isinstance(tc.zeros(1, dtype=ours.dtype), ours)
+        assert not isinstance(torch.zeros(1, dtype=theirs.dtype), theirs)
+    with pytest.raises(AttributeError):
+        tc.cuda.NotATensor

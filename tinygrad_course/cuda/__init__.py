@@ -127,4 +127,8 @@ def get_device_capability(device=None):
 def __getattr__(name):
     if name == "amp":  # `tc.cuda.amp` (the old mixed-precision spelling) sits above this layer
         return importlib.import_module(".amp", __name__)
+    if name.endswith("Tensor"):  # legacy `tc.cuda.FloatTensor`, defined with the CPU ones above this layer
+        found = importlib.import_module("tinygrad_course.methods.legacy_types").CUDA_TYPES.get(name)
+        if found is not None:
+            return found
     raise AttributeError(f"module 'tinygrad_course.cuda' has no attribute '{name}'")

@@ -19,10 +19,12 @@ class _LegacyTensorType(type):
     """Metaclass: instances are the tensors of one dtype on the CPU; calling it builds one."""
 
     def __instancecheck__(cls, other):
-        return isinstance(other, Tensor) and other.dtype is cls.dtype and other.device.type == "cpu"
+        return (isinstance(other, Tensor) and other.dtype is cls.dtype
+                and other.device.type == ("cuda" if cls.is_cuda else "cpu"))
 
     def __call__(cls, *args, device=None):
         dtype = cls.dtype
+        device = device if device is not None or not cls.is_cuda else "cuda"
         if not args:
             return empty(0, dtype=dtype, device=device)
         if len(args) == 1 and isinstance(args[0], Tensor):
@@ -39,13 +41,16 @@ class _LegacyTensorType(type):
         raise TypeError(f"new(): invalid data type '{type(args[-1]).__name__}'")
 
     def __repr__(cls):
-        return f"<class '{namespace()}.{cls.__name__}'>"
+        return f"<class '{namespace()}.{'cuda.' if cls.is_cuda else ''}{cls.__name__}'>"
 
 
-def _make(d):
-    return _LegacyTensorType(d._tensor_type, (), {"dtype": d, "is_cuda": False, "__module__": "tinygrad_course",
-                                                   "__doc__": f"Legacy constructor of {d} CPU tensors."})
+def _make(d, cuda=False):
+    where = "CUDA" if cuda else "CPU"
+    return _LegacyTensorType(d._tensor_type, (), {"dtype": d, "is_cuda": cuda, "__module__": "tinygrad_course",
+                                                   "__doc__": f"Legacy constructor of {d} {where} tensors."})
 
 
 for _d in _dt.ALL_DTYPES:
     globals()[_d._tensor_type] = _make(_d)
+# tc.cuda.FloatTensor, ... (reached through tc.cuda's module __getattr__)
+CUDA_TYPES = {d._tensor_type: _make(d, cuda=True) for d in _dt.ALL_DTYPES}
