@@ -10,6 +10,7 @@ a learner can see at a glance whether a tutorial's calls will work, and maintain
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import pathlib
 import sys
@@ -21,6 +22,7 @@ import torch.nn.functional
 import torch.nn.init
 import torch.optim
 import torch.optim.lr_scheduler
+import torch.utils.data
 
 import tinygrad_course as tc
 
@@ -39,7 +41,8 @@ OUT_OF_SCOPE_WORDS = ("complex", "sparse", "quant", "nested", "named", "storage"
                       "get_device", "deg2rad_", "rad2deg_", "set_", "backward_hooks", "ctc", "adaptive_log",
                       "grouped_mm", "scaled_mm", "scaled_grouped", "channel_shuffle", "lazy", "crossmaplrn",
                       "container", "dataparallel", "syncbatchnorm", "nll_loss2d", "rnnbase", "rnncellbase",
-                      "linear_cross_entropy", "fractional", "lp_pool3d", "3d")
+                      "linear_cross_entropy", "fractional", "lp_pool3d", "3d", "datapipe", "datachunk",
+                      "validation", "determinism", "non_deterministic")
 
 
 # torch functions that are no Tensor method but belong to the compared surface.
@@ -88,6 +91,7 @@ def namespaces():
     init = {n for n in _public_callables(torch.nn.init) if n.endswith("_") or n == "calculate_gain"}
     optimizers = _classes(torch.optim, torch.optim.Optimizer)
     schedulers = _classes(torch.optim.lr_scheduler, torch.optim.lr_scheduler.LRScheduler) - {"LRScheduler"}
+    data = {n for n in torch.utils.data.__all__ if _in_scope(n)}
     probe = tc.zeros(2, 2)
     return [
         ("`torch` functions", torch_functions, lambda n: hasattr(tc, n)),
@@ -97,7 +101,45 @@ def namespaces():
         ("`torch.nn.init`", init, lambda n: hasattr(tc.nn.init, n)),
         ("`torch.optim` optimizers", optimizers, lambda n: hasattr(tc.optim, n)),
         ("`torch.optim.lr_scheduler`", schedulers, lambda n: hasattr(tc.optim.lr_scheduler, n)),
+        ("`torch.utils.data`", data, lambda n: hasattr(tc.utils.data, n)),
+        ("modules programs import", set(PROGRAM_MODULES), _importable),
+        ("names programs use outside the core", set(PROGRAM_NAMES), _has_dotted),
     ]
+
+
+# Modules and names real PyTorch programs touch on their first lines (device selection, back-end switches,
+# legacy API, multiprocessing, sparse graphs, serialization); `import tinygrad_course.X` must work for each.
+PROGRAM_MODULES = ("torch.accelerator", "torch.autograd", "torch.backends", "torch.backends.cudnn",
+                   "torch.backends.cuda", "torch.backends.mps", "torch.cuda", "torch.cuda.amp", "torch.amp",
+                   "torch.multiprocessing", "torch.sparse", "torch.serialization", "torch.jit", "torch.onnx",
+                   "torch.utils.data", "torch.nn.utils.rnn", "torch.optim.lr_scheduler", "torch.nn.functional",
+                   "torch.nn.init", "torch.linalg", "torch.profiler", "torch.distributed")
+PROGRAM_NAMES = ("accelerator.is_available", "accelerator.current_accelerator", "accelerator.device_count",
+                 "backends.cudnn.benchmark", "backends.cudnn.deterministic", "backends.cuda.matmul",
+                 "backends.mps.is_available", "cuda.amp.GradScaler", "cuda.amp.autocast", "autograd.Variable",
+                 "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor",
+                 "HalfTensor", "sparse_coo_tensor", "spmm", "sparse.mm", "serialization.add_safe_globals",
+                 "serialization.safe_globals", "serialization.get_safe_globals", "multiprocessing.spawn",
+                 "multiprocessing.Process", "multiprocessing.Queue", "jit.script", "jit.trace", "onnx.export",
+                 "Tensor.share_memory_", "Tensor.is_shared", "Tensor.to_sparse", "Tensor.is_xpu", "Tensor.is_mps",
+                 "Tensor.is_meta", "nn.Module.share_memory")
+
+
+def _importable(name):
+    try:
+        importlib.import_module("tinygrad_course" + name[len("torch"):])
+        return True
+    except ImportError:
+        return False
+
+
+def _has_dotted(name):
+    obj = tc
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
 def _has_attribute(tensor, name):
@@ -115,12 +157,12 @@ def render() -> str:
              "section lists the PyTorch names in the course's scope (no complex, sparse, quantized or named "
              "tensors, no TorchScript/compile internals, no 3-d layers) and whether `tinygrad_course` has them. "
              "Having a name means it follows PyTorch's signature, defaults and results; the test suite compares "
-             "them with PyTorch.", "", "| namespace | covered | in scope |", "|---|---:|---:|"]
+             "them with PyTorch.", "", "| namespace | covered | in scope | share |", "|---|---:|---:|---:|"]
     sections = []
     for title, names, has in namespaces():
         present = sorted(n for n in names if has(n))
         missing = sorted(n for n in names if not has(n))
-        lines.append(f"| {title} | {len(present)} | {len(names)} |")
+        lines.append(f"| {title} | {len(present)} | {len(names)} | {100 * len(present) / max(len(names), 1):.0f}% |")
         sections += ["", f"## {title}", "", f"**Not yet in tinygrad_course ({len(missing)}):** "
                      + (", ".join(f"`{n}`" for n in missing) if missing else "none."), ""]
     return "\n".join(lines + sections).rstrip() + "\n"

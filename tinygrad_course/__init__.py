@@ -15,20 +15,20 @@ from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int
                      promote_types, result_type, set_default_dtype, uint8)
 from .dtypes import bool_ as bool  # noqa: A001  (tc.bool, like torch.bool)
 from .dtypes import dtype
-from .factories import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like, linspace,
-                        logspace, multinomial, normal, ones, ones_like, rand, rand_like, randint, randint_like, randn,
-                        randn_like, randperm, tensor, zeros, zeros_like)
+from .factories import (as_tensor, bernoulli, empty_like, from_numpy, full_like, multinomial, normal, ones_like,
+                        rand_like, randint_like, randn_like, tensor, zeros_like)
 from .generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                         set_rng_state)
-from .ops.comparison import where
-from .ops.concat import cat, concat, concatenate, stack
 from .tensor import Size, Tensor
 from .binding import BOUND as _BOUND  # noqa: F401  (attaches the operators and methods to Tensor)
 from .methods.aliases import *  # noqa: F401,F403  (standalone functions: tc.prelu, tc.einsum, tc.meshgrid, ...)
+from .methods.legacy_types import *  # noqa: F401,F403  (tc.FloatTensor, tc.LongTensor, ...)
 from .methods.linalg import *  # noqa: F401,F403
 from .methods.pointwise import *  # noqa: F401,F403
 from .methods.sorting import *  # noqa: F401,F403
 from .methods.stacking import *  # noqa: F401,F403
+from .ops.sparse_coo import sparse_coo, sparse_coo_tensor, strided
+from .ops.sparse_coo import mm as spmm
 
 __version__ = "0.1.0"
 
@@ -48,7 +48,8 @@ short = int16
 
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
-         "profiler", "autograd", "debugging", "linalg", "build", "seams"}
+         "profiler", "autograd", "debugging", "linalg", "accelerator", "backends", "jit", "onnx", "serialization",
+         "multiprocessing", "sparse", "build", "seams"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build"}
 
 

@@ -2,8 +2,13 @@
 as `torch.exp` mirrors `Tensor.exp`."""
 from __future__ import annotations
 
+from . import factories as _factories
 from .factories import tensor
 from .methods import FAMILIES
+from .ops.comparison import where as _where
+from .ops.concat import cat as _cat
+from .ops.concat import stack as _stack
+from .ops.out_arg import supports_out
 from .shapes import broadcast_shapes, broadcast_shapes_checked  # noqa: F401  (tc.broadcast_shapes)
 from .tensor import Size, Tensor
 
@@ -19,15 +24,31 @@ _METHOD_NAMES = (
 ).split()
 
 
+# the functions that take `out=` in PyTorch (ops/out_arg.py applies its rules)
+OUT_NAMES = frozenset((
+    "abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin aminmax any arccos arccosh "
+    "arcsin arcsinh arctan arctanh argmax argmin asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_not "
+    "bitwise_or bitwise_xor bmm cat ceil clamp clip concat concatenate copysign cos cosh cross cummax cummin cumprod "
+    "cumsum deg2rad diag diff div divide dot eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide "
+    "fmax fmin fmod frac gather ge ger greater greater_equal gt heaviside histc hypot index_select inner "
+    "inverse isneginf isposinf kron kthvalue le lerp less less_equal log log10 log1p log2 logaddexp logaddexp2 "
+    "logcumsumexp logical_and logical_not logical_or logical_xor logit logsumexp lt masked_select matmul "
+    "matrix_power max maximum mean median min minimum mm mode msort mul multiply mv nan_to_num nanmean nanmedian "
+    "nansum ne neg negative nonzero norm not_equal outer pow prod rad2deg reciprocal remainder round rsqrt sgn "
+    "sigmoid sign signbit sin sinc sinh sort sqrt square stack std sub subtract sum take_along_dim tan tanh topk "
+    "tril triu true_divide trunc var vdot where zeros ones empty full arange rand randn randint randperm linspace "
+    "logspace eye").split())
+
+
 def _from_method(name):
     def fn(input, *args, **kwargs):
-        if not hasattr(input, "_data"):
+        if not hasattr(input, "_data") and not hasattr(input, "_indices_t"):  # sparse tensors have their own
             input = tensor(input)
         return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`tc.{name}(input, ...)` is `input.{name}(...)`, like `torch.{name}`."
-    return fn
+    return supports_out(name, fn) if name in OUT_NAMES else fn
 
 
 _METHOD_NAMES = _METHOD_NAMES + [n for family in FAMILIES for n in family.METHOD_FUNCTIONS]
@@ -35,6 +56,17 @@ for _name in _METHOD_NAMES:
     globals()[_name] = _from_method(_name)
 
 __all__ = list(_METHOD_NAMES)
+
+where = supports_out("where", _where)
+cat = supports_out("cat", _cat)
+concat = supports_out("concat", _cat)
+concatenate = supports_out("concatenate", _cat)
+stack = supports_out("stack", _stack)
+for _name in ("zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "randperm", "linspace",
+              "logspace", "eye"):
+    globals()[_name] = supports_out(_name, getattr(_factories, _name))
+__all__ += ["where", "cat", "concat", "concatenate", "stack", "zeros", "ones", "empty", "full", "arange", "rand",
+            "randn", "randint", "randperm", "linspace", "logspace", "eye"]
 
 
 def is_tensor(obj) -> bool:

@@ -12,6 +12,9 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
+from ._namespace import set_namespace
+
+_UNSET = object()
 
 
 class PrintOptions:
@@ -25,8 +28,12 @@ class PrintOptions:
 PRINT_OPTS = PrintOptions()
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
-    """Change how tensors print, like `torch.set_printoptions`."""
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None,
+                     namespace=_UNSET):
+    """Change how tensors print, like `torch.set_printoptions`. `namespace="torch"` (or "tc", or None to
+    detect it) chooses how `Size` and dtypes print: `torch.Size([2])` or `tc.Size([2])`."""
+    if namespace is not _UNSET:
+        set_namespace(namespace)
     if profile == "default":
         PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = 4, 1000, 3, 80
     for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),

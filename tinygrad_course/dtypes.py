@@ -11,6 +11,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from ._namespace import namespace
+
 _CATEGORY_BOOL, _CATEGORY_INT, _CATEGORY_FLOAT = 0, 1, 2
 
 
@@ -41,7 +43,7 @@ class dtype:
         return self
 
     def __repr__(self):
-        return f"tc.{self.name}"
+        return f"{namespace()}.{self.name}"
 
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))

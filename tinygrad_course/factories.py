@@ -12,6 +12,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._backend import (CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device,
                        to_device_array)
+from ._signatures import arange_args, randint_args, size_arg
 from .generator import Generator, _generator, default_generator, manual_seed, sampler  # noqa: F401
 from .tensor import Tensor, _wrap
 
@@ -24,7 +25,7 @@ def _infer_dtype(data):
     stack = [data]
     while stack:
         x = stack.pop()
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, tuple, range)):
             stack.extend(x)
         elif isinstance(x, Tensor):
             kind = x.dtype if kind is None else _dt.promote_types(kind, x.dtype)
@@ -47,7 +48,7 @@ def _to_plain(data):
     """Replace tensors nested in lists by their values (so NumPy can build one array)."""
     if isinstance(data, Tensor):
         return data.detach().cpu()._data
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):
         return [_to_plain(x) for x in data]
     return data
 
@@ -135,6 +136,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 # ---- filled with constants ---------------------------------------------------------------------------
 
+def _no_more(kw, fname):
+    """Reject keyword arguments a factory function does not take, as Python would."""
+    if kw:
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return {}
+
+
 def _shape(size, check=True):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -163,33 +171,44 @@ def _creation(dtype, device):
     return dt, dev, array_module(dev)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor of zeros of the given shape."""
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
+    """A tensor of zeros of the given shape: `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
     dt, dev, xp = _creation(dtype, device)
-    shape = _shape(size, check=False)
+    shape = size_arg("zeros", size, kw.pop("size", None), **_no_more(kw, "zeros"))
     if any(s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(xp.zeros(shape, dtype=dt.np_dtype), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    """A tensor of ones of the given shape."""
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
+    """A tensor of ones of the given shape: `ones(2, 3)`, `ones((2, 3))` or `ones(size=(2, 3))`."""
     dt, dev, xp = _creation(dtype, device)
-    return _finish(xp.ones(_shape(size), dtype=dt.np_dtype), requires_grad)
+    shape = _shape(size_arg("ones", size, kw.pop("size", None), **_no_more(kw, "ones")))
+    return _finish(xp.ones(shape, dtype=dt.np_dtype), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None, **kw):
     """An uninitialised tensor of the given shape (here: zero-filled, so results are reproducible)."""
     dt, dev, xp = _creation(dtype, device)
-    return _finish(xp.zeros(_shape(size), dtype=dt.np_dtype), requires_grad)
+    shape = _shape(size_arg("empty", size, kw.pop("size", None), **_no_more(kw, "empty")))
+    return _finish(xp.zeros(shape, dtype=dt.np_dtype), requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """A tensor of the given shape filled with `fill_value` (dtype inferred from the value)."""
+def full(size=None, fill_value=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    """A tensor of shape `size` (a sequence) filled with `fill_value` (dtype inferred from the value)."""
+    if size is None:
+        raise TypeError('full() missing 2 required positional arguments: "size", "fill_value"')
+    if fill_value is None:
+        raise TypeError('full() missing 1 required positional arguments: "fill_value"')
+    if not isinstance(size, (tuple, list)) and not hasattr(size, "_data"):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    shape = _shape(size_arg("full", (size,)))
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
     dt, dev, xp = _creation(dtype, device)
-    return _finish(xp.full(_shape((size,)) if not isinstance(size, int) else (size,), fill_value, dtype=dt.np_dtype), requires_grad)
+    return _finish(xp.full(shape, fill_value, dtype=dt.np_dtype), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
@@ -198,10 +217,11 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m if m is not None else n, dtype=dt.np_dtype), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    """Values start, start+step, ... < end; int64 unless an argument is a float."""
-    if end is None:
-        start, end = 0, start
+def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    """Values start, start+step, ... < end; int64 unless an argument is a float: `arange(end)`,
+    `arange(start, end)`, `arange(start, end, step)` (positionally or by keyword)."""
+    start, end, step = arange_args(args, start, end, step)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
@@ -228,28 +248,34 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 # ---- random ------------------------------------------------------------------------------------------
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Uniform samples from [0, 1)."""
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, **kw):
+    """Uniform samples from [0, 1): `rand(2, 3)`, `rand((2, 3))` or `rand(size=(2, 3))`."""
+    shape = _shape(size_arg("rand", size, kw.pop("size", None), invalid_combination_error=True, **_no_more(kw, "rand")))
     dt, dev, xp = _creation(dtype, device)
-    arr = sampler(generator, dev).random(_shape(size)).astype(dt.np_dtype)
+    arr = sampler(generator, dev).random(shape).astype(dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples."""
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, **kw):
+    """Standard normal samples: `randn(2, 3)`, `randn((2, 3))` or `randn(size=(2, 3))`."""
+    shape = _shape(size_arg("randn", size, kw.pop("size", None), invalid_combination_error=True,
+                            **_no_more(kw, "randn")))
     dt, dev, xp = _creation(dtype, device)
-    arr = sampler(generator, dev).normal(0.0, 1.0, _shape(size)).astype(dt.np_dtype)
+    arr = sampler(generator, dev).normal(0.0, 1.0, shape).astype(dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Integers uniformly from [low, high) (int64 by default): `randint(high, size)` or `randint(low, high, size)`."""
-    if size is None:
-        low, high, size = 0, low, high
-    if high is None:
-        raise TypeError("randint() missing required argument 'size'")
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+    """Integers uniformly from [low, high) (int64 by default): `randint(high, size)`, `randint(low, high, size)`,
+    and keyword forms such as `randint(high=5, size=(2,))`."""
+    low, high, size = randint_args(args, low, high, size)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt, dev, xp = _creation(dtype or _dt.int64, device)
-    arr = sampler(generator, dev).integers(low, high, _shape((size,)) if not isinstance(size, int) else (size,))
+    arr = sampler(generator, dev).integers(low, high, _shape(size))
     return _finish(_place(arr.astype(dt.np_dtype), dev), requires_grad)
 
 
@@ -266,7 +292,7 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None):
         s = std if isinstance(std, Tensor) else None
         shape = np.broadcast_shapes(*(t.shape for t in (m, s) if t is not None))
         ref = m if m is not None else s
-        z = randn(*shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        z = randn(tuple(shape), generator=generator, dtype=ref.dtype, device=ref.device)
         return z * std + mean
     return randn(*_shape((size,)) if not isinstance(size, int) else (size,), generator=generator, dtype=dtype,
                  device=device) * std + mean
@@ -311,7 +337,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 # ---- *_like ------------------------------------------------------------------------------------------
 
 def _like(fn, t, dtype, device, requires_grad, **kw):
-    return fn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
+    return fn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):

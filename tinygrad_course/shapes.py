@@ -1,6 +1,7 @@
 """Shapes and the rules every layer shares: `Size`, dim normalisation and broadcasting, with PyTorch's errors."""
 from __future__ import annotations
 
+from ._namespace import namespace
 from .seams import component
 
 
@@ -8,7 +9,7 @@ class Size(tuple):
     """The shape of a tensor: a tuple that prints like PyTorch's `torch.Size` (`tc.Size([2, 3])`)."""
 
     def __repr__(self):
-        return f"tc.Size([{', '.join(map(str, self))}])"
+        return f"{namespace()}.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 

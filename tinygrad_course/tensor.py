@@ -11,6 +11,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._backend import CPU, array_module, device_of_array
+from ._namespace import namespace as _namespace
 from ._printing import tensor_repr
 from .shapes import Size, contiguous_strides, normalize_dim  # noqa: F401  (tc.Size is defined with the other shape rules)
 
@@ -156,11 +157,22 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
-    def type(self, dtype=None):
-        """The legacy type name (`'tc.FloatTensor'`), or a copy converted to `dtype`."""
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name (`'tc.FloatTensor'`), or a copy converted to `dtype`: a dtype, a legacy
+        type (`tc.LongTensor`) or its name (`'torch.LongTensor'`, `'tc.cuda.FloatTensor'`)."""
         if dtype is None:
-            prefix = "tc.cuda." if self._device.type == "cuda" else "tc."
-            return prefix + self.dtype._tensor_type
+            prefix = "cuda." if self._device.type == "cuda" else ""
+            return _namespace() + "." + prefix + self.dtype._tensor_type
+        if isinstance(dtype, str):
+            ns, _, name = dtype.partition(".")
+            on_cuda = name.startswith("cuda.")
+            name = name[5:] if on_cuda else name
+            found = [d for d in _dt.ALL_DTYPES if d._tensor_type == name]
+            if ns not in ("torch", "tc", "tinygrad_course") or not found:
+                raise ValueError(f"invalid type: '{dtype}'")
+            return self.to(found[0], device="cuda" if on_cuda else "cpu")
+        if isinstance(getattr(dtype, "dtype", None), _dt.dtype):  # a legacy type such as tc.LongTensor
+            return self.to(dtype.dtype, device="cuda" if dtype.is_cuda else "cpu")
         return self.to(dtype)
 
     def __len__(self):

@@ -162,11 +162,11 @@ def test_softmin_implicit_dim_warns():
 
 @pytest.mark.parametrize("shape, n", [((2, 3, 4), 3), ((2, 3, 4), 1), ((5, 2), 2), ((5,), 1), ((), 1)])
 def test_prelu_matches_torch(shape, n):
-    x = tc.randn(*shape, dtype=tc.float64, requires_grad=True)
+    x = tc.randn(shape, dtype=tc.float64, requires_grad=True)
     w = (tc.rand(n, dtype=tc.float64) * 0.5).requires_grad_()
     tx, tw = to_torch(x), to_torch(w)
     out, tout = F.prelu(x, w), TF.prelu(tx, tw)
-    upstream = tc.randn(*out.shape, dtype=out.dtype)
+    upstream = tc.randn(tuple(out.shape), dtype=out.dtype)
     out.backward(upstream)
     tout.backward(to_torch(upstream))
     assert_close(out, tout)
@@ -259,7 +259,7 @@ def test_distances_match_torch(name):
     out, tout = fn(F, a, b), fn(TF, ta, tb)
     assert_close(out, tout, atol=1e-10, rtol=1e-8)
     if out.numel():
-        upstream = tc.randn(*out.shape, dtype=out.dtype)
+        upstream = tc.randn(tuple(out.shape), dtype=out.dtype)
         out.backward(upstream)
         tout.backward(to_torch(upstream))
         for ours, theirs in ((a, ta), (b, tb)):

@@ -38,7 +38,7 @@ def _compare(fn, *arrays, no_grad=()):
         warnings.simplefilter("ignore")
         out, tout = fn(F, *[p[0] for p in pairs]), fn(TF, *[p[1] for p in pairs])
     assert_close(out, tout, atol=1e-10, rtol=1e-8)
-    upstream = tc.randn(*out.shape, dtype=out.dtype)
+    upstream = tc.randn(tuple(out.shape), dtype=out.dtype)
     out.backward(upstream)
     tout.backward(to_torch(upstream))
     for ours, theirs in pairs:
@@ -206,7 +206,7 @@ def test_modules_compute_their_functional():
 # ---- errors -----------------------------------------------------------------------------------------------
 
 def _t(*shape):
-    return tc.randn(*shape)
+    return tc.randn(tuple(shape))
 
 
 ERRORS = [

@@ -14,7 +14,7 @@ METHODS = ["add_module", "apply", "buffers", "children", "cpu", "cuda", "double"
            "named_children", "named_modules", "named_parameters", "parameters", "register_backward_hook",
            "register_buffer", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
            "register_full_backward_pre_hook", "register_module", "register_parameter", "requires_grad_",
-           "state_dict", "to", "train", "zero_grad"]
+           "share_memory", "state_dict", "to", "train", "zero_grad"]
 
 
 def test_import_paths_name_one_class():

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import tinygrad_course as tc
-from tinygrad_course import nn, serialization
+from tinygrad_course import nn
+from tinygrad_course.serialization import checkpoint as serialization
 from tinygrad_course.serialization import CheckpointError
 
 
@@ -24,7 +25,7 @@ def _roundtrip(obj, **kw):
                                    tc.int8, tc.uint8, tc.bool])
 @pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3, 4)])
 def test_tensor_roundtrip_all_dtypes_and_shapes(dtype, shape):
-    t = (tc.randn(*shape) * 5).to(dtype)
+    t = (tc.randn(shape) * 5).to(dtype)
     back = _roundtrip(t)
     assert back.dtype == dtype and back.shape == t.shape
     np.testing.assert_array_equal(back.float().numpy(), t.float().numpy())
@@ -95,7 +96,7 @@ def test_arbitrary_objects_need_weights_only_false_and_warn():
     buf = io.BytesIO()
     tc.save({"obj": Custom(3), "w": tc.ones(1)}, buf)
     buf.seek(0)
-    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed.*weights_only=False"):
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed(.|\n)*Unsupported global: GLOBAL [a-z_.]*test_save_load.Custom was not"):
         tc.load(buf)
     buf.seek(0)
     with pytest.warns(UserWarning, match="only do this for files you trust"):

@@ -11,8 +11,9 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
-    "Function", "Node", "RemovableHandle", "backward", "grad", "record_backward", "functional", "gradcheck",
+    "Function", "Node", "Variable", "RemovableHandle", "backward", "grad", "record_backward", "functional", "gradcheck",
     "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
 ]

@@ -12,8 +12,10 @@ from . import (
                indexing,
                inplace,
                inplace_ops,
+               legacy_types,
                linalg,
                pointwise,
+               predicates,
                products,
                reductions,
                shaping,
@@ -30,7 +32,7 @@ METHOD_FAMILIES = (
     indexing.IndexingMethods, inplace_ops.InplaceMethods,
     sorting.SortingMethods, pointwise.PointwiseMethods, linalg.LinalgMethods, shaping.ShapingMethods,
     index_updates.IndexUpdateMethods, storage.StorageMethods, statistics.StatisticsMethods, aliases.AliasMethods,
-    inplace_ops.InplaceTwins,
+    inplace_ops.InplaceTwins, predicates.PredicateMethods,
 )
 # modules whose METHOD_FUNCTIONS / __all__ become `tc.<name>` functions
 FAMILIES = (sorting, pointwise, linalg, shaping, index_updates, storage, stacking, statistics, aliases)

@@ -6,6 +6,7 @@ from .. import dtypes as _dt
 from .._backend import canonical_device
 from .._backend import device as device_cls
 from ..factories import empty, tensor
+from ..ops.sparse_coo import to_sparse as _to_sparse
 from ..ops.views import ToCopy
 from ..tensor import Tensor
 
@@ -21,7 +22,7 @@ class ConversionMethods:
         if len(args) == 1 and not isinstance(args[0], int):
             t = tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
         else:
-            t = empty(*args, dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
+            t = empty(*(args or (0,)), dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
         if cls is not Tensor:  # a subclass (e.g. a user's): same fields, its own type
             t2 = object.__new__(cls)
             for s in Tensor.__slots__[:-1]:
@@ -45,6 +46,14 @@ class ConversionMethods:
         if (dtype is None or dtype is self.dtype) and (device is None or device == self._device) and not copy:
             return self
         return ToCopy.apply(self, dtype=dtype, device=device, copy=copy)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None):
+        """The nonzero entries as a sparse COO tensor, like `Tensor.to_sparse`."""
+        return _to_sparse(self, sparse_dim, layout=layout)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A dense tensor is already dense: itself (converted to `dtype` if given)."""
+        return self if dtype is None else self.to(dtype)
 
     def cpu(self):
         """A copy on the CPU (or this tensor if it is already there)."""

@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from .. import cuda
+from .. import _shared, cuda
 from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import empty, full, ones, tensor, zeros
 from ..tensor import Tensor, _wrap
@@ -121,13 +121,18 @@ class StorageMethods:
         return _is_marked(_PINNED, self)
 
     def share_memory_(self):
-        """Mark the storage as shared between processes (a no-op here, as for CUDA tensors); returns self."""
+        """Move the storage into shared memory, so processes started with `tc.multiprocessing` that receive
+        this tensor read and write the same numbers (as `Tensor.share_memory_`); returns self. CUDA tensors
+        are only marked, as in PyTorch. On a view, the tensor it views is moved."""
+        root = _root(self)
+        if root._device.type == "cpu" and not _shared.is_shared(root._data):
+            root._data = _shared.share_array(root._data)
         _mark(_SHARED, self)
         return self
 
     def is_shared(self) -> bool:
-        """True after `share_memory_()` (on this tensor or the tensor it views)."""
-        return _is_marked(_SHARED, self)
+        """True when the storage is in shared memory (after `share_memory_()`, or received through a queue)."""
+        return _is_marked(_SHARED, self) or _shared.is_shared(self._data)
 
     # ---- Python callables per element (CPU only) ----------------------------------------------------
     def apply_(self, callable):

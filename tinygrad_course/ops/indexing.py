@@ -16,8 +16,20 @@ def _is_basic(idx):
     return isinstance(idx, (int, slice, type(None), type(Ellipsis))) and not isinstance(idx, bool)
 
 
+def _plain_sequence(seq):
+    """A Python sequence index (list, tuple, range; possibly of tensors) as nested Python values."""
+    if isinstance(seq, (list, tuple, range)):
+        return [_plain_sequence(x) for x in seq]
+    if hasattr(seq, "_data"):
+        return seq.tolist()
+    return seq
+
+
 def normalize_index(idx, Tensor):
     """Translate a PyTorch index into a NumPy one; returns (index, is_basic)."""
+    if isinstance(idx, list) and len(idx) < 32 and any(
+            isinstance(i, (Tensor, list, tuple, range, slice, np.ndarray)) or i is None or i is Ellipsis for i in idx):
+        idx = tuple(idx)  # PyTorch (like old NumPy) reads a short list holding sequences as a tuple of indices
     if not isinstance(idx, tuple):
         idx = (idx,)
     out = []
@@ -36,8 +48,11 @@ def normalize_index(idx, Tensor):
             if i.step is not None and i.step <= 0:
                 raise ValueError("step must be greater than zero")
             out.append(i)
-        elif isinstance(i, (list, np.ndarray)) or isinstance(i, bool):
-            arr = np.asarray(i)
+        elif isinstance(i, (list, tuple, range, np.ndarray)) or isinstance(i, bool):
+            nested_tensors = isinstance(i, (list, tuple)) and any(isinstance(v, (Tensor, list, tuple)) for v in i)
+            arr = np.asarray(_plain_sequence(i) if nested_tensors else i)
+            if arr.size == 0 and arr.dtype.kind == "f":
+                arr = arr.astype(np.int64)  # an empty list indexes nothing, as in PyTorch
             if arr.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(arr)

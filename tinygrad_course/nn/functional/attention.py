@@ -127,7 +127,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=stacklevel)
     if not is_float:
-        mask = zeros(*mask.shape, dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
+        mask = zeros(tuple(mask.shape), dtype=target_type, device=mask.device).masked_fill(mask, float("-inf"))
     return mask
 
 

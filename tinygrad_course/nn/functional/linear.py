@@ -9,6 +9,8 @@ def linear(input, weight, bias=None):
     """input @ weight.T + bias (one fused addmm for 2-D input), like `F.linear`."""
     if input.ndim == 2 and bias is not None:
         return _Addmm.apply(bias, input, weight.t())
+    if input.ndim == 1 and bias is not None:  # PyTorch records view -> addmm -> view
+        return _Addmm.apply(bias, input.reshape(1, -1), weight.t()).reshape(weight.shape[0])
     if input.ndim > 2 and bias is not None:
         lead = input.shape[:-1]
         out = _Addmm.apply(bias, input.reshape(-1, input.shape[-1]), weight.t())

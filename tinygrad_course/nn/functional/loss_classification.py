@@ -7,6 +7,8 @@ import warnings
 from ...ops import fused as _fused
 from ...ops._util import first_out_of_range
 from ...ops.comparison import where
+from ...ops.composite import recorded_as
+from ...ops.loss_ops import BinaryCrossEntropyWithLogits as _BCEWithLogits
 from .loss_reduction import _check_reduction, _reduce, _reduction
 from .softmax import log_softmax
 
@@ -99,6 +101,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
 
 
+@recorded_as("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)) for probabilities p (logs clamped at -100, as in PyTorch)."""
     if tuple(target.shape) != tuple(input.shape):
@@ -122,6 +125,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """Binary cross-entropy on logits, computed stably as (1 - y) x + (1 + (pw - 1) y) softplus(-x)."""
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    reduction = _reduction(size_average, reduce, reduction)
+    if (weight is None and pos_weight is None and not target.requires_grad and input.dtype is target.dtype
+            and input.dtype.is_floating_point and reduction in ("mean", "sum", "none")):
+        return _BCEWithLogits.apply(input, target, reduction)
+    return _bce_logits_composite(input, target, weight, reduction=reduction, pos_weight=pos_weight)
+
+
+@recorded_as("BinaryCrossEntropyWithLogitsBackward0")
+def _bce_logits_composite(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                          pos_weight=None):
     softplus_neg = (-input.abs()).exp().log1p() + (-input).relu()  # log(1 + exp(-x)) without overflow
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg

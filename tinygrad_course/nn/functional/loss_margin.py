@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...ops.comparison import where
 from ...tensor import _wrap
 from ...ops.activation import _Softplus
+from ...ops.composite import recorded_as
 from ._utils import _shape_str
 from .activation import logsigmoid
 from .distance import pairwise_distance
@@ -37,6 +38,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(margin_part + self_part, reduction)
 
 
+@recorded_as("SoftMarginLossBackward0")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)) (computed without overflow), like `F.soft_margin_loss`."""
     reduction = _legacy(size_average, reduce, reduction)
@@ -66,6 +68,7 @@ def _class_rows(input):
     return input.reshape(1, -1) if input.ndim < 2 else input
 
 
+@recorded_as("MultiMarginLossBackward0")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge loss: sum over classes j != y of max(0, margin - x[y] + x[j])^p / C (weighted by
@@ -103,6 +106,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@recorded_as("MultilabelMarginLossBackward0")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-label hinge loss: for each target class y (target rows end at the first -1) and each
     non-target class j, max(0, 1 - (x[y] - x[j])), summed and divided by C, like `F.multilabel_margin_loss`."""

@@ -7,11 +7,22 @@ import math
 
 from ...factories import ones_like
 from ...ops.comparison import where
+from ...ops.composite import recorded_as
+from ...ops.loss_ops import MseLoss as _MseLoss
 from .loss_reduction import _check_reduction, _legacy, _reduce, _reduction, _warn_size
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """Mean squared error: mean((input - target)^2)."""
+    """Mean squared error: mean((input - target)^2), recorded as `MseLossBackward0`."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if (weight is None and input.shape == target.shape and input.dtype is target.dtype
+            and input.dtype.is_floating_point and reduction in ("mean", "sum", "none")):
+        return _MseLoss.apply(input, target, reduction)
+    return _mse_composite(input, target, reduction=reduction, weight=weight)
+
+
+@recorded_as("MseLossBackward0")
+def _mse_composite(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size(input, target)
     diff = input - target
     loss = diff * diff
@@ -29,6 +40,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@recorded_as("SmoothL1LossBackward0")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target), like `F.smooth_l1_loss`."""
     _warn_size(input, target)
@@ -41,6 +53,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(loss, reduction)
 
 
+@recorded_as("HuberLossBackward0")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = input - target), like `F.huber_loss`."""
     _warn_size(input, target)

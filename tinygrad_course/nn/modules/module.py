@@ -133,6 +133,11 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
 
         return self._apply(convert)
 
+    def share_memory(self):
+        """Move parameters, gradients and buffers into shared memory (for Hogwild training with
+        `tc.multiprocessing`), like `Module.share_memory`."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cpu(self):
         """Move parameters and buffers to the CPU, in place."""
         return self.to("cpu")

@@ -33,12 +33,15 @@ import zlib
 
 import numpy as np
 
-from ._backend import device as _device
-from .cuda import is_available as _cuda_is_available
-from .dtypes import _BY_NAME, _BY_NP
-from .dtypes import dtype as _dtype
-from .nn.parameter import Parameter
-from .tensor import Size, Tensor, _wrap
+from .._backend import device as _device
+from ..cuda import is_available as _cuda_is_available
+from ..dtypes import _BY_NAME, _BY_NP
+from ..dtypes import dtype as _dtype
+from ..nn.parameter import Parameter
+from ..tensor import Size, Tensor, _wrap
+from .pickling import dumps as _dumps
+from .pickling import loads as _loads
+from .pickling import stream_name as _stream_name
 
 MAGIC = b"TCSAVE\r\n"
 FORMAT_VERSION = 1
@@ -126,9 +129,9 @@ class _Encoder:
         return {"t": "ref", "v": self.tensor_ids[key]}
 
     def _pickled(self, obj):
-        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _dumps(obj, lambda t: self._tensor(t)["v"])
         offset = self._add_block(np.frombuffer(data, dtype=np.uint8))
-        return {"t": "pickle", "type": f"{type(obj).__module__}.{type(obj).__qualname__}", "offset": offset,
+        return {"t": "pickle", "type": _stream_name(type(obj)), "offset": offset,
                 "nbytes": len(data)}
 
 
@@ -306,19 +309,14 @@ class _Decoder:
         return tuple(k) if isinstance(k, list) else k
 
     def _unpickle(self, node):
-        if self.weights_only:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: {_describe(self.name)} contains a pickled {node['type']} object, and "
-                "unpickling can run arbitrary code. Hint: save model.state_dict() instead of the model object; if you "
-                "wrote this file yourself and trust it, call tc.load(..., weights_only=False)."
+        if not self.weights_only:
+            warnings.warn(
+                f"tc.load is unpickling a {node['type']} object (weights_only=False). Unpickling runs code stored in "
+                "the file, so a malicious checkpoint can take over your computer: only do this for files you trust.",
+                UserWarning, stacklevel=4,
             )
-        warnings.warn(
-            f"tc.load is unpickling a {node['type']} object (weights_only=False). Unpickling runs code stored in the "
-            "file, so a malicious checkpoint can take over your computer: only do this for files you trust.",
-            UserWarning, stacklevel=4,
-        )
         start, nbytes = node["offset"], node["nbytes"]
-        return pickle.loads(self.payload[start:start + nbytes])
+        return _loads(self.payload[start:start + nbytes], self._tensor, self.weights_only)
 
     def _tensor(self, index):
         if index in self.tensors:
@@ -372,6 +370,6 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     try:
         return decoder.decode(meta["root"])
     except (KeyError, TypeError, ValueError, IndexError) as e:
-        if isinstance(e, CheckpointError):
+        if isinstance(e, (CheckpointError, pickle.UnpicklingError)):
             raise
         raise CheckpointError(f"{_describe(name)} is corrupted: {type(e).__name__}: {e}") from None

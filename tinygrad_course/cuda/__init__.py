@@ -2,8 +2,10 @@
 on machines without CuPy or without an NVIDIA GPU."""
 from __future__ import annotations
 
-from ._backend import cupy_module
-from ._backend import device as device_cls
+import importlib
+
+from .._backend import cupy_module
+from .._backend import device as device_cls
 
 
 def is_available() -> bool:
@@ -108,3 +110,25 @@ def empty_cache() -> None:
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
         cp.get_default_pinned_memory_pool().free_all_blocks()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False here: the GPU path (CuPy) has no bfloat16 arrays."""
+    return False
+
+
+def get_device_capability(device=None):
+    """(major, minor) compute capability of the GPU."""
+    cp = _require()
+    props = cp.cuda.runtime.getDeviceProperties(_index(device))
+    return props["major"], props["minor"]
+
+
+def __getattr__(name):
+    if name == "amp":  # `tc.cuda.amp` (the old mixed-precision spelling) sits above this layer
+        return importlib.import_module(".amp", __name__)
+    if name.endswith("Tensor"):  # legacy `tc.cuda.FloatTensor`, defined with the CPU ones above this layer
+        found = importlib.import_module("tinygrad_course.methods.legacy_types").CUDA_TYPES.get(name)
+        if found is not None:
+            return found
+    raise AttributeError(f"module 'tinygrad_course.cuda' has no attribute '{name}'")

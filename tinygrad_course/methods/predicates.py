@@ -1,0 +1,38 @@
+"""Tensor predicates PyTorch programs ask: the device kinds (`is_xpu`, `is_mps`, `is_meta`, ...) and
+layouts (`is_sparse`, `is_quantized`, `is_nested`, ...). A tensor here is a dense, strided tensor on the
+CPU or a CUDA GPU, so these are all False (`is_cpu`/`is_cuda` live in the core)."""
+from __future__ import annotations
+
+METHOD_FUNCTIONS: tuple[str, ...] = ()
+__all__: list[str] = []
+
+_ALWAYS_FALSE = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_mtia", "is_maia", "is_xla", "is_hpu", "is_vulkan",
+                 "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
+
+
+def _false(name):
+    def getter(self) -> bool:
+        return False
+
+    getter.__name__ = name
+    getter.__doc__ = f"`Tensor.{name}`: False (the framework's tensors are dense, on the CPU or a CUDA GPU)."
+    return property(getter)
+
+
+class PredicateMethods:
+    """Device and layout predicates."""
+
+    __slots__ = ()
+
+    for _name in _ALWAYS_FALSE:
+        locals()[_name] = _false(_name)
+    del _name
+
+    def is_inference(self) -> bool:
+        """False: inference tensors are not distinguished here."""
+        return False
+
+    def is_set_to(self, other) -> bool:
+        """True when both tensors view the same memory with the same shape and strides."""
+        return (self.data_ptr() == other.data_ptr() and tuple(self.shape) == tuple(other.shape)
+                and self.stride() == other.stride())

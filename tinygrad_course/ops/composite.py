@@ -1,0 +1,77 @@
+"""One graph node for a function composed of several ops, named as PyTorch names its fused kernel.
+
+`mse_loss` is `mean((input - target) ** 2)` here, but PyTorch records a single `MseLossBackward0` node
+whose `next_functions` lead straight to the inputs. `@recorded_as("MseLossBackward0")` gives the
+composition that shape: forward runs the composition on detached copies of the inputs (keeping that
+inner graph), and the node's backward differentiates the inner graph, so gradients are exactly the
+composition's. With `create_graph=True` the backward recomputes the composition on the real inputs, so
+higher derivatives stay connected to them.
+"""
+from __future__ import annotations
+
+import functools
+
+from ..autograd.engine import grad as _grad
+from ..autograd.function import Function
+from ..autograd.grad_mode import _state, enable_grad
+from ..tensor import Tensor
+
+
+class _Composite(Function):
+    """A composition of ops recorded as one node (see the module docstring)."""
+
+    @staticmethod
+    def forward(ctx, fn, kwargs, *args):
+        leaves = [a.detach().requires_grad_(True) if isinstance(a, Tensor) and a._requires_grad else a for a in args]
+        with enable_grad():
+            out = fn(*leaves, **kwargs)
+        ctx.fn, ctx.kwargs, ctx.args = fn, kwargs, args
+        ctx.inner = (out, leaves)
+        return out.detach()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        wanted = [i for i, a in enumerate(ctx.args) if isinstance(a, Tensor) and a._requires_grad]
+        if _state.enabled:  # create_graph=True: differentiate a fresh composition of the real inputs
+            with enable_grad():
+                out = ctx.fn(*ctx.args, **ctx.kwargs)
+            sources = [ctx.args[i] for i in wanted]
+            grads = _grad(out, sources, grad_output, create_graph=True, allow_unused=True)
+        else:
+            out, leaves = ctx.inner
+            grads = _grad(out, [leaves[i] for i in wanted], grad_output, retain_graph=True, allow_unused=True)
+        result = [None] * (2 + len(ctx.args))
+        for i, g in zip(wanted, grads):
+            result[2 + i] = g
+        return tuple(result)
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def recorded_as(node_name: str):
+    """Decorator: record calls of a composite function as one node named `node_name` (e.g. "MseLossBackward0")."""
+    cls = _CLASSES.get(node_name) or _CLASSES.setdefault(
+        node_name, type(node_name.replace("Backward0", ""), (_Composite,), {"node_name": node_name,
+                                                                            "__module__": __name__}))
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def recorded(*args, **kwargs):
+            if not _state.enabled or not any(isinstance(a, Tensor) and a._requires_grad
+                                             for a in (*args, *kwargs.values())):
+                return fn(*args, **kwargs)
+            tensor_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Tensor)}
+            if tensor_kwargs:  # tensors passed by keyword become positional so the node sees them
+                names = list(tensor_kwargs)
+                plain = {k: v for k, v in kwargs.items() if k not in tensor_kwargs}
+
+                def call(*a, **kw):
+                    n = len(a) - len(names)
+                    return fn(*a[:n], **dict(zip(names, a[n:])), **kw)
+                return cls.apply(call, plain, *args, *tensor_kwargs.values())
+            return cls.apply(fn, kwargs, *args)
+
+        return recorded
+
+    return decorate
