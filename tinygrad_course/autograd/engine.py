@@ -209,11 +209,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     tie = itertools.count()
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
+    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             node_grads = buffers.pop(node)
             if needed is not None and node not in needed:
                 out = (None,) * len(node.next_functions)
@@ -231,7 +232,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         events.append((node, tuple(node_grads), ()))
                     continue
                 # `is None`, never `==`: comparing tensors would run the element-wise comparison op
-                no_grads = node_grads[0] is None if len(node_grads) == 1 else all(g is None for g in node_grads)
+                no_grads = node_grads[0] is None if node._num_outputs == 1 else all(g is None for g in node_grads)
                 if no_grads or (
                         needed is not None and not any(c in needed for c, _ in node.next_functions)):
                     out = (None,) * len(node.next_functions)
@@ -247,10 +248,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             res = hook(out, tuple(node_grads))
                             if res is not None:
                                 out = tuple(res)
-                for events in _recorders:
-                    events.append((node, tuple(node_grads), tuple(out)))
+                if _recorders:
+                    for events in _recorders:
+                        events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    node._release()
+                    node._saved = ()  # free the saved tensors now that this node has run (Node._release)
+                    node._out_alias = None
+                    node._released = True
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue
@@ -262,7 +266,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
-                    heapq.heappush(ready, (-child._seq, next(tie), child))
+                    heappush(ready, (-child._seq, next(tie), child))
     finally:
         _state.enabled = prev_mode
 

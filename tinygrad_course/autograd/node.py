@@ -177,21 +177,22 @@ class Node:
         if type(grads) is not tuple:
             grads = (grads,)
         positions = self._input_pos
-        if len(grads) < self._num_args:
-            if len(grads) == 1 and self._num_args > 1 and fn._check_grads:
+        n, got = self._num_args, len(grads)
+        if got < n:
+            if got == 1 and n > 1 and fn._check_grads:
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {self._num_args}, got {len(grads)})"
+                    f"(expected {n}, got {got})"
                 )
-            grads = grads + (None,) * (self._num_args - len(grads))
-        elif len(grads) > self._num_args and fn._check_grads:
-            if any(g is not None for g in grads[self._num_args:]):
+            grads = grads + (None,) * (n - got)
+        elif got > n and fn._check_grads:
+            if any(g is not None for g in grads[n:]):
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {self._num_args}, got {len(grads)})"
+                    f"(expected {n}, got {got})"
                 )
         if positions is None:
-            out = grads if len(grads) == self._num_args else grads[:self._num_args]
+            out = grads if got == n else grads[:n]
         else:
             out = tuple([grads[i] for i in positions])
         if fn._check_grads:
