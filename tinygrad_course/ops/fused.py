@@ -216,7 +216,10 @@ class Gelu(Op):
             return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
-        return (a * 0.5 * (1.0 + _erf(xp, a * _SQRT_HALF))).astype(a.dtype, copy=False)
+        e = _erf(xp, a * _SQRT_HALF)
+        if ctx.needs_input_grad:  # Phi(x) for the backward, which then needs no second erf
+            ctx.cdf = (0.5 * (1.0 + e)).astype(a.dtype, copy=False)
+        return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -228,6 +231,9 @@ class Gelu(Op):
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
             return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
+        if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64"):
+            a = x._data
+            return _wrap(g._data * (ctx.cdf + a * x._xp.exp(a * a * -0.5) * _INV_SQRT_2PI))
         return g * (NormalCdf.apply(x) + x * (x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 
