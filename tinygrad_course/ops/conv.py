@@ -54,12 +54,15 @@ def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
     oh = conv_output_size(h, kh, sh, ph, dh)
     ow = conv_output_size(w, kw, sw, pw, dw)
     patches = cols.reshape(c, kh, kw, n, oh, ow)
-    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    # accumulate channel-major, the patches' own layout, so every strided add reads contiguous blocks;
+    # one transposing copy at the end gives the (N, C, H, W) result
+    out = xp.zeros((c, n, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             r, q = i * dh, j * dw
-            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, i, j].transpose(1, 0, 2, 3)
-    return out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, i, j]
+    out = out.transpose(1, 0, 2, 3)
+    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out)
 
 
 class Im2Col(Op):
