@@ -57,6 +57,13 @@ def record_backward():
         _recorders.remove(events)
 
 
+_ARRAY_TYPES = {}  # type -> whether it is a backend array type (NumPy or CuPy), filled as types are met
+
+
+def _is_array_type(t):
+    return hasattr(t, "__array_interface__") or hasattr(t, "__cuda_array_interface__")
+
+
 def _make_root_grads(outputs, grad_outputs, create_graph):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
@@ -252,9 +259,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     for events in _recorders:
                         events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    node._saved = ()  # free the saved tensors now that this node has run (Node._release)
+                    # free what this node kept for its backward now that it has run (Node._release),
+                    # including the arrays its op's forward stored on it, as PyTorch frees saved variables
+                    node._saved = ()
                     node._out_alias = None
                     node._released = True
+                    kept = node.__dict__
+                    for name, value in list(kept.items()):
+                        is_array = _ARRAY_TYPES.get(type(value))
+                        if is_array is None:
+                            is_array = _ARRAY_TYPES[type(value)] = _is_array_type(type(value))
+                        if is_array:
+                            del kept[name]
+                            node._freed = True
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue

@@ -63,6 +63,7 @@ class Node:
     _saved = ()
     _saved_versions = ()
     _released = False
+    _freed = False  # True once the engine has dropped the arrays the op's forward kept on this node
     _out_alias = None
     _num_outputs = 1
     _tensor_pre_hooks = None  # {output_nr: _HookDict}
@@ -164,6 +165,8 @@ class Node:
     # ---- running backward ---------------------------------------------------------------------
     def apply(self, *grad_outputs):
         """Run this node's backward on the gradients of its outputs; one gradient per next_function."""
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
         fn = self._fn
         # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
         if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
