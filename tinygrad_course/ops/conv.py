@@ -65,6 +65,25 @@ def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
     return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out)
 
 
+def _input_grad_array(xp, w, g_cols_out, input_shape, kernel, stride, padding, dilation):
+    """The convolution's input gradient (groups=1) as arrays: for each kernel offset, the weight slice's
+    transpose times the output gradient, added into the input positions that offset read (col2im without
+    materialising the whole (C*kh*kw, N*OH*OW) patch-gradient matrix: the same sums, a ninth of the memory)."""
+    n, c, h, w_in = input_shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    oh = conv_output_size(h, kh, sh, ph, dh)
+    ow = conv_output_size(w_in, kw, sw, pw, dw)
+    w_t = xp.ascontiguousarray(w.transpose(2, 3, 1, 0))  # (kh, kw, C, O)
+    out = xp.zeros((c, n, h + 2 * ph, w_in + 2 * pw), dtype=g_cols_out.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            part = matmul_arrays(xp, w_t[i, j], g_cols_out).reshape(c, n, oh, ow)
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += part
+    out = out.transpose(1, 0, 2, 3)
+    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w_in] if ph or pw else out)
+
+
 class Im2Col(Op):
     """(N, C, H, W) -> (C*kh*kw, N*OH*OW) patch matrix (differentiable; backward is col2im)."""
 
@@ -113,7 +132,6 @@ class Conv2d(Op):
             out = matmul_arrays(xp, w_g, cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
             out += bias._data[:, None]
-        ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
         ctx.args = ((kh, kw), stride, padding, dilation)
         ctx.groups = groups
         ctx.x_shape = x._data.shape
@@ -128,7 +146,9 @@ class Conv2d(Op):
         o = weight.shape[0]
         g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
         gx = gw = gb = None
-        if need[0]:
+        if need[0] and groups == 1 and not _state.enabled:
+            gx = _wrap(_input_grad_array(x._xp, weight._data, g_cols_out._data, ctx.x_shape, *ctx.args))
+        elif need[0]:
             if groups == 1:
                 g_cols = weight.reshape(o, -1).mT @ g_cols_out
             else:
@@ -136,8 +156,8 @@ class Conv2d(Op):
                 g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
             gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
         if need[1]:
-            if ctx.cols is not None and not _state.enabled:
-                cols = _wrap(ctx.cols)
+            if not _state.enabled:  # the patch matrix again (kept from the forward it would double the peak memory)
+                cols = _wrap(im2col_array(x._xp, x._data, *ctx.args)[0])
             else:
                 cols = Im2Col.apply(x, *ctx.args)
             if groups == 1:
