@@ -84,6 +84,19 @@ def _input_grad_array(xp, w, g_cols_out, input_shape, kernel, stride, padding, d
     return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w_in] if ph or pw else out)
 
 
+def _weight_grad_array(xp, x, g_cols_out, weight_shape, kernel, stride, padding, dilation):
+    """The convolution's weight gradient (groups=1) as arrays, offset by offset: the output gradient times
+    the input window at that offset (the patch matrix's rows for that offset, one block at a time)."""
+    o, c, kh, kw = weight_shape
+    win = window_view(xp, _pad_array(xp, x, *padding), kernel, stride, dilation)  # (N, C, OH, OW, kh, kw)
+    gw = xp.empty((kh, kw, o, c), dtype=g_cols_out.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            block = xp.ascontiguousarray(win[:, :, :, :, i, j].transpose(1, 0, 2, 3)).reshape(c, -1)
+            gw[i, j] = matmul_arrays(xp, g_cols_out, block.T)
+    return xp.ascontiguousarray(gw.transpose(2, 3, 0, 1))
+
+
 class Im2Col(Op):
     """(N, C, H, W) -> (C*kh*kw, N*OH*OW) patch matrix (differentiable; backward is col2im)."""
 
@@ -155,11 +168,10 @@ class Conv2d(Op):
                 w_g = weight.reshape(groups, o // groups, -1)
                 g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
             gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
-        if need[1]:
-            if not _state.enabled:  # the patch matrix again (kept from the forward it would double the peak memory)
-                cols = _wrap(im2col_array(x._xp, x._data, *ctx.args)[0])
-            else:
-                cols = Im2Col.apply(x, *ctx.args)
+        if need[1] and groups == 1 and not _state.enabled:
+            gw = _wrap(_weight_grad_array(x._xp, x._data, g_cols_out._data, weight._data.shape, *ctx.args))
+        elif need[1]:
+            cols = Im2Col.apply(x, *ctx.args)
             if groups == 1:
                 gw = (g_cols_out @ cols.mT).reshape(weight.shape)
             else:
