@@ -65,6 +65,35 @@ def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
     return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out)
 
 
+# With this many input channels or more, the forward multiplies offset by offset (a (O, C) x (C, N*OH*OW)
+# product per kernel offset, summed) instead of building the whole (C*kh*kw, N*OH*OW) patch matrix: as fast
+# for such C and kh*kw times less memory. With fewer channels the per-offset products are too thin for BLAS.
+_MIN_CHANNELS_PER_OFFSET = 8
+
+
+def _input_block(xp, win, i, j):
+    """The (C, N*OH*OW) input values that kernel offset (i, j) multiplies, as one contiguous block."""
+    c = win.shape[1]
+    return xp.ascontiguousarray(win[:, :, :, :, i, j].transpose(1, 0, 2, 3)).reshape(c, -1)
+
+
+def _forward_by_offset(xp, x, weight, stride, padding, dilation):
+    """The convolution (groups=1) as (O, N*OH*OW): the sum over kernel offsets of weight[:, :, i, j] times
+    that offset's input block; and (OH, OW)."""
+    o, c, kh, kw = weight.shape
+    win = window_view(xp, _pad_array(xp, x, *padding), (kh, kw), stride, dilation)  # (N, C, OH, OW, kh, kw)
+    w_t = xp.ascontiguousarray(weight.transpose(2, 3, 0, 1))  # (kh, kw, O, C)
+    out = None
+    for i in range(kh):
+        for j in range(kw):
+            part = matmul_arrays(xp, w_t[i, j], _input_block(xp, win, i, j))
+            if out is None:
+                out = part
+            else:
+                out += part
+    return out, win.shape[2:4]
+
+
 def _input_grad_array(xp, w, g_cols_out, input_shape, kernel, stride, padding, dilation):
     """The convolution's input gradient (groups=1) as arrays: for each kernel offset, the weight slice's
     transpose times the output gradient, added into the input positions that offset read (col2im without
@@ -92,8 +121,7 @@ def _weight_grad_array(xp, x, g_cols_out, weight_shape, kernel, stride, padding,
     gw = xp.empty((kh, kw, o, c), dtype=g_cols_out.dtype)
     for i in range(kh):
         for j in range(kw):
-            block = xp.ascontiguousarray(win[:, :, :, :, i, j].transpose(1, 0, 2, 3)).reshape(c, -1)
-            gw[i, j] = matmul_arrays(xp, g_cols_out, block.T)
+            gw[i, j] = matmul_arrays(xp, g_cols_out, _input_block(xp, win, i, j).T)
     return xp.ascontiguousarray(gw.transpose(2, 3, 0, 1))
 
 
@@ -137,10 +165,13 @@ class Conv2d(Op):
         xp = x._xp
         o, cg, kh, kw = weight._data.shape
         n = x._data.shape[0]
-        cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
-        if groups == 1:
+        if groups == 1 and cg >= _MIN_CHANNELS_PER_OFFSET:
+            out, (oh, ow) = _forward_by_offset(xp, x._data, weight._data, stride, padding, dilation)
+        elif groups == 1:
+            cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
             out = matmul_arrays(xp, weight._data.reshape(o, -1), cols)  # (O, N*OH*OW): the whole convolution in one matmul
         else:
+            cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
             w_g = weight._data.reshape(groups, o // groups, -1)
             out = matmul_arrays(xp, w_g, cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
