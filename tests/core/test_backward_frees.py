@@ -51,3 +51,21 @@ def test_nodes_without_kept_arrays_still_run_twice():
     y.backward()
     y.backward()  # AddBackward0 and SumBackward0 keep only shapes, as in PyTorch
     assert tc.equal(x.grad, tc.full((3,), 2.0, device="cpu"))
+
+
+def test_a_custom_functions_own_ctx_attributes_stay():
+    class Scale(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.factor = np.full(3, 2.0)
+            return x * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * tc.tensor(ctx.factor, dtype=g.dtype, device=g.device)
+
+    x = tc.ones(3, device="cpu", requires_grad=True)
+    y = Scale.apply(x).sum()
+    y.backward()
+    y.backward()  # PyTorch keeps attributes set on ctx; only saved tensors are freed
+    assert tc.equal(x.grad, tc.full((3,), 4.0, device="cpu"))

@@ -260,11 +260,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
                     # free what this node kept for its backward now that it has run (Node._release),
-                    # including the arrays its op's forward stored on it, as PyTorch frees saved variables
+                    # including the arrays a built-in op's forward stored on it, as PyTorch frees saved
+                    # variables (a custom Function's own ctx attributes stay, as in PyTorch)
                     node._saved = ()
                     node._out_alias = None
                     node._released = True
-                    kept = node.__dict__
+                    kept = node.__dict__ if not node._fn._check_grads else {}
                     for name, value in list(kept.items()):
                         is_array = _ARRAY_TYPES.get(type(value))
                         if is_array is None:
