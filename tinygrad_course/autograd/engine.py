@@ -59,6 +59,13 @@ def record_backward():
         _recorders.remove(events)
 
 
+_ARRAY_TYPES = {}  # type -> whether it is a backend array type (NumPy or CuPy), filled as types are met
+
+
+def _is_array_type(t):
+    return hasattr(t, "__array_interface__") or hasattr(t, "__cuda_array_interface__")
+
+
 def _make_root_grads(outputs, grad_outputs, create_graph):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
@@ -247,8 +254,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     tie = itertools.count()
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
-    order = _learner_order(roots, nodes)  # build mode: the learner's topological sort decides the order
+    # build mode: a learner's topological sort decides the order (checked); nothing to call otherwise
+    order = _learner_order(roots, nodes) if seams.ACTIVE else None
     pending = iter(order) if order is not None else None
+    heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
@@ -256,7 +265,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if pending is None:
                 if not ready:
                     break
-                _, _, node = heapq.heappop(ready)
+                node = heappop(ready)[2]
             else:
                 node = next(pending, None)
                 if node is None:
@@ -280,7 +289,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         events.append((node, tuple(node_grads), ()))
                     continue
                 # `is None`, never `==`: comparing tensors would run the element-wise comparison op
-                no_grads = node_grads[0] is None if len(node_grads) == 1 else all(g is None for g in node_grads)
+                no_grads = node_grads[0] is None if node._num_outputs == 1 else all(g is None for g in node_grads)
                 if no_grads or (
                         needed is not None and not any(c in needed for c, _ in node.next_functions)):
                     out = (None,) * len(node.next_functions)
@@ -296,10 +305,24 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             res = hook(out, tuple(node_grads))
                             if res is not None:
                                 out = tuple(res)
-                for events in _recorders:
-                    events.append((node, tuple(node_grads), tuple(out)))
+                if _recorders:
+                    for events in _recorders:
+                        events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    node._release()
+                    # free what this node kept for its backward now that it has run (Node._release),
+                    # including the arrays a built-in op's forward stored on it, as PyTorch frees saved
+                    # variables (a custom Function's own ctx attributes stay, as in PyTorch)
+                    node._saved = ()
+                    node._out_alias = None
+                    node._released = True
+                    kept = node.__dict__ if not node._fn._check_grads else {}
+                    for name, value in list(kept.items()):
+                        is_array = _ARRAY_TYPES.get(type(value))
+                        if is_array is None:
+                            is_array = _ARRAY_TYPES[type(value)] = _is_array_type(type(value))
+                        if is_array:
+                            del kept[name]
+                            node._freed = True
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue
@@ -311,7 +334,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0 and pending is None:
-                    heapq.heappush(ready, (-child._seq, next(tie), child))
+                    heappush(ready, (-child._seq, next(tie), child))
     finally:
         _state.enabled = prev_mode
 

@@ -63,6 +63,7 @@ class Node:
     _saved = ()
     _saved_versions = ()
     _released = False
+    _freed = False  # True once the engine has dropped the arrays the op's forward kept on this node
     _out_alias = None
     _num_outputs = 1
     _tensor_pre_hooks = None  # {output_nr: _HookDict}
@@ -164,6 +165,8 @@ class Node:
     # ---- running backward ---------------------------------------------------------------------
     def apply(self, *grad_outputs):
         """Run this node's backward on the gradients of its outputs; one gradient per next_function."""
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
         fn = self._fn
         # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
         if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
@@ -177,21 +180,22 @@ class Node:
         if type(grads) is not tuple:
             grads = (grads,)
         positions = self._input_pos
-        if len(grads) < self._num_args:
-            if len(grads) == 1 and self._num_args > 1 and fn._check_grads:
+        n, got = self._num_args, len(grads)
+        if got < n:
+            if got == 1 and n > 1 and fn._check_grads:
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {self._num_args}, got {len(grads)})"
+                    f"(expected {n}, got {got})"
                 )
-            grads = grads + (None,) * (self._num_args - len(grads))
-        elif len(grads) > self._num_args and fn._check_grads:
-            if any(g is not None for g in grads[self._num_args:]):
+            grads = grads + (None,) * (n - got)
+        elif got > n and fn._check_grads:
+            if any(g is not None for g in grads[n:]):
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {self._num_args}, got {len(grads)})"
+                    f"(expected {n}, got {got})"
                 )
         if positions is None:
-            out = grads if len(grads) == self._num_args else grads[:self._num_args]
+            out = grads if got == n else grads[:n]
         else:
             out = tuple([grads[i] for i in positions])
         if fn._check_grads:

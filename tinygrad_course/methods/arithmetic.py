@@ -9,14 +9,17 @@ from ..ops import arithmetic as AR
 from ..ops import comparison as CP
 from ..ops import unary_math as UM
 from ..ops._util import operand as _operand
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
+
+_PLAIN = frozenset((float, int, bool))  # operands used as they are (anything else goes through `operand`)
 
 
 def _binary(fn_op, **kw):
     def method(self, other):
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
+        if type(other) not in _PLAIN and not isinstance(other, Tensor):
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
         return fn_op.apply(self, other, **kw)
 
     return method
@@ -24,9 +27,10 @@ def _binary(fn_op, **kw):
 
 def _reflected(fn_op, **kw):
     def method(self, other):
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
+        if type(other) not in _PLAIN and not isinstance(other, Tensor):
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
         return fn_op.apply(other, self, **kw)
 
     return method

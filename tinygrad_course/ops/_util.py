@@ -49,8 +49,20 @@ def as_array(x, dt, xp):
 
 def binary_operands(a, b, float_only=False):
     """Arrays of `a` and `b` converted to their PyTorch result dtype (and that dtype)."""
-    ta = getattr(a, "_data", None) is not None
-    tb = getattr(b, "_data", None) is not None
+    da = getattr(a, "_data", None)
+    db = getattr(b, "_data", None)
+    if da is not None:
+        rd = a.dtype
+        # the common cases first, with nothing to convert: two tensors of one dtype on one device, and a
+        # float tensor with a Python float
+        if (b.dtype is rd and a._device is b._device) if db is not None else (
+                type(b) is float and rd.category == 2):
+            if float_only and rd.category != 2:
+                rd = _dt.float_result(rd)
+                return da.astype(rd.np_dtype), db.astype(rd.np_dtype), rd
+            return da, (b if db is None else db), rd
+    ta = da is not None
+    tb = db is not None
     if ta and tb:
         check_same_device(a, b)
         rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)

@@ -10,8 +10,31 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
+from ..autograd.grad_mode import _state
+from ..tensor import _wrap
 from ._util import binary_operands
 from .broadcast_grad import _grad_like, _meta
+
+_ARRAY_GRAD_DTYPES = (_dt.float32, _dt.float64)
+
+
+def _array_operand(g, v):
+    """`v`'s array (or `v` itself, a Python number) when a backward may compute `g (op) v` on arrays
+    directly -- no graph is being built (create_graph=False), `g` is float32/float64 and `v` is a Python
+    float/int or a tensor of `g`'s dtype on its device -- else None (the recorded op is used)."""
+    if _state.enabled or g.dtype not in _ARRAY_GRAD_DTYPES:
+        return None
+    if type(v) is float or type(v) is int:
+        return v
+    if getattr(v, "dtype", None) is g.dtype and v._device is g._device:
+        return v._data
+    return None
+
+
+def _times(g, v):
+    """g * v in a backward."""
+    a = _array_operand(g, v)
+    return g * v if a is None else _wrap(g._data * a)
 
 
 def _as_dtype(out, rd):
@@ -89,9 +112,9 @@ class Mul(Op):
         a, b = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = _grad_like(g * (b if b is not None else ctx.b_scalar), *ctx.ma)
+            ga = _grad_like(_times(g, b if b is not None else ctx.b_scalar), *ctx.ma)
         if ctx.needs_input_grad[1]:
-            gb = _grad_like(g * (a if a is not None else ctx.a_scalar), *ctx.mb)
+            gb = _grad_like(_times(g, a if a is not None else ctx.a_scalar), *ctx.mb)
         return ga, gb
 
 
@@ -117,7 +140,12 @@ class Div(Op):
         b_val = b if b is not None else ctx.b_scalar
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = _grad_like(g / b_val, *ctx.ma)
+            arr = _array_operand(g, b_val)
+            if arr is None:
+                ga = _grad_like(g / b_val, *ctx.ma)
+            else:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ga = _grad_like(_wrap(g._data / arr), *ctx.ma)
         if ctx.needs_input_grad[1]:
             a_val = a if a is not None else ctx.a_scalar
             gb = _grad_like(-g * a_val / (b_val * b_val), *ctx.mb)

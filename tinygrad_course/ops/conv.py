@@ -54,12 +54,75 @@ def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
     oh = conv_output_size(h, kh, sh, ph, dh)
     ow = conv_output_size(w, kw, sw, pw, dw)
     patches = cols.reshape(c, kh, kw, n, oh, ow)
-    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    # accumulate channel-major, the patches' own layout, so every strided add reads contiguous blocks;
+    # one transposing copy at the end gives the (N, C, H, W) result
+    out = xp.zeros((c, n, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             r, q = i * dh, j * dw
-            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, i, j].transpose(1, 0, 2, 3)
-    return out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += patches[:, i, j]
+    out = out.transpose(1, 0, 2, 3)
+    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w] if ph or pw else out)
+
+
+# With this many input channels or more, the forward multiplies offset by offset (a (O, C) x (C, N*OH*OW)
+# product per kernel offset, summed) instead of building the whole (C*kh*kw, N*OH*OW) patch matrix: as fast
+# for such C and kh*kw times less memory. With fewer channels the per-offset products are too thin for BLAS.
+_MIN_CHANNELS_PER_OFFSET = 8
+
+
+def _input_block(xp, win, i, j):
+    """The (C, N*OH*OW) input values that kernel offset (i, j) multiplies, as one contiguous block."""
+    c = win.shape[1]
+    return xp.ascontiguousarray(win[:, :, :, :, i, j].transpose(1, 0, 2, 3)).reshape(c, -1)
+
+
+def _forward_by_offset(xp, x, weight, stride, padding, dilation):
+    """The convolution (groups=1) as (O, N*OH*OW): the sum over kernel offsets of weight[:, :, i, j] times
+    that offset's input block; and (OH, OW)."""
+    o, c, kh, kw = weight.shape
+    win = window_view(xp, _pad_array(xp, x, *padding), (kh, kw), stride, dilation)  # (N, C, OH, OW, kh, kw)
+    w_t = xp.ascontiguousarray(weight.transpose(2, 3, 0, 1))  # (kh, kw, O, C)
+    out = None
+    for i in range(kh):
+        for j in range(kw):
+            part = matmul_arrays(xp, w_t[i, j], _input_block(xp, win, i, j))
+            if out is None:
+                out = part
+            else:
+                out += part
+    return out, win.shape[2:4]
+
+
+def _input_grad_array(xp, w, g_cols_out, input_shape, kernel, stride, padding, dilation):
+    """The convolution's input gradient (groups=1) as arrays: for each kernel offset, the weight slice's
+    transpose times the output gradient, added into the input positions that offset read (col2im without
+    materialising the whole (C*kh*kw, N*OH*OW) patch-gradient matrix: the same sums, a ninth of the memory)."""
+    n, c, h, w_in = input_shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    oh = conv_output_size(h, kh, sh, ph, dh)
+    ow = conv_output_size(w_in, kw, sw, pw, dw)
+    w_t = xp.ascontiguousarray(w.transpose(2, 3, 1, 0))  # (kh, kw, C, O)
+    out = xp.zeros((c, n, h + 2 * ph, w_in + 2 * pw), dtype=g_cols_out.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dh, j * dw
+            part = matmul_arrays(xp, w_t[i, j], g_cols_out).reshape(c, n, oh, ow)
+            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += part
+    out = out.transpose(1, 0, 2, 3)
+    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w_in] if ph or pw else out)
+
+
+def _weight_grad_array(xp, x, g_cols_out, weight_shape, kernel, stride, padding, dilation):
+    """The convolution's weight gradient (groups=1) as arrays, offset by offset: the output gradient times
+    the input window at that offset (the patch matrix's rows for that offset, one block at a time)."""
+    o, c, kh, kw = weight_shape
+    win = window_view(xp, _pad_array(xp, x, *padding), kernel, stride, dilation)  # (N, C, OH, OW, kh, kw)
+    gw = xp.empty((kh, kw, o, c), dtype=g_cols_out.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            gw[i, j] = matmul_arrays(xp, g_cols_out, _input_block(xp, win, i, j).T)
+    return xp.ascontiguousarray(gw.transpose(2, 3, 0, 1))
 
 
 class Im2Col(Op):
@@ -102,15 +165,17 @@ class Conv2d(Op):
         xp = x._xp
         o, cg, kh, kw = weight._data.shape
         n = x._data.shape[0]
-        cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
-        if groups == 1:
+        if groups == 1 and cg >= _MIN_CHANNELS_PER_OFFSET:
+            out, (oh, ow) = _forward_by_offset(xp, x._data, weight._data, stride, padding, dilation)
+        elif groups == 1:
+            cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
             out = matmul_arrays(xp, weight._data.reshape(o, -1), cols)  # (O, N*OH*OW): the whole convolution in one matmul
         else:
+            cols, (oh, ow) = im2col_array(xp, x._data, (kh, kw), stride, padding, dilation)
             w_g = weight._data.reshape(groups, o // groups, -1)
             out = matmul_arrays(xp, w_g, cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
             out += bias._data[:, None]
-        ctx.cols = cols if ctx.needs_input_grad and ctx.needs_input_grad[1] else None
         ctx.args = ((kh, kw), stride, padding, dilation)
         ctx.groups = groups
         ctx.x_shape = x._data.shape
@@ -125,18 +190,19 @@ class Conv2d(Op):
         o = weight.shape[0]
         g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
         gx = gw = gb = None
-        if need[0]:
+        if need[0] and groups == 1 and not _state.enabled:
+            gx = _wrap(_input_grad_array(x._xp, weight._data, g_cols_out._data, ctx.x_shape, *ctx.args))
+        elif need[0]:
             if groups == 1:
                 g_cols = weight.reshape(o, -1).mT @ g_cols_out
             else:
                 w_g = weight.reshape(groups, o // groups, -1)
                 g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
             gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
-        if need[1]:
-            if ctx.cols is not None and not _state.enabled:
-                cols = _wrap(ctx.cols)
-            else:
-                cols = Im2Col.apply(x, *ctx.args)
+        if need[1] and groups == 1 and not _state.enabled:
+            gw = _wrap(_weight_grad_array(x._xp, x._data, g_cols_out._data, weight._data.shape, *ctx.args))
+        elif need[1]:
+            cols = Im2Col.apply(x, *ctx.args)
             if groups == 1:
                 gw = (g_cols_out @ cols.mT).reshape(weight.shape)
             else:

@@ -14,6 +14,7 @@ from ..autograd.function import Op, _state
 from ..tensor import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
+from .erf import erf_float32
 from ._util import normalize_dim
 
 
@@ -216,7 +217,11 @@ class Gelu(Op):
             return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
-        return (a * 0.5 * (1.0 + _erf(xp, a * _SQRT_HALF))).astype(a.dtype, copy=False)
+        e = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
+            _erf(xp, a * _SQRT_HALF)
+        if ctx.needs_input_grad:  # Phi(x) for the backward, which then needs no second erf
+            ctx.cdf = (0.5 * (1.0 + e)).astype(a.dtype, copy=False)
+        return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -228,6 +233,9 @@ class Gelu(Op):
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
             return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
+        if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64"):
+            a = x._data
+            return _wrap(g._data * (ctx.cdf + a * x._xp.exp(a * a * -0.5) * _INV_SQRT_2PI))
         return g * (NormalCdf.apply(x) + x * (x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 

@@ -34,17 +34,24 @@ class MaxPool2d(Op):
         if not (want_indices or ctx.needs_input_grad):
             return out, xp.zeros((0,), dtype=xp.int64)
         # the first window offset holding the maximum (PyTorch picks the first on ties)
+        # (built in place: few full-size temporaries, so pooling does not set the step's peak memory)
         k = xp.zeros(out.shape, dtype=xp.int64)
         found = xp.zeros(out.shape, dtype=bool)
         for offset in range(kh * kw):
             hit = win[..., offset // kw, offset % kw] == out
             hit &= ~found
             if offset:
-                k += hit * offset
+                xp.copyto(k, offset, where=hit)
             found |= hit
-        rows = xp.arange(oh).reshape(oh, 1) * sh + (k // kw) * dh - ph
-        cols = xp.arange(ow) * sw + (k % kw) * dw - pw
-        indices = rows * w + cols
+        del found, hit
+        # flat index (oh*sh + (k // kw)*dh - ph) * w + ow*sw + (k % kw)*dw - pw
+        indices = k // kw
+        indices *= dh * w
+        k %= kw
+        k *= dw
+        indices += k
+        del k
+        indices += (xp.arange(oh).reshape(oh, 1) * sh - ph) * w + (xp.arange(ow) * sw - pw)
         ctx.indices, ctx.in_shape = indices, a.shape
         ctx._materialize = False  # the indices output never gets a gradient
         ctx.overlap = sh < dh * (kh - 1) + 1 or sw < dw * (kw - 1) + 1

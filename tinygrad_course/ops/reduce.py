@@ -63,7 +63,9 @@ class Sum(Op):
 
     @staticmethod
     def backward(ctx, g):
-        g = _unreduce(g, ctx.shape, ctx.dims, ctx.keepdim).expand(ctx.shape)
+        if g._data.ndim:  # a 0-d gradient (a full reduction) expands as it is
+            g = _unreduce(g, ctx.shape, ctx.dims, ctx.keepdim)
+        g = g.expand(ctx.shape)
         return g if g.dtype is ctx.in_dtype else g.to(ctx.in_dtype)
 
 
@@ -90,7 +92,9 @@ class Mean(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return _unreduce(g, ctx.shape, ctx.dims, ctx.keepdim).expand(ctx.shape) / ctx.count
+        if g._data.ndim:
+            g = _unreduce(g, ctx.shape, ctx.dims, ctx.keepdim)
+        return g.expand(ctx.shape) / ctx.count
 
 
 class MeanAll(Mean):

@@ -1,15 +1,18 @@
 """Attention in `tc.nn.functional`: scaled_dot_product_attention and multi_head_attention_forward.
 
 Both are compositions of framework ops (matmul, softmax, masked_fill, dropout, linear), so gradients, double
-backward and the GPU need nothing extra.
+backward and the GPU need nothing extra; the common case of scaled_dot_product_attention (no dropout,
+float32/float64) runs as one fused op (`ops/attention.py`).
 """
 from __future__ import annotations
 
 import math
 import warnings
 
-from ...dtypes import bool_
+from ...autograd.autocast_state import autocast_state
+from ...dtypes import bool_, float32, float64
 from ...factories import ones, zeros
+from ...ops.attention import ScaledDotProductAttention
 from ...ops.concat import cat
 from ...tensor import _wrap
 from .dropout import dropout
@@ -56,6 +59,31 @@ def _repeat_heads(t, heads):
     return expanded.reshape(*lead, heads, *t.shape[-2:])
 
 
+def _fusable(query, key, value, attn_mask, scale):
+    """Whether the fused op gives exactly what the composition would: float32/float64 inputs on one device
+    with the same batch shape, a Python-number scale, no autocast, and a mask (if any) that is bool or
+    of the query's dtype, needs no gradient and broadcasts to the scores' shape."""
+    dt, dev = query.dtype, query._device
+    if dt not in (float32, float64) or autocast_state.active or type(scale) not in (float, int):
+        return False
+    if key._device != dev or value._device != dev:
+        return False
+    batch = query.shape[:-2]
+    if key.shape[:-2] != batch or value.shape[:-2] != batch:
+        return False
+    if key.shape[-1] != query.shape[-1] or value.shape[-2] != key.shape[-2]:
+        return False  # the composition raises the matmul's error
+    if attn_mask is None:
+        return True
+    if attn_mask._device != dev or attn_mask.requires_grad or attn_mask.dtype not in (bool_, dt):
+        return False
+    scores = tuple(batch) + (query.shape[-2], key.shape[-2])
+    mask = tuple(attn_mask.shape)
+    if len(mask) > len(scores):
+        return False
+    return all(m in (1, s) for m, s in zip(mask[::-1], scores[::-1]))
+
+
 def _causal_keep(length, source, device):
     """(L, S) bool mask keeping key j for query i when j <= i (aligned at the top-left, like PyTorch)."""
     return ones(length, source, dtype=bool_, device=device).tril()
@@ -72,12 +100,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and query.ndim >= 3:
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
-    scores = (query @ key.transpose(-2, -1)) * scale
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         attn_mask = _causal_keep(length, source, query.device)
+    if dropout_p == 0.0 and _fusable(query, key, value, attn_mask, scale):
+        return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale)
+    scores = (query @ key.transpose(-2, -1)) * scale
     if attn_mask is None:
         weights = scores.softmax(-1)
     else:

@@ -1,0 +1,88 @@
+"""Scaled dot-product attention as one fused op: softmax(q k^T * scale + mask) v, with a hand-written backward.
+
+`nn.functional.scaled_dot_product_attention` uses it for the common case (no dropout, float32/float64,
+matching batch shapes); the forward keeps the attention weights so the backward needs no softmax again,
+and the backward is five matrix products and one row reduction. The backward is written with framework
+ops, so `create_graph=True` gives second derivatives (it then rebuilds the weights as recorded ops).
+"""
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..autograd.grad_mode import _state
+from ..tensor import _wrap
+from .fused import Softmax
+
+
+def _masked_scores(xp, q, k, mask, scale):
+    """q k^T * scale with the mask applied (bool: keep where True, float: added), as arrays."""
+    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * scale
+    if mask is None:
+        return s
+    if mask.dtype.name == "bool":
+        return xp.where(mask._data, s, xp.asarray(-xp.inf, dtype=s.dtype))
+    return s + mask._data
+
+
+def _attention_weights(xp, s, masked):
+    """softmax over the last axis; with a mask, rows whose keys are all masked give zeros (not NaN)."""
+    dead = None
+    if masked:
+        m = s.max(axis=-1, keepdims=True)
+        dead = m == -xp.inf
+        if dead.any():
+            s = xp.where(dead, xp.asarray(0, dtype=s.dtype), s)
+        else:
+            dead = None
+    e = xp.exp(s - s.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    if dead is not None:
+        p = xp.where(dead, xp.asarray(0, dtype=p.dtype), p)
+    return p, dead
+
+
+class ScaledDotProductAttention(Op):
+    """softmax(q k^T * scale + mask) v over the last two dims (PyTorch's CPU flash-attention node)."""
+
+    node_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+    @classmethod
+    def profile_name(cls) -> str:
+        return "aten::scaled_dot_product_attention"
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale):
+        xp = q._xp
+        s = _masked_scores(xp, q._data, k._data, mask, scale)
+        p, dead = _attention_weights(xp, s, mask is not None)
+        if ctx.needs_input_grad:
+            ctx.p, ctx.dead, ctx.mask, ctx.scale = p, dead, mask, scale
+            ctx.save_for_backward(q, k, v)
+        return xp.matmul(p, v._data)
+
+    @staticmethod
+    def backward(ctx, g):
+        q, k, v = ctx.saved_tensors
+        if _state.enabled:  # create_graph: the weights as recorded ops of q and k
+            s = q @ k.transpose(-2, -1) * ctx.scale
+            mask = ctx.mask
+            if mask is not None:
+                s = s.masked_fill(~mask, float("-inf")) if mask.dtype.name == "bool" else s + mask
+            if ctx.dead is not None:
+                dead = _wrap(ctx.dead)
+                p = Softmax.apply(s.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+            else:
+                p = Softmax.apply(s, -1)
+        else:
+            p = _wrap(ctx.p)
+        need = ctx.needs_input_grad
+        gq = gk = gv = None
+        if need[2]:
+            gv = p.transpose(-2, -1) @ g
+        if need[0] or need[1]:
+            gp = g @ v.transpose(-2, -1)
+            gs = p * (gp - (gp * p).sum(-1, keepdim=True)) * ctx.scale
+            if need[0]:
+                gq = gs @ k
+            if need[1]:
+                gk = gs.transpose(-2, -1) @ q
+        return gq, gk, gv, None, None
