@@ -4,6 +4,7 @@ The dataset, the collate function and the loaders are also run inside a real Dat
 model for a few training steps.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -179,3 +180,41 @@ def loaders_check(t, make_loaders):
             hint="seed the shuffle: generator=tc.Generator().manual_seed(seed)")
     other, _ = make_loaders(train_set, val_set, batch_size=32, seed=1)
     t.true(epoch(other) != first, "a different seed to give a different order")
+
+
+# --- 04.6 -------------------------------------------------------------------------------------------------
+def _index_batches(loader):
+    return [[int(i) for i in batch] for batch in loader.batch_sampler]
+
+
+@exercise("04.6", title="a loader that loads in parallel", points=2)
+def parallel_loader_check(t, make_parallel_loader):
+    dataset = tc.utils.data.TensorDataset(tc.arange(40))
+    call = "make_parallel_loader(dataset of 40, batch_size=8, num_workers=2, device='cpu')"
+    loader = make_parallel_loader(dataset, 8, 2, "cpu")
+    t.true(isinstance(loader, tc.utils.data.DataLoader), f"{call} to return a DataLoader (got {type(loader).__name__})")
+    t.equal(loader.num_workers, 2, what=f"loader.num_workers for {call}", hint="pass num_workers on to the DataLoader")
+    t.equal(loader.persistent_workers, True, what=f"loader.persistent_workers for {call}",
+            hint="without persistent_workers=True the worker processes are started again for every epoch")
+    t.equal(loader.prefetch_factor, 4, what=f"loader.prefetch_factor for {call}",
+            hint="prefetch_factor is the number of batches each worker keeps ready ahead of the model")
+    t.equal(loader.pin_memory, False, what=f"loader.pin_memory for {call}",
+            hint="pinned (page-locked) memory only speeds up copies to a GPU; on the CPU it is wasted work")
+    expected = [list(range(s, s + 8)) for s in range(0, 40, 8)]
+    t.equal(_index_batches(loader), expected, what=f"the sample indices of each batch for {call}",
+            hint="keep the dataset's order (shuffle=False), so results with and without workers can be compared")
+    for device in ("cuda", tc.device("cuda", 0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no GPU here: the DataLoader warns that pinning is skipped
+            gpu_loader = make_parallel_loader(dataset, 8, 2, device)
+        t.equal(gpu_loader.pin_memory, True, what=f"loader.pin_memory for device={device!r}",
+                hint="for a CUDA device pin the batches: the copy to the GPU can then run asynchronously")
+    serial_call = "make_parallel_loader(dataset of 40, batch_size=8, num_workers=0, device='cpu')"
+    try:
+        serial = make_parallel_loader(dataset, 8, 0, "cpu")
+    except ValueError as exc:
+        t.fail(serial_call, f"raised ValueError: {exc}\n  hint: persistent_workers and prefetch_factor "
+                            f"only make sense with worker processes; with num_workers=0 leave them at their defaults")
+    t.equal(serial.num_workers, 0, what=f"loader.num_workers for {serial_call}")
+    got = [b.tolist() for (b,) in serial]
+    t.equal(got, expected, what=f"the batches of {serial_call}", hint="keep the dataset's order (shuffle=False)")
