@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _release(args) -> int:
-    sources = sorted(Path(args.solutions).glob("[0-9][0-9]_*.ipynb"))
+    sources = sorted(Path(args.solutions).glob("[0-9][0-9]*_*.ipynb"))
     if args.check:
         stale = [s.name for s in sources
                  if not (Path(args.exercises) / s.name).exists()
