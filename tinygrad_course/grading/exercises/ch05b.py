@@ -188,9 +188,9 @@ def clipping_check(t, clipped_step):
         got_before, got_after = (float(v.item()) if hasattr(v, "item") else float(v) for v in got)
         t.close(got_before, before, what=f"norm_before returned by {call}", rtol=1e-4)
         t.close(got_after, after, what=f"norm_after returned by {call}", rtol=1e-4, mistakes=[
-            mistakes.custom(lambda g, e: np.isclose(g, before, rtol=1e-4),
+            mistakes.custom(lambda g, e, before=before: np.isclose(g, before, rtol=1e-4),
                             "norm_after equals norm_before: measure it after clip_grad_norm_ has scaled the gradients"),
-            mistakes.custom(lambda g, e: np.isclose(g, 0.1 / (before + 1e-6), rtol=1e-3),
+            mistakes.custom(lambda g, e, before=before: np.isclose(g, 0.1 / (before + 1e-6), rtol=1e-3),
                             "that is the clip coefficient max_norm / norm, not the norm of the clipped gradients")])
         for i, (p, q) in enumerate(zip(_params(model), _params(reference))):
             t.close(p, q, what=f"parameter {i} after {call}", rtol=1e-4, atol=1e-5, mistakes=[
@@ -271,5 +271,5 @@ def early_stopping_check(t, fit):
                 hint="a new best needs a strictly lower loss (a tie is not an improvement)" if losses[0] == losses[1] else None)
         t.equal(int(got[1]), epochs_run, what=f"epochs_run for {call}", hint=hint)
         t.close(model.weight.detach(), [[float(best_epoch)]], what=f"the model's weight after {call} (epoch k sets it "
-                f"to k)", mistakes=[mistakes.custom(lambda g, e: np.allclose(g, state["epoch"]),
+                f"to k)", mistakes=[mistakes.custom(lambda g, e, last=state["epoch"]: np.allclose(g, last),
                 "the model holds the last epoch's weights: save a copy of the best state_dict and load it at the end")])
