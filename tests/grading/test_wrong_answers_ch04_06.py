@@ -72,6 +72,44 @@ def test_04_6_wrong_answers_are_named(wrong, phrase):
     _fails("04.6", wrong, phrase=phrase)
 
 
+
+# ---- 04.7 collate samples into a batch -------------------------------------------------------------------
+def _collate(stack=tc.stack, float_dtype=tc.float64, fields=lambda batch: zip(*batch), container=list):
+    def collate(batch):
+        first = batch[0]
+        if isinstance(first, tc.Tensor):
+            return stack(batch, 0)
+        if isinstance(first, int):
+            return tc.tensor(batch)
+        if isinstance(first, float):
+            return tc.tensor(batch, dtype=float_dtype)
+        if isinstance(first, dict):
+            return {key: collate([sample[key] for sample in batch]) for key in first}
+        return container(collate(list(field)) for field in fields(batch))
+    return collate
+
+
+WRONG_COLLATES = [
+    (_collate(stack=tc.cat), r"collate\(3 samples .*\)\[0\]: expected shape \(3, 2\), got \(6,\)\n  hint: tc\.cat joins"),
+    (_collate(float_dtype=tc.float32), r"the dtype of collate\(2 floats\).*float64.*float32.*double precision"),
+    (_collate(container=tuple), r"expected collate\(3 samples.*to be a list \(got \(tensor\(3, 2\) float32, tensor\(3,\) int64\)\).*hint: a tuple of fields becomes a list"),
+    (_collate(fields=lambda batch: batch), r"collate\(3 samples .*\): raised \w+Error.*hint: transpose first"),
+    (_stub, r"not implemented yet"),
+]
+
+
+def test_04_7_solution_passes():
+    check("04.7", _collate())
+
+
+@pytest.mark.parametrize("wrong, phrase", WRONG_COLLATES)
+def test_04_7_wrong_answers_are_named(wrong, phrase):
+    _fails("04.7", wrong, phrase=phrase)
+
+
+def test_04_7_forbids_the_framework_collate():
+    _fails("04.7", lambda batch: tc.utils.data.default_collate(batch), phrase=r"default_collate")
+
 # ---- 06.5 what memory_allocated and empty_cache report ---------------------------------------------------
 def memory_solution(fn, cuda=tc.cuda):
     before = cuda.memory_allocated()
