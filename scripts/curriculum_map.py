@@ -109,7 +109,7 @@ TOPICS = {
 }
 TITLES = {topic: title for chapter in TOPICS.values() for topic, title in chapter}
 CHAPTER_OF = {topic: chapter for chapter, topics in TOPICS.items() for topic, _ in topics}
-CHECK_ID = re.compile(r"^ex(\d\d)_(\d+)_check$")
+CHECK_ID = re.compile(r"^ex(\d\d[a-z]?)_(\d+)_check$")
 
 
 def _read(path):
@@ -158,12 +158,12 @@ def exercises(solutions_dir=ROOT / "solutions"):
         for cell in cells:
             text = _source(cell)
             if cell.get("cell_type") == "markdown":
-                heading = re.search(r"^#+\s*Exercise (\d\d\.\d+):?\s*(.*)$", text, re.M)
+                heading = re.search(r"^#+\s*Exercise (\d\d[a-z]?\.\d+):?\s*(.*)$", text, re.M)
                 if heading:
                     title = re.sub(r"\s*\(\d+ points?\)\s*$", "", heading.group(2)).strip()
             meta = cell.get("metadata", {})
             grade_id = meta.get("nbgrader", {}).get("grade_id", "")
-            match = re.match(r"^ex(\d\d)_(\d+)", grade_id)
+            match = re.match(r"^ex(\d\d[a-z]?)_(\d+)", grade_id)
             if match and meta.get("curriculum"):
                 tagged.setdefault(f"{match.group(1)}.{match.group(2)}", []).extend(meta["curriculum"])
             check = CHECK_ID.match(grade_id)

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
 
     grade = commands.add_parser("grade", help="grade a folder of submissions into a CSV plus feedback files")
     grade.add_argument("submissions", help="SUBMISSIONS/<student>/**/NN_*.ipynb or SUBMISSIONS/<student>.ipynb")
-    grade.add_argument("--assignment", required=True, help="chapter number NN of the exercise notebook")
+    grade.add_argument("--assignment", required=True, help="chapter number NN of the exercise notebook (or a lab such as 05b)")
     grade.add_argument("--out", default="grades.csv", help="CSV to write (atomically)")
     grade.add_argument("--solutions", default="solutions")
     grade.add_argument("--feedback", default=None, help="folder for <student>.md files (default: <out>_feedback/)")
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _release(args) -> int:
-    sources = sorted(Path(args.solutions).glob("[0-9][0-9]_*.ipynb"))
+    sources = sorted(Path(args.solutions).glob("[0-9][0-9]*_*.ipynb"))
     if args.check:
         stale = [s.name for s in sources
                  if not (Path(args.exercises) / s.name).exists()

@@ -14,7 +14,7 @@ def course_folders():
 
 def solution_notebooks():
     """Every solution notebook: the fixture's and the course's (chapters added later are picked up)."""
-    return [p for solutions, _ in course_folders() for p in sorted(solutions.glob("[0-9][0-9]_*.ipynb"))]
+    return [p for solutions, _ in course_folders() for p in sorted(solutions.glob("[0-9][0-9]*_*.ipynb"))]
 
 
 def notebook_id(path):

@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from tinygrad_course.grading.notebook_files import read
+from tinygrad_course.grading.notebook_files import chapter_of, read
 from tinygrad_course.grading.registry import registered
 from tinygrad_course.grading.validate import course_errors, exercise_points, nbgrader_errors, validate_notebook
 
@@ -19,7 +19,7 @@ def test_solution_notebook_is_valid(path):
 def test_points_in_metadata_match_the_registered_checks(path):
     points = exercise_points(read(path))
     assert points, "an exercise notebook without graded exercises"
-    checks = registered(path.name[:2])
+    checks = registered(chapter_of(path))
     assert {e: checks[e].points for e in points} == points
     assert set(checks) == set(points), "every registered exercise needs a test cell, and vice versa"
 

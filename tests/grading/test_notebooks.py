@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tinygrad_course.grading.batch import GradeOptions, grade_all, observation_kinds, reference_run
-from tinygrad_course.grading.notebook_files import read
+from tinygrad_course.grading.notebook_files import chapter_of, read
 from tinygrad_course.grading.sandbox import landlock
 from tinygrad_course.grading.sandbox.runner import Limits
 from tinygrad_course.grading.validate import exercise_points
@@ -25,7 +25,7 @@ def _grade(solution_path: Path, submission_path: Path, tmp_path: Path) -> tuple[
     folder.mkdir(parents=True)
     shutil.copy(submission_path, folder / solution_path.name)
     options = GradeOptions(limits=LIMITS, jobs=1, use_cache=False, isolation=ISOLATION)
-    results = grade_all(tmp_path / "submitted", solution_path.name[:2], tmp_path / "grades.csv", solution_path.parent, options)
+    results = grade_all(tmp_path / "submitted", chapter_of(solution_path), tmp_path / "grades.csv", solution_path.parent, options)
     return exercise_points(read(solution_path)), results[0]
 
 
@@ -51,13 +51,13 @@ def test_every_graded_test_observes_at_least_one_value(path):
     """A worker can claim "yes" to a yes/no check, never a value it did not compute: every graded test
     must compare at least one value with the solution's, so yes/no claims alone never score."""
     options = GradeOptions(limits=LIMITS, jobs=1, use_cache=False, isolation=ISOLATION)
-    for label, (record, probe) in reference_run(path.parent, path.name[:2], options).items():
+    for label, (record, probe) in reference_run(path.parent, chapter_of(path), options).items():
         kinds = observation_kinds(record, probe)
         assert {"close", "equal"} & set(kinds), f"{label} observes only {kinds}"
 
 
 def _exercise_notebooks():
-    return sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")) + sorted(
+    return sorted((ROOT / "exercises").glob("[0-9][0-9]*_*.ipynb")) + sorted(
         (Path(__file__).parent / "fixtures" / "course" / "exercises").glob("*.ipynb"))
 
 

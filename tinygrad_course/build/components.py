@@ -48,6 +48,8 @@ _COMPONENTS = [
               "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
+    Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
+              "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
     Component("SGD.step", "05", "ex05_2", "SGDMomentum", "SGD.update", adapters.sgd_update,
               "SGDMomentum(params, lr, momentum).step() updates params in place; tc.optim.SGD steps through it"),
     Component("Adam.step", "05", "ex05_3", "Adam", "Adam.update", adapters.adam_update,

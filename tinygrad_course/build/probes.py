@@ -14,6 +14,7 @@ from .. import factories as F
 from .. import nn, optim
 from ..generator import manual_seed
 from ..shapes import broadcast_shapes
+from ..utils.data.dataloader import DataLoader
 from .milestone_runs import resume_run
 
 
@@ -126,6 +127,13 @@ def clip_grad_norm():
     return {"norm": np.array([float(norm)]), "g0": _np(ps[0].grad), "g1": _np(ps[1].grad)}
 
 
+def default_collate():
+    manual_seed(7)
+    samples = [(F.randn(2, 3), i % 3, 0.5 * i) for i in range(5)]
+    xb, yb, wb = next(iter(DataLoader(samples, batch_size=4)))  # no collate_fn: the loader collates
+    return {"x": _np(xb), "y": _np(yb), "w": _np(wb), "dtypes": np.array([yb.dtype.itemsize, wb.dtype.itemsize])}
+
+
 def checkpoint():
     return resume_run()
 
@@ -133,7 +141,8 @@ def checkpoint():
 PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
-          "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm, "save_checkpoint": checkpoint,
+          "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
+          "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import cache, feedback, outputs, submissions
 from .judge import Verdict, judge
+from .markers import assignment_prefix
 from .notebook_files import read, write_atomic
 from .registry import chapter_module
 from .sandbox import containment
@@ -53,10 +54,11 @@ class GradeOptions:
 
 
 def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
-    """The solution notebook NN_*.ipynb of `assignment` ("01" or "1")."""
-    matches = sorted(Path(solutions_dir).glob(f"{int(assignment):02d}_*.ipynb"))
+    """The solution notebook NN_*.ipynb of `assignment` ("01" or "1"; "05b" for a lab)."""
+    prefix = assignment_prefix(assignment)
+    matches = sorted(Path(solutions_dir).glob(f"{prefix}_*.ipynb"))
     if len(matches) != 1:
-        raise FileNotFoundError(f"expected one {int(assignment):02d}_*.ipynb in {solutions_dir}, found {len(matches)}")
+        raise FileNotFoundError(f"expected one {prefix}_*.ipynb in {solutions_dir}, found {len(matches)}")
     return matches[0]
 
 
@@ -73,7 +75,7 @@ class _Batch:
     reference: dict = field(default_factory=dict)  # test label -> StepRecord of the solution's run
 
     def run(self, plan: Plan) -> RunReport:
-        module = chapter_module(f"{int(self.assignment):02d}")
+        module = chapter_module(assignment_prefix(self.assignment))
         checks = {module: make_check_probe(inspect.getsource(importlib.import_module(module)))}
         preload = ["numpy", "tinygrad_course", "tinygrad_course.grading", module]
         return run_plan(plan.steps, preload=preload, imports=trusted_imports(self.solution_nb), limits=self.options.limits,
@@ -126,7 +128,7 @@ def grade_submission(found: submissions.Found, root: Path, batch: _Batch, result
 
 def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cache) -> dict | None:
     if found.parts is None:
-        return _row(found.student, batch, {}, [found.problem or f"no notebook {int(batch.assignment):02d}_*.ipynb was submitted"])
+        return _row(found.student, batch, {}, [found.problem or f"no notebook {assignment_prefix(batch.assignment)}_*.ipynb was submitted"])
     try:
         data = submissions.read_beneath(root, found.parts)
     except OSError as exc:

@@ -9,8 +9,8 @@ BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 
 # Exercise "01.2" <-> grade_id "ex01_2" (nbgrader ids allow only [A-Za-z0-9_-]).
-EXERCISE_ID = re.compile(r"^(\d\d)\.(\d+)$")
-GRADE_ID = re.compile(r"^ex(\d\d)_(\d+)(?:_([A-Za-z0-9_\-]+))?$")
+EXERCISE_ID = re.compile(r"^(\d\d[a-z]?)\.(\d+)$")  # "01.2", and "05b.1" for a lab between chapters
+GRADE_ID = re.compile(r"^ex(\d\d[a-z]?)_(\d+)(?:_([A-Za-z0-9_\-]+))?$")
 CHECK_SUFFIX = "check"
 
 
@@ -22,6 +22,11 @@ def exercise_of_grade_id(grade_id: str) -> str | None:
     """Return the exercise id ("01.2") a grade_id such as "ex01_2" or "ex01_2_check" belongs to."""
     m = GRADE_ID.match(grade_id or "")
     return f"{m.group(1)}.{int(m.group(2))}" if m else None
+
+
+def assignment_prefix(assignment) -> str:
+    """The file-name prefix of an assignment: "1" or "01" -> "01", "05b" (a lab) -> "05b"."""
+    return f"{int(assignment):02d}" if str(assignment).isdigit() else str(assignment)
 
 
 def check_grade_id(exercise: str) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -63,6 +64,6 @@ def is_locked(cell) -> bool:
 
 
 def chapter_of(path: str | os.PathLike) -> str | None:
-    """The two-digit chapter prefix of a notebook file name ("01_tensors.ipynb" -> "01")."""
-    name = Path(path).name
-    return name[:2] if len(name) > 3 and name[:2].isdigit() and name[2] == "_" else None
+    """The chapter prefix of a notebook file name ("01_tensors.ipynb" -> "01", "05b_lab.ipynb" -> "05b")."""
+    match = re.match(r"^(\d\d[a-z]?)_", Path(path).name)
+    return match.group(1) if match else None

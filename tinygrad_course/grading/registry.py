@@ -54,7 +54,7 @@ def get_exercise(id: str) -> Exercise:
         except ModuleNotFoundError as exc:
             raise KeyError(f"no checks for chapter {match.group(1)} ({chapter_module(match.group(1))})") from exc
     if id not in _REGISTRY:
-        raise KeyError(f"exercise {id!r} is not registered in {chapter_module(id[:2])}")
+        raise KeyError(f"exercise {id!r} is not registered in {chapter_module(match.group(1))}")
     return _REGISTRY[id]
 
 

@@ -46,7 +46,7 @@ def release_text(solution_path: str | Path) -> str:
 def release_all(solutions_dir: str | Path = "solutions", exercises_dir: str | Path = "exercises") -> list[Path]:
     """Write exercises_dir/NN_*.ipynb for every solutions_dir/NN_*.ipynb; return the paths written."""
     written = []
-    for source in sorted(Path(solutions_dir).glob("[0-9][0-9]_*.ipynb")):
+    for source in sorted(Path(solutions_dir).glob("[0-9][0-9]*_*.ipynb")):
         target = Path(exercises_dir) / source.name
         text = release_text(source)
         if not target.exists() or target.read_text(encoding="utf-8") != text:

@@ -15,6 +15,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .markers import assignment_prefix
+
 MAX_BYTES = 20 * 2**20
 READ_TIMEOUT = 10.0
 COPY = re.compile(r"-Copy\d+(?=\.ipynb$)")
@@ -77,7 +79,7 @@ def _choose(student: str, candidates) -> Found:
 
 def find(submissions_dir: str | Path, assignment: str) -> list[Found]:
     """One Found per entry of SUBMISSIONS/: <student>/**/NN_*.ipynb or <student>.ipynb, nothing followed."""
-    prefix = f"{int(assignment):02d}_"
+    prefix = f"{assignment_prefix(assignment)}_"
     root = Path(submissions_dir)
     found, seen = [], set()
     for entry in sorted(os.scandir(root), key=lambda e: e.name):

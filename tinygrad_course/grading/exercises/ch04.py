@@ -4,6 +4,7 @@ The dataset, the collate function and the loaders are also run inside a real Dat
 model for a few training steps.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -179,3 +180,122 @@ def loaders_check(t, make_loaders):
             hint="seed the shuffle: generator=tc.Generator().manual_seed(seed)")
     other, _ = make_loaders(train_set, val_set, batch_size=32, seed=1)
     t.true(epoch(other) != first, "a different seed to give a different order")
+
+
+# --- 04.6 -------------------------------------------------------------------------------------------------
+def _index_batches(loader):
+    return [[int(i) for i in batch] for batch in loader.batch_sampler]
+
+
+@exercise("04.6", title="a loader that loads in parallel", points=2)
+def parallel_loader_check(t, make_parallel_loader):
+    dataset = tc.utils.data.TensorDataset(tc.arange(40))
+    call = "make_parallel_loader(dataset of 40, batch_size=8, num_workers=2, device='cpu')"
+    loader = make_parallel_loader(dataset, 8, 2, "cpu")
+    t.true(isinstance(loader, tc.utils.data.DataLoader), f"{call} to return a DataLoader (got {type(loader).__name__})")
+    t.equal(loader.num_workers, 2, what=f"loader.num_workers for {call}", hint="pass num_workers on to the DataLoader")
+    t.equal(loader.persistent_workers, True, what=f"loader.persistent_workers for {call}",
+            hint="without persistent_workers=True the worker processes are started again for every epoch")
+    t.equal(loader.prefetch_factor, 4, what=f"loader.prefetch_factor for {call}",
+            hint="prefetch_factor is the number of batches each worker keeps ready ahead of the model")
+    t.equal(loader.pin_memory, False, what=f"loader.pin_memory for {call}",
+            hint="pinned (page-locked) memory only speeds up copies to a GPU; on the CPU it is wasted work")
+    expected = [list(range(s, s + 8)) for s in range(0, 40, 8)]
+    t.equal(_index_batches(loader), expected, what=f"the sample indices of each batch for {call}",
+            hint="keep the dataset's order (shuffle=False), so results with and without workers can be compared")
+    for device in ("cuda", tc.device("cuda", 0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no GPU here: the DataLoader warns that pinning is skipped
+            gpu_loader = make_parallel_loader(dataset, 8, 2, device)
+        t.equal(gpu_loader.pin_memory, True, what=f"loader.pin_memory for device={device!r}",
+                hint="for a CUDA device pin the batches: the copy to the GPU can then run asynchronously")
+    serial_call = "make_parallel_loader(dataset of 40, batch_size=8, num_workers=0, device='cpu')"
+    try:
+        serial = make_parallel_loader(dataset, 8, 0, "cpu")
+    except ValueError as exc:
+        t.fail(serial_call, f"raised ValueError: {exc}\n  hint: persistent_workers and prefetch_factor "
+                            f"only make sense with worker processes; with num_workers=0 leave them at their defaults")
+    t.equal(serial.num_workers, 0, what=f"loader.num_workers for {serial_call}")
+    got = [b.tolist() for (b,) in serial]
+    t.equal(got, expected, what=f"the batches of {serial_call}", hint="keep the dataset's order (shuffle=False)")
+
+
+# --- 04.7 -------------------------------------------------------------------------------------------------
+def _describe_batch(value):
+    """A short structural description of a collated batch: container types, tensor shapes and dtypes."""
+    if isinstance(value, tc.Tensor):
+        return f"tensor{tuple(value.shape)} {str(value.dtype).replace('tc.', '')}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_batch(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_describe_batch(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
+def _compare_batch(t, got, expected, what):
+    """Compare a collated batch with the reference part by part, naming the first part that differs."""
+    if isinstance(expected, tc.Tensor):
+        t.true(isinstance(got, tc.Tensor), f"{what} to be a tensor (got {_describe_batch(got)})")
+        if got.dim() == expected.dim() - 1:
+            t.fail(what, f"expected shape {tuple(expected.shape)}, got {tuple(got.shape)}\n  hint: tc.cat joins "
+                         f"along an existing dimension; tc.stack adds the new batch dimension in front")
+        hint = None
+        if expected.dtype == tc.float64 and got.dtype == tc.float32:
+            hint = "Python floats are double precision: collate them into a float64 tensor, as PyTorch does"
+        t.equal(str(got.dtype), str(expected.dtype), what=f"the dtype of {what}", hint=hint)
+        t.close(got, expected, what=what)
+    elif isinstance(expected, dict):
+        t.true(isinstance(got, dict), f"{what} to be a dict (got {_describe_batch(got)})",
+               hint="a batch of dicts becomes one dict: each key collated over the samples")
+        t.equal(sorted(got), sorted(expected), what=f"the keys of {what}")
+        for key in expected:
+            _compare_batch(t, got[key], expected[key], f"{what}[{key!r}]")
+    else:
+        hint = "a tuple of fields becomes a list with one batch per field (PyTorch's default_collate does the same)"
+        t.true(isinstance(got, list), f"{what} to be a list (got {_describe_batch(got)})",
+               hint=hint if isinstance(got, tuple) else None)
+        t.equal(len(got), len(expected), what=f"the number of fields in {what}",
+                hint="transpose first: one entry per field (zip(*batch)), not one per sample")
+        for i, (g, e) in enumerate(zip(got, expected)):
+            _compare_batch(t, g, e, f"{what}[{i}]")
+
+
+@exercise("04.7", title="collate samples into a batch", points=2,
+          forbidden=["tinygrad_course.utils.data.default_collate", "tinygrad_course.utils.data.collate.default_collate"])
+def default_collate_check(t, collate):
+    reference = tc.utils.data.default_collate
+    cases = [
+        ("3 samples (features (2,) float32, label int)", [(tc.tensor([1.0, 2.0]), 1), (tc.tensor([3.0, 4.0]), 0),
+                                                           (tc.tensor([5.0, 6.0]), 1)]),
+        ("2 ints", [3, 7]),
+        ("2 floats", [0.5, 1.5]),
+        ("2 samples (image (1, 2, 2), label int, weight float)", [(tc.ones(1, 2, 2), 4, 0.25), (tc.zeros(1, 2, 2), 2, 1.0)]),
+        ("2 dict samples {'x': tensor (3,), 'y': int}", [{"x": tc.arange(3), "y": 1}, {"x": tc.arange(3, 6), "y": 0}]),
+        ("2 samples of (int64 tokens (2,), [int, int])", [(tc.tensor([1, 2]), [5, 6]), (tc.tensor([3, 4]), [7, 8])]),
+    ]
+    for name, batch in cases:
+        try:
+            got = collate(batch)
+        except NotImplementedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- any error of the learner's code, reported with its input
+            hint = "transpose first: zip(*batch) gives one tuple per field" if isinstance(batch[0], (tuple, list)) else None
+            t.fail(f"collate({name})", f"raised {type(exc).__name__}: {exc}" + (f"\n  hint: {hint}" if hint else ""))
+        _compare_batch(t, got, reference(batch), f"collate({name})")
+    # the real run: a DataLoader with the learner's collate_fn trains a classifier on the digits
+    X, y = _digits_arrays()
+    samples = [(tc.tensor(X[i]), int(y[i])) for i in range(512)]
+    tc.manual_seed(0)
+    loader = tc.utils.data.DataLoader(samples, batch_size=64, shuffle=True, collate_fn=collate,
+                                      generator=tc.Generator().manual_seed(0))
+    model = tc.nn.Sequential(tc.nn.Linear(64, 32), tc.nn.ReLU(), tc.nn.Linear(32, 10))
+    opt = tc.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(5):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = tc.nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+    t.true(float(loss.item()) < 0.5, f"a classifier trained for 5 epochs through your collate_fn to reach a loss "
+                                     f"below 0.5 (got {float(loss.item()):.3f})")

@@ -1,9 +1,13 @@
 """Chapter 06 (GPU with CuPy): checks for moving batches to a device, honest timing, a fused element-wise
-kernel (NumPy reference everywhere, the CuPy kernel where a GPU exists) and the loss scaler's update rule.
+kernel (NumPy reference everywhere, the CuPy kernel where a GPU exists), the loss scaler's update rule, what
+`memory_allocated`/`memory_reserved`/`empty_cache` report (against a caching allocator in miniature, so it is
+gradable without a GPU) and one loss-scaled step by hand (against `tc.amp.GradScaler`).
 
 Everything here runs on a CPU-only machine; the GPU half of 06.3 runs only where `tc.cuda.is_available()`,
 and the check says so when it skips it.
 """
+import weakref
+
 import numpy as np
 
 import tinygrad_course as tc
@@ -163,3 +167,132 @@ def update_scale_check(t, update_scale):
         scale, tracker = update_scale(scale, tracker, not np.isfinite(poison), growth_interval=3)
         t.equal((scale, tracker), (scaler.get_scale(), scaler.state_dict()["_growth_tracker"]),
                 f"(scale, tracker) after step {i + 1} of a run with overflows, vs tc.amp.GradScaler")
+
+
+# ---- 06.5 -------------------------------------------------------------------------------------------------
+class _Allocator:
+    """A caching GPU allocator in miniature, with the three `tc.cuda` queries: a block counts as allocated
+    while a Python object holds it; freed memory stays reserved (cached) until `empty_cache()`."""
+
+    def __init__(self):
+        self.allocated = self.reserved = 0
+
+    def block(self, nbytes):
+        """An object holding `nbytes` of device memory until it is garbage collected."""
+        holder = _Block()
+        self.allocated += nbytes
+        self.reserved = max(self.reserved, self.allocated)
+        weakref.finalize(holder, self._free, nbytes)
+        return holder
+
+    def _free(self, nbytes):
+        self.allocated -= nbytes
+
+    def memory_allocated(self, device=None):
+        return self.allocated
+
+    def memory_reserved(self, device=None):
+        return self.reserved
+
+    def empty_cache(self):
+        self.reserved = self.allocated
+
+
+class _Block:
+    pass
+
+
+@exercise("06.5", title="what memory_allocated and empty_cache report", points=2)
+def memory_report_check(t, memory_report):
+    cuda = _Allocator()
+    weights = cuda.block(500)  # already on the device before the call (the model's weights)
+
+    def step():
+        temporary = cuda.block(3000)  # an activation freed when the step returns
+        del temporary
+        return cuda.block(1000)       # the output the caller keeps
+
+    call = "memory_report(step, cuda) where 500 bytes are allocated before; step() allocates a 3000-byte " \
+           "temporary, frees it and returns a 1000-byte result"
+    got = memory_report(step, cuda)
+    t.true(isinstance(got, tuple) and len(got) == 2, f"{call} to return a pair (kept, cached) (got {got!r})")
+    kept, cached = got
+    hints = {1500: "that is memory_allocated() after the call; kept is the difference from before the call",
+             3500: "that is memory_reserved(): reserved includes the cache, allocated only live tensors",
+             0: "measure while the result is still referenced: after del it is freed"}
+    t.equal(kept, 1000, what=f"kept for {call}", hint=hints.get(kept))
+    hints = {0: "read the cache before cuda.empty_cache(): emptying it is what returns the memory",
+             2000: "delete the result first (del result): while it lives its block is allocated, not cached",
+             3500: "cached memory is reserved minus allocated"}
+    t.equal(cached, 3000, what=f"cached (reserved minus allocated after deleting the result) for {call}",
+            hint=hints.get(cached))
+    t.equal(cuda.memory_reserved(), 500, what=f"memory_reserved() after {call}",
+            hint="finish with cuda.empty_cache(), which gives the cached blocks back to the driver")
+    t.equal(cuda.memory_allocated(), 500, what=f"memory_allocated() after {call}",
+            hint="memory_report must not keep the result alive")
+    del weights
+    # the same report on the framework's own tc.cuda: 0 bytes without a GPU, the tensor's bytes on one
+    device = "cuda" if tc.cuda.is_available() else "cpu"
+    before = tc.cuda.memory_allocated()
+    probe = tc.zeros(256, 256, device=device)
+    expected = tc.cuda.memory_allocated() - before
+    del probe
+    real = memory_report(lambda: tc.zeros(256, 256, device=device), tc.cuda)
+    t.equal(real[0], expected, what=f"kept for a 256x256 float32 tensor on {device}, measured with tc.cuda")
+
+
+# ---- 06.6 -------------------------------------------------------------------------------------------------
+def _scaled_problem():
+    p = tc.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    w = [tc.tensor([0.5, 1.0, -1.5]), tc.tensor([2.0, 0.0, 1.0]), tc.tensor([float("inf"), 1.0, 1.0]),
+         tc.tensor([-1.0, 0.25, 0.5])]
+    return p, w
+
+
+def _as_bool(value):
+    """A learner's flag as a Python bool (from a bool, NumPy bool or one-element tensor); anything else as is."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return bool(value) if isinstance(value, (bool, np.bool_)) else value
+
+
+@exercise("06.6", title="one loss-scaled step, by hand", points=2)
+def scaled_step_check(t, scaled_step):
+    p, ws = _scaled_problem()
+    opt = tc.optim.SGD([p], lr=0.1)
+    start = p.detach().numpy().copy()
+    call = "scaled_step([p], loss=(p * w).sum() with p=[1.0, -2.0, 0.5], w=[0.5, 1.0, -1.5], SGD(lr=0.1), scale=1024.0)"
+    found = scaled_step([p], (p * ws[0]).sum(), opt, 1024.0)
+    t.equal(_as_bool(found), False,
+            what=f"found_inf returned by {call}", hint="return True only if some gradient is inf or nan")
+    t.close(p.grad, ws[0].numpy(), what=f"p.grad after {call}", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0), "the gradient is still scaled: divide each "
+                        "p.grad by the scale before the step (that is what unscale_ does)"),
+        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0 ** 2), "multiply the loss by the scale, then "
+                        "divide the gradients by it (not multiply)")])
+    t.close(p.detach(), start - 0.1 * ws[0].numpy(), what=f"p after {call}", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, start), "p did not change: call optimizer.step() when the "
+                        "gradients are finite")])
+    # a step whose gradient overflows must be skipped, and the next clean one taken
+    for i, w in enumerate(ws[1:], 2):
+        opt.zero_grad()
+        before = p.detach().numpy().copy()
+        call = f"scaled_step([p], (p * w).sum(), opt, 1024.0) with w={w.tolist()} (step {i})"
+        found = _as_bool(scaled_step([p], (p * w).sum(), opt, 1024.0))
+        overflow = not np.isfinite(w.numpy()).all()
+        t.equal(found, overflow, what=f"found_inf returned by {call}",
+                hint="check every gradient with tc.isfinite(grad).all() after unscaling" if overflow else None)
+        expected = before if overflow else before - 0.1 * w.numpy()
+        t.close(p.detach(), expected, what=f"p after {call}", mistakes=[
+            mistakes.custom(lambda g, e: not np.isfinite(g).all(), "a gradient was inf, and the step was taken "
+                            "anyway: skip optimizer.step() when found_inf")])
+    # the same four steps with tc.amp.GradScaler end in the same place (scales are powers of 2: exact)
+    q, _ = _scaled_problem()
+    opt_q = tc.optim.SGD([q], lr=0.1)
+    scaler = tc.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=1000)
+    for w in ws:
+        opt_q.zero_grad()
+        scaler.scale((q * w).sum()).backward()
+        scaler.step(opt_q)
+        scaler.update()
+    t.close(p.detach(), q.detach(), what="p after your four steps vs tc.amp.GradScaler's four steps")

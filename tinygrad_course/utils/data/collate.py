@@ -14,12 +14,14 @@ import numpy as np
 from ...dtypes import float64
 from ...factories import as_tensor, tensor
 from ...ops.concat import stack
+from ...seams import component
 from ...tensor import Tensor
 
 _ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 _NP_STR = re.compile(r"[SaUO]")
 
 
+@component("default_collate")
 def default_collate(batch):
     """Merge a list of samples into a batch (see the module docstring for the rules)."""
     elem = batch[0]
