@@ -183,3 +183,11 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
         shutil.copy(ROOT / "solutions" / nb, folder / nb)
     bad = cli("milestone", "lab", str(folder))
     assert bad.returncode == 1 and "your Adam.step fails its check" in bad.stdout, bad.stdout
+
+
+def test_readme_and_the_build_mode_page_name_every_component():
+    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "build_mode.md").read_text()
+    for c in COMPONENTS:
+        assert f"`{c.name}`" in page, c.name
+        assert c.name in readme, c.name
