@@ -64,7 +64,7 @@ def test_install_refuses_what_cannot_be_called():
 
 
 def test_a_learners_topological_sort_decides_the_engines_order_and_is_checked():
-    from tinygrad_course.autograd.engine import topological_sort
+    from tinygrad_course.autograd.topological_sort import topological_sort
 
     x = tc.tensor([1.0, 2.0], requires_grad=True)
     seen = []

@@ -4,17 +4,12 @@ import tracemalloc
 
 import pytest
 
-from tinygrad_course.grading import CheckFailed, check
+from tinygrad_course.grading import check
 
+from .wrong_answers import first_failure, unwritten_stub
 
-def _fails(exercise_id, *objects):
-    with pytest.raises(CheckFailed) as info:
-        check(exercise_id, *objects)
-    return str(info.value)
-
-
-def _stub(*args, **kwargs):
-    raise NotImplementedError("replace this line with your code")
+_fails = first_failure  # (a wrong answer here may leave tracemalloc running: one attempt per case)
+_stub = unwritten_stub
 
 
 # ---------------------------------------------------------------- 08.4 a scalar log with smoothing
@@ -53,7 +48,7 @@ def test_08_4_reference_passes():
 @pytest.mark.parametrize("wrong, phrase", [
     (_variant(debias=False), "the average started at 0 and is biased towards it"),
     (_variant(swap=True), "you swapped them"),
-    (_variant(keep_tensor=True), "keeps its whole graph"),
+    (_variant(keep_tensor=True), "got ['Tensor']"),
     (_variant(one_list=True), "interleaved with 'loss/train'"),
     (_stub, "not implemented yet"),
 ])

@@ -64,3 +64,29 @@ def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
             check(exercise, *objects)
         assert f"hint: {fix}" in str(second.value)
     return message
+
+
+def first_failure(exercise: str, *objects) -> str:
+    """The message of `objects`' first failure of `exercise` (attempts counted from zero)."""
+    reset_attempts()
+    with pytest.raises(CheckFailed) as first:
+        check(exercise, *objects)
+    return str(first.value)
+
+
+def both_failures(exercise: str, *objects) -> str:
+    """The second failure's message (the first one's, plus the hint when the check has one); the first must
+    not have shown that hint."""
+    reset_attempts()
+    with pytest.raises(CheckFailed) as first:
+        check(exercise, *objects)
+    if first.value.hint:
+        assert first.value.hint not in str(first.value), f"the hint was shown on the first failure:\n{first.value}"
+    with pytest.raises(CheckFailed) as second:
+        check(exercise, *objects)
+    return str(second.value)
+
+
+def unwritten_stub(*args, **kwargs):
+    """What a released exercise stub does."""
+    raise NotImplementedError("replace this line with your code")

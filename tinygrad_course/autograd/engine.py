@@ -14,12 +14,12 @@ import itertools
 from .. import seams
 from ..factories import tensor as make_tensor
 from ..factories import zeros_like
-from ..seams import component
 from ..tensor import Tensor
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
 from .grad_mode import _state
-from .node import AccumulateGrad, profilers
+from .node import AccumulateGrad, Node, profilers
+from .topological_sort import learner_order
 
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
 _final_callbacks = []  # one list per running backward pass (innermost last)
@@ -121,40 +121,7 @@ def _count_dependencies(roots):
     return deps, seen
 
 
-@component("topological_sort")
-def topological_sort(root):
-    """Every node reachable from `root`, each before all nodes in its `next_functions` (the order a backward
-    pass may run them in). The engine schedules by dependency counts instead; a learner's version installed
-    under this name (build mode) makes the engine run in the order it returns."""
-    order, done, stack = [], set(), [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            order.append(node)
-            continue
-        if node in done:
-            continue
-        done.add(node)
-        stack.append((node, True))
-        stack.extend((child, False) for child, _ in node.next_functions if child is not None and child not in done)
-    return order[::-1]
-
-
-def _learner_order(roots, nodes):
-    """The order of a learner's topological sort when one is installed (one root), checked; else None."""
-    if "topological_sort" not in seams.ACTIVE or len(set(roots)) != 1:
-        return None
-    order = list(topological_sort(roots[0]))
-    position = {node: i for i, node in enumerate(order)}
-    if len(position) != len(order) or set(position) != nodes:
-        raise RuntimeError(f"your topological_sort returned {len(order)} nodes ({len(position)} different); "
-                           f"the graph below {roots[0].name()} has {len(nodes)}")
-    for node in order:
-        for child, _ in node.next_functions:
-            if child is not None and position[child] < position[node]:
-                raise RuntimeError(f"your topological_sort put {child.name()} before {node.name()}, "
-                                   "which sends it its gradient")
-    return order
+_NODE_RELEASE = Node._release
 
 
 def _nodes_leading_to(targets, nodes):
@@ -255,7 +222,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
     # build mode: a learner's topological sort decides the order (checked); nothing to call otherwise
-    order = _learner_order(roots, nodes) if seams.ACTIVE else None
+    order = learner_order(roots, nodes) if seams.ACTIVE else None
     pending = iter(order) if order is not None else None
     heappop, heappush = heapq.heappop, heapq.heappush
     prev_mode = _state.enabled
@@ -323,6 +290,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         if is_array:
                             del kept[name]
                             node._freed = True
+                    if type(node)._release is not _NODE_RELEASE:  # an op that frees more itself (a fused RNN)
+                        node._release()
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue
