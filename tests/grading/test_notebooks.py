@@ -1,4 +1,5 @@
 """Every graded check passes on its solution and fails on its stub; notebooks run (nbval, nbclient)."""
+import os
 import shutil
 import subprocess
 import sys
@@ -81,11 +82,14 @@ def _validated_notebooks():
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", _validated_notebooks(), ids=notebook_id)
-def test_notebook_outputs_match_when_rerun(path):
-    """nbval: re-executing the committed notebook reproduces its committed outputs (after sanitizing)."""
+def test_notebook_outputs_match_when_rerun(path, tmp_path):
+    """nbval: re-executing the committed notebook reproduces its committed outputs (after sanitizing).
+    Each notebook gets an empty learner package of its own (build mode): solution notebooks save into it,
+    and lecture notebooks must not see what another notebook saved."""
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval", str(path), "--nbval-sanitize-with",
          str(ROOT / "tests" / "nbval_sanitize.cfg"), "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT)],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "TC_MYTORCH": str(tmp_path / "mytorch")},
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
