@@ -92,3 +92,13 @@ def contiguous_strides(shape):
         strides.append(step)
         step *= max(size, 1)
     return tuple(reversed(strides))
+
+
+def shape_from_args(args):
+    """A shape given as varargs (`2, 3`), as one sequence (`(2, 3)`) or as a 1-D tensor of sizes, as a tuple
+    (how `view`, `expand`, `new_zeros`, ... read their size arguments, as in PyTorch)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    if len(args) == 1 and hasattr(args[0], "_data") and args[0].ndim == 1:
+        return tuple(args[0].tolist())
+    return tuple(args)

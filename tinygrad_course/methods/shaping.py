@@ -7,6 +7,7 @@ from ..ops import rearrange as RA
 from ..ops import strided_views as SV
 from ..ops._util import as_tensor_like, normalize_dim, type_name
 from ..ops.concat import cat
+from ..shapes import shape_from_args
 from .stacking import repeat_interleave
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
@@ -14,15 +15,6 @@ METHOD_FUNCTIONS: tuple[str, ...] = (
     "vsplit", "dsplit", "diff", "select", "as_strided",
 )
 __all__: list[str] = []
-
-
-def _sizes(args):
-    """A shape given as varargs (`2, 3`) or as one sequence (`(2, 3)`)."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    if len(args) == 1 and hasattr(args[0], "_data"):
-        return tuple(args[0].tolist())
-    return tuple(args)
 
 
 class ShapingMethods:
@@ -33,7 +25,7 @@ class ShapingMethods:
     # ---- repeating, rolling, flipping ---------------------------------------------------------------
     def tile(self, *dims):
         """Repeat the tensor along each dim (missing leading dims count as 1), like `torch.tile`."""
-        dims = _sizes(dims)
+        dims = shape_from_args(dims)
         return self.repeat((1,) * (self.ndim - len(dims)) + tuple(dims))
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):

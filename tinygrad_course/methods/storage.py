@@ -11,19 +11,11 @@ import numpy as np
 from .. import _shared, cuda
 from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import empty, full, ones, tensor, zeros
+from ..shapes import shape_from_args
 from ..tensor import Tensor, _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = ("is_complex", "resize_as_")
 __all__: list[str] = []
-
-
-def _sizes(args):
-    """A shape given as varargs (`2, 3`) or as one sequence (`(2, 3)`)."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    if len(args) == 1 and hasattr(args[0], "_data"):
-        return tuple(args[0].tolist())
-    return tuple(args)
 
 
 _PINNED = {}  # id -> weakref of the storage roots marked by pin_memory()
@@ -52,15 +44,15 @@ class StorageMethods:
     # ---- new tensors like this one ------------------------------------------------------------------
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         """Zeros of shape `size` with this tensor's dtype and device (unless given)."""
-        return zeros(_sizes(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return zeros(shape_from_args(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         """Ones of shape `size` with this tensor's dtype and device (unless given)."""
-        return ones(_sizes(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return ones(shape_from_args(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         """An uninitialised (here zero-filled) tensor with this tensor's dtype and device (unless given)."""
-        return empty(_sizes(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+        return empty(shape_from_args(size), dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
                  pin_memory=False):
@@ -93,7 +85,7 @@ class StorageMethods:
 
     def sum_to_size(self, *size):
         """Sum this tensor down to `size` (which must broadcast to this tensor's shape), like `Tensor.sum_to_size`."""
-        size = _sizes(size)
+        size = shape_from_args(size)
         shape = self._data.shape
         lead = len(shape) - len(size)
         if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
@@ -159,7 +151,7 @@ class StorageMethods:
 
     def resize_(self, *sizes, memory_format=None):
         """Change the shape in place, keeping the first elements in row-major order (new ones are zero)."""
-        size = _sizes(sizes)
+        size = shape_from_args(sizes)
         if self._requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
         if any(s < 0 for s in size):

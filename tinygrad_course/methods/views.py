@@ -6,15 +6,7 @@ from ..ops import concat as CT
 from ..ops import indexing as IX
 from ..ops import rearrange as RA
 from ..ops import views as V
-from ..shapes import normalize_dim
-
-
-def _shape_args(args):
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    if len(args) == 1 and hasattr(args[0], "_data") and args[0].ndim == 1:
-        return tuple(args[0].tolist())
-    return args
+from ..shapes import normalize_dim, shape_from_args
 
 
 class ViewMethods:
@@ -25,14 +17,14 @@ class ViewMethods:
     # ---- shape and views -----------------------------------------------------------------------------
     def view(self, *shape):
         """Same data, new shape, without copying (fails if the strides do not allow it)."""
-        return V.View.apply(self, _shape_args(shape))
+        return V.View.apply(self, shape_from_args(shape))
 
     def view_as(self, other):
         return V.View.apply(self, other.shape)
 
     def reshape(self, *shape):
         """New shape: a view when possible, otherwise a copy."""
-        shape = _shape_args(shape)
+        shape = shape_from_args(shape)
         if self._data.flags.c_contiguous:
             return V.View.apply(self, shape)
         try:
@@ -71,7 +63,7 @@ class ViewMethods:
 
     def permute(self, *dims):
         """Reorder dimensions (a view)."""
-        return V.Permute.apply(self, _shape_args(dims))
+        return V.Permute.apply(self, shape_from_args(dims))
 
     def transpose(self, dim0, dim1):
         """Swap two dimensions (a view)."""
@@ -125,18 +117,18 @@ class ViewMethods:
 
     def expand(self, *sizes):
         """Broadcast size-1 dims to `sizes` without copying (stride 0); -1 keeps a size."""
-        return V.Expand.apply(self, _shape_args(sizes))
+        return V.Expand.apply(self, shape_from_args(sizes))
 
     def expand_as(self, other):
         return V.Expand.apply(self, other.shape)
 
     def repeat(self, *sizes):
         """Tile the tensor `sizes` times along each dimension (a copy)."""
-        return RA.Repeat.apply(self, _shape_args(sizes))
+        return RA.Repeat.apply(self, shape_from_args(sizes))
 
     def flip(self, *dims):
         """Reverse the order of elements along `dims` (a copy)."""
-        return RA.Flip.apply(self, _shape_args(dims))
+        return RA.Flip.apply(self, shape_from_args(dims))
 
     def narrow(self, dim, start, length):
         """The slice start:start+length along `dim` (a view)."""
