@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .autograd.grad_mode import no_grad
+from .seams import component
 from .tensor import Tensor
 
 
@@ -52,15 +54,23 @@ class GradStat:
         return self.norm is not None
 
 
-def _stat(name, p) -> GradStat:
+def _stat(name, p, norm) -> GradStat:
     param_norm = float(np.sqrt(np.sum(_host(p.detach()) ** 2)))
     if p.grad is None:
         return GradStat(name, tuple(p.shape), None, None, None, None, param_norm)
     g = _host(p.grad)
     # std with Bessel's correction, like Tensor.std(); NaN for a single element, as in PyTorch.
     std = float(g.std(ddof=1)) if g.size > 1 else math.nan
-    return GradStat(name, tuple(p.shape), float(np.sqrt(np.sum(g * g))), float(g.mean()), std,
+    return GradStat(name, tuple(p.shape), float(norm), float(g.mean()), std,
                     float(np.abs(g).max()) if g.size else 0.0, param_norm)
+
+
+@component("grad_norms")
+def grad_norms(model) -> dict:
+    """{parameter name: L2 norm of its gradient} for every parameter of `model` that has a gradient (the
+    "grad norm" column of `grad_stats`)."""
+    return {name: float(np.sqrt(np.sum(_host(p.grad) ** 2)))
+            for name, p in model.named_parameters() if p.grad is not None}
 
 
 class GradStats(list):
@@ -113,7 +123,22 @@ def grad_stats(model) -> GradStats:
     Call it after `loss.backward()`. Tiny norms in the first layers suggest vanishing gradients,
     huge ones exploding gradients; parameters without a gradient show "-".
     """
-    return GradStats(_stat(name, p) for name, p in _named_tensors(model))
+    named = _named_tensors(model)
+    norms = grad_norms(_Named(named))
+    return GradStats(_stat(name, p, norms.get(name)) for name, p in named)
+
+
+class _Named:
+    """(name, tensor) pairs seen as a module's `named_parameters()` (what `grad_norms` reads)."""
+
+    def __init__(self, pairs):
+        self._pairs = pairs
+
+    def named_parameters(self):
+        return iter(self._pairs)
+
+    def parameters(self):
+        return (p for _, p in self._pairs)
 
 
 @dataclass(frozen=True)
@@ -151,3 +176,27 @@ def assert_finite(model) -> None:
             "Non-finite values found: " + "; ".join(map(str, bad)) + ". Hint: run the step under "
             "tc.autograd.detect_anomaly() to find the operation that produced them."
         )
+
+
+@component("first_nonfinite_module")
+def first_nonfinite_module(model, x):
+    """The name of the first submodule whose output holds NaN or Inf while `model(x)` runs (None if every
+    output is finite): forward hooks on every submodule, removed again afterwards."""
+    found, handles = [], []
+
+    def watch(name):
+        def hook(module, inputs, output):
+            if not found and isinstance(output, Tensor) and not bool(output.isfinite().all()):
+                found.append(name)
+        return hook
+
+    for name, module in model.named_modules():
+        if name:
+            handles.append(module.register_forward_hook(watch(name)))
+    try:
+        with no_grad():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return found[0] if found else None

@@ -94,6 +94,13 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
+@component("storage_index")
+def storage_index(index, strides, offset):
+    """Position in the flat storage of element `index` of a view with `strides` (in elements) and storage
+    `offset`: offset + sum(index[d] * strides[d]). `as_strided` checks a view's last element with it."""
+    return offset + sum(i * s for i, s in zip(index, strides))
+
+
 def shape_from_args(args):
     """A shape given as varargs (`2, 3`), as one sequence (`(2, 3)`) or as a 1-D tensor of sizes, as a tuple
     (how `view`, `expand`, `new_zeros`, ... read their size arguments, as in PyTorch)."""

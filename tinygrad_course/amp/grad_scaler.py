@@ -27,6 +27,7 @@ from ..autograd.grad_mode import no_grad
 from ..cuda import is_available as _cuda_is_available
 from ..dtypes import float16, float32, int32
 from ..factories import full
+from ..seams import component
 from ..tensor import Tensor
 
 
@@ -38,6 +39,18 @@ class OptState(Enum):
 
 def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
+
+
+@component("update_scale")
+def update_scale(scale, tracker, found_inf, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+    """GradScaler's rule, as (new scale, new growth tracker): back off after a step with inf/NaN gradients,
+    grow after `growth_interval` clean steps in a row (in float32, a scale that would overflow stays)."""
+    if found_inf:
+        return np.float32(np.float32(scale) * np.float32(backoff_factor)), 0
+    if tracker + 1 == growth_interval:
+        grown = np.float32(np.float32(scale) * np.float32(growth_factor))
+        return (grown if np.isfinite(grown) else np.float32(scale)), 0
+    return np.float32(scale), tracker + 1
 
 
 class GradScaler:
@@ -183,21 +196,10 @@ class GradScaler:
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
             found_inf = sum(found_infs)
-            scale, tracker = self._scale_host, self._tracker_host
-            if found_inf:
-                scale = np.float32(scale * np.float32(self._backoff_factor))
-                tracker = 0
-            else:
-                successful = tracker + 1
-                if successful == self._growth_interval:
-                    grown = np.float32(scale * np.float32(self._growth_factor))
-                    if np.isfinite(grown):
-                        scale = grown
-                    tracker = 0
-                else:
-                    tracker = successful
+            scale, tracker = update_scale(self._scale_host, self._tracker_host, bool(found_inf), self._growth_factor,
+                                          self._backoff_factor, self._growth_interval)
             self._set_scale(float(scale))
-            self._set_growth_tracker(tracker)
+            self._set_growth_tracker(int(tracker))
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
     def _set_scale(self, value):

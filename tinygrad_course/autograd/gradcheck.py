@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..factories import randn_like, zeros_like
+from ..seams import component
 from ..tensor import Tensor
 from .engine import grad as _grad
 from .grad_mode import enable_grad, no_grad
@@ -26,7 +27,11 @@ def _host(t):
     return t.detach().cpu()._data.astype(np.float64)
 
 
-def _numerical_jacobian(func, inputs, i, out_index, eps):
+@component("numerical_jacobian")
+def numerical_jacobian(func, inputs, i, out_index, eps):
+    """Central finite differences of output `out_index` of `func(*inputs)` with respect to input `i`, as an
+    (output elements, input elements) NumPy array: (f(x + eps) - f(x - eps)) / (2 eps), one input element at a
+    time. A learner's `numerical_grad` (chapter 02) is installed here in build mode."""
     x = inputs[i]
     data = x._data  # perturbed in place, element by element (works for non-contiguous inputs too)
     cols = []
@@ -73,7 +78,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for o in range(n_out):
         analytical = _analytical_jacobian(func, inputs, o, diff)
         for i in diff:
-            numerical = _numerical_jacobian(func, inputs, i, o, eps)  # (outputs, inputs), like analytical
+            numerical = numerical_jacobian(func, inputs, i, o, eps)  # (outputs, inputs), like analytical
             a = analytical[i]
             if a.shape != numerical.shape or not np.allclose(a, numerical, rtol=rtol, atol=atol):
                 msg = (

@@ -65,6 +65,8 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
         return False, f"milestone {name}: these components of yours were never called: {', '.join(unused)}"
     if name == "lab":
         passed, message = _judge_lab(arrays.get(name, {}), seconds, needed)
+        calls = report["calls"].get(name, {})
+        message += "\n" + "\n".join(f"  {n:<24} learner  {calls.get(BY_NAME[n].seam, 0):>6} calls" for n in needed)
         if not passed:  # name the components that fail their own checks: the likely cause
             failing = [r for r in status_rows(folder) if r["component"] in needed and r["check"] == "fail"]
             message += "".join(f"\n  your {r['component']} fails its check: {r['note']}" for r in failing)
@@ -83,12 +85,14 @@ def _judge_lab(result: dict, seconds: float, needed) -> tuple[bool, str]:
     if predictions is None or predictions.shape != labels.shape:
         return False, "milestone lab: the run gave no prediction for each held-out image"
     accuracy = float((predictions == labels).mean())
+    reported = result.get("evaluate")
+    said = f" (your evaluate reported {float(reported[1]):.1%})" if reported is not None and reported.shape == (2,) else ""
     if accuracy < LAB_ACCURACY:
         return False, f"milestone lab: test accuracy {accuracy:.1%}, below {LAB_ACCURACY:.0%}"
     if seconds > LAB_SECONDS:
         return False, f"milestone lab: {accuracy:.1%} on the test digits, but training took {seconds:.0f} s (limit {LAB_SECONDS:.0f} s)"
-    return True, (f"milestone lab: passed, {accuracy:.1%} of the held-out digits right in {seconds:.0f} s, trained with "
-                  f"your {', '.join(needed)}")
+    return True, (f"milestone lab: passed, {accuracy:.1%} of the held-out digits right{said} in {seconds:.0f} s, "
+                  "measured here; every component on the training path is yours:")
 
 
 def main(argv=None) -> int:
@@ -112,7 +116,7 @@ def main(argv=None) -> int:
                 print(json.dumps([{k: r[k] for k in ("component", "chapter", "source", "check", "calls")} for r in rows]))
             else:
                 for r in rows:
-                    print(f"{r['component']:<20} {r['chapter']:<4} {r['source']:<10} {r['check']:<8} {r['calls']:>5}  {r['note']}")
+                    print(f"{r['component']:<24} {r['chapter']:<4} {r['source']:<10} {r['check']:<8} {r['calls']:>5}  {r['note']}")
             return 0
         passed, message = milestone(args.name, folder)
     except RuntimeError as error:

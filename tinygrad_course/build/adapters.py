@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
+from ..autograd.grad_mode import no_grad
 from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import tensor, zeros
 from ..seams import reference
@@ -111,7 +114,12 @@ def linear_forward(learner_class):
 
     @functools.wraps(forward)
     def run(self, input):
-        return forward(self, input)
+        out = forward(self, input)
+        want = (*tuple(input.shape)[:-1], self.out_features)
+        if tuple(getattr(out, "shape", ())) != want:
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected {want}")
+        return out
 
     return run
 
@@ -193,3 +201,49 @@ def clip_grad_norm(learner):
         return tensor(float(total))
 
     return clip
+
+
+def pick(learner):
+    """nll_loss's picked scores: the learner's pick(scores, labels), checked to give one value per row."""
+
+    def run(scores, labels):
+        picked = learner(scores, labels)
+        if tuple(getattr(picked, "shape", ())) != (scores.shape[0],):
+            raise RuntimeError(f"returned shape {tuple(getattr(picked, 'shape', ()))} for scores of shape "
+                               f"{tuple(scores.shape)}, expected ({scores.shape[0]},): one score per row")
+        return picked
+
+    return run
+
+
+def numerical_grad(learner):
+    """gradcheck's numerical Jacobian, one row per output element, each row the learner's
+    numerical_grad(f, x, eps) of that element as a function of input `i` alone."""
+
+    def jacobian(func, inputs, i, out_index, eps):
+        def element(k):
+            def f(x):
+                with no_grad():
+                    out = func(*inputs[:i], x, *inputs[i + 1:])
+                    return (out if isinstance(out, tuple) else (out,))[out_index].reshape(-1)[k]
+            return f
+
+        with no_grad():
+            first = func(*inputs)
+        n_out = (first if isinstance(first, tuple) else (first,))[out_index].numel()
+        rows = [np.asarray(learner(element(k), inputs[i], eps).detach().cpu().numpy(), dtype=np.float64).reshape(-1)
+                for k in range(n_out)]
+        return np.stack(rows) if rows else np.zeros((0, inputs[i].numel()))
+
+    return jacobian
+
+
+def update_scale(learner):
+    """GradScaler.update's rule: the learner's (scale, tracker) kept as GradScaler keeps them (float32, int)."""
+
+    def rule(scale, tracker, found_inf, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        new_scale, new_tracker = learner(float(scale), int(tracker), found_inf, growth_factor, backoff_factor,
+                                         growth_interval)
+        return np.float32(new_scale), int(new_tracker)
+
+    return rule

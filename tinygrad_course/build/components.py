@@ -25,13 +25,18 @@ class Component:
     contract: str        # one line: what the framework calls and what it must return
     notebook: str = ""   # the exercise notebook's file name, filled in below
     extra: tuple = field(default=())  # further learner names the adapter needs (same cell)
+    also: tuple = ()     # later (chapter, grade_id) cells that define the same thing: the latest one wins
 
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
-             "09": "09_distributed.ipynb"}
+             "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb"}
 
 _COMPONENTS = [
+    Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
+              "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
+    Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,
+              "pick(scores, labels) -> scores[i, labels[i]] per row; nll_loss takes each target's log-probability"),
     Component("contiguous_strides", "01", "ex01_3", "contiguous_strides", "contiguous_strides", adapters.same,
               "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it"),
     Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
@@ -44,27 +49,57 @@ _COMPONENTS = [
               "matmul_backward(grad, a, b) -> (grad_a, grad_b) for 2-D a @ b; MmBackward0 runs it"),
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
+    Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
+              "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it"),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
               "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
+    Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
+              "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
+    Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
+              "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
+    Component("steps_per_epoch", "04", "ex04_2", "steps_per_epoch", "steps_per_epoch", adapters.same,
+              "steps_per_epoch(n, batch_size, drop_last) -> batches per epoch; len(DataLoader) and len(BatchSampler)"),
+    Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
+              "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
+    Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
+              "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
     Component("SGD.step", "05", "ex05_2", "SGDMomentum", "SGD.update", adapters.sgd_update,
               "SGDMomentum(params, lr, momentum).step() updates params in place; tc.optim.SGD steps through it"),
     Component("Adam.step", "05", "ex05_3", "Adam", "Adam.update", adapters.adam_update,
               "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
     Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
               "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
+              "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
+              also=(("05b", "ex05b_5"),)),
+    Component("to_device", "06", "ex06_1", "to_device", "to_device", adapters.same,
+              "to_device(obj, device) -> obj with every nested tensor moved; the lab moves each batch with it"),
+    Component("momentum_update", "06", "ex06_3", "momentum_update", "momentum_update", adapters.same,
+              "momentum_update(p, g, buf, lr, momentum) updates arrays in place; tc.optim.SGD's heavy-ball step"),
+    Component("update_scale", "06", "ex06_4", "update_scale", "update_scale", adapters.update_scale,
+              "update_scale(scale, tracker, found_inf, ...) -> (scale, tracker); GradScaler.update applies it"),
     Component("save_checkpoint", "07", "ex07_1", "save_checkpoint", "save_checkpoint", adapters.same,
               "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it"),
     Component("load_checkpoint", "07", "ex07_1", "load_checkpoint", "load_checkpoint", adapters.same,
               "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place"),
+    Component("grad_norms", "08", "ex08_1", "grad_norms", "grad_norms", adapters.same,
+              "grad_norms(model) -> {name: gradient L2 norm}; tc.debugging.grad_stats's norm column"),
+    Component("first_nonfinite_module", "08", "ex08_2", "first_nonfinite_module", "first_nonfinite_module", adapters.same,
+              "first_nonfinite_module(model, x) -> name of the first submodule with NaN/Inf output; tc.debugging's"),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}
 
 
+def sources(component: Component) -> list[tuple[str, str]]:
+    """Every (chapter, grade_id) cell that defines `component`, earliest first (the latest one wins)."""
+    return [(component.chapter, component.exercise), *component.also]
+
+
 def for_chapter(chapter: str) -> list[Component]:
-    """The components whose exercise is in chapter `chapter` ("01" ... "09")."""
-    return [c for c in COMPONENTS if c.chapter == chapter]
+    """The components that an exercise of chapter `chapter` ("01" ... "09", "05b") defines."""
+    return [c for c in COMPONENTS if any(ch == chapter for ch, _ in sources(c))]

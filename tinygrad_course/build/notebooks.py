@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .components import COMPONENTS, NOTEBOOKS
+from .components import COMPONENTS, NOTEBOOKS, sources
 from .extract import is_stub
 from .package import save
 
@@ -35,25 +35,30 @@ def _source(cell: dict) -> str:
 
 
 def extract(folder, package) -> dict[str, str]:
-    """Write every written (non-stub) component found in the notebooks of `folder` into `package`;
-    returns {component: problem} for components whose notebook could not be read."""
-    folder, problems = Path(folder), {}
+    """Write every written (non-stub) component found in the notebooks of `folder` into `package`; when two
+    chapters define the same component, the later chapter's cell wins. Returns {component: note} for
+    components whose notebook could not be read or that a later chapter replaced."""
+    folder, notes = Path(folder), {}
     for component in COMPONENTS:
-        path = find_notebook(folder, component.chapter)
-        if path is None:
-            continue
-        try:
-            cells = _cells(path)
-        except (OSError, ValueError) as error:
-            problems[component.name] = f"{path.name}: {error}"
-            continue
-        for i, cell in enumerate(cells):
-            grade_id = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
-            if grade_id != component.exercise:
+        written = []
+        for chapter, grade_id in sources(component):
+            path = find_notebook(folder, chapter)
+            if path is None:
                 continue
-            source = _source(cell)
-            if not is_stub(source):
-                earlier = [_source(c) for c in cells[:i]]
-                save(package, component, source, earlier, f"{path.name}, code cell {i + 1}")
-            break
-    return problems
+            try:
+                cells = _cells(path)
+            except (OSError, ValueError) as error:
+                notes[component.name] = f"{path.name}: {error}"
+                continue
+            for i, cell in enumerate(cells):
+                if (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id:
+                    if not is_stub(_source(cell)):
+                        written.append((chapter, path, i, cells))
+                    break
+        if written:
+            chapter, path, i, cells = written[-1]
+            save(package, component, _source(cells[i]), [_source(c) for c in cells[:i]],
+                 f"{path.name}, code cell {i + 1}", chapter=chapter)
+            if len(written) > 1:
+                notes[component.name] = f"from {path.name} (a later chapter than {written[0][1].name}, so it wins)"
+    return notes

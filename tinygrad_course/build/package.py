@@ -65,10 +65,10 @@ def write_manifest(folder, manifest: dict) -> None:
     _write_atomic(Path(folder) / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
-def save(folder, component: Component, cell: str, earlier: list[str], where: str) -> Path:
+def save(folder, component: Component, cell: str, earlier: list[str], where: str, chapter: str | None = None) -> Path:
     """Write `cell` (with what it needs from the `earlier` cells) as the learner's `component`; `where` says
-    which notebook and cell it came from. A cell that does not parse is saved as it is (loading it will
-    fall back to the reference and say why)."""
+    which notebook and cell it came from, `chapter` which chapter (the component's own by default). A cell
+    that does not parse is saved as it is (loading it will fall back to the reference and say why)."""
     header = f'"""{component.name} ({component.contract}).\n\nSaved from {where}; re-running that cell replaces this file."""'
     try:
         text = module_source(cell, earlier, header)
@@ -80,9 +80,16 @@ def save(folder, component: Component, cell: str, earlier: list[str], where: str
     path = folder / file_name(component)
     _write_atomic(path, text)
     manifest = read_manifest(folder)
-    manifest.setdefault("components", {})[component.name] = {"file": path.name, "from": where, "check": "not run"}
+    manifest.setdefault("components", {})[component.name] = {"file": path.name, "from": where, "check": "not run",
+                                                              "chapter": chapter or component.chapter}
     write_manifest(folder, manifest)
     return path
+
+
+def saved_chapter(folder, name: str) -> str | None:
+    """The chapter whose cell the saved component `name` came from (None when nothing is saved)."""
+    entry = read_manifest(folder).get("components", {}).get(name)
+    return None if entry is None else entry.get("chapter")
 
 
 def record_check(folder, name: str, verdict: str, detail: str = "") -> None:

@@ -12,10 +12,33 @@ import numpy as np
 
 from .. import factories as F
 from .. import nn, optim
+from ..amp.grad_scaler import GradScaler
+from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
+from ..autograd.gradcheck import gradcheck, numerical_jacobian
+from ..debugging import first_nonfinite_module, grad_stats
 from ..generator import manual_seed
+from ..nn.functional import log_softmax, nll_loss
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
 from .milestone_runs import resume_run
+from .training_components import classification_dataset, evaluate
+from .training_components import init_weights as init_weights_component
+from .training_components import make_loaders, to_device, train_step
+
+
+class _WrongSquare(Function):
+    """x ** 2 with a wrong backward (2 x + 1): gradcheck must refuse it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (2 * x + 1)
 
 
 def _np(t):
@@ -138,14 +161,148 @@ def checkpoint():
     return resume_run()
 
 
+def storage_index():
+    x = F.arange(30.0)
+    cases = [((2, 3), (3, 1), 0), ((3, 2), (1, 3), 2), ((2, 2, 2), (12, 4, 1), 5), ((4,), (7,), 9), ((5, 0), (1, 1), 29),
+             ((3, 3), (10, 1), 8), ((2, 2), (15, 14), 1), ((1,), (1,), 30)]
+    values, refused = [], []
+    for size, stride, offset in cases:
+        try:
+            values.append(x.as_strided(size, stride, offset).sum().item())
+            refused.append(0.0)
+        except RuntimeError:
+            values.append(0.0)
+            refused.append(1.0)
+    return {"sums": np.array(values), "refused": np.array(refused)}
+
+
+def pick():
+    manual_seed(8)
+    logits = F.randn(6, 5, dtype=np.float64, requires_grad=True)
+    target = F.tensor([0, 4, 2, 2, 1, 3])
+    logp = log_softmax(logits, 1)
+    losses = [nll_loss(logp, target, reduction=r) for r in ("mean", "sum", "none")]
+    (losses[0] + losses[2][1]).backward()
+    return {"mean": _np(losses[0]), "sum": _np(losses[1]), "none": _np(losses[2]), "grad": _np(logits.grad)}
+
+
+def numerical_grad():
+    manual_seed(9)
+    x = F.randn(3, 2, dtype=np.float64, requires_grad=True)
+    w = F.randn(2, dtype=np.float64, requires_grad=True)
+    jac = numerical_jacobian(lambda a, b: (a * b).tanh().sum(0), (x, w), 0, 0, 1e-6)
+    right = gradcheck(lambda a, b: (a @ b).exp(), (x, w), raise_exception=False)
+    wrong = gradcheck(lambda a: _WrongSquare.apply(a), (w,), raise_exception=False)
+    return {"jacobian": jac, "verdicts": np.array([right, wrong], dtype=np.float64), "x": _np(x)}
+
+
+def init_weights():
+    manual_seed(10)
+    model = nn.Sequential(nn.Linear(200, 150), nn.ReLU(), nn.Linear(150, 40), nn.LayerNorm(40))
+    model.apply(init_weights_component)
+    w0, w1 = _np(model[0].weight), _np(model[2].weight)
+    return {"std": np.array([w0.std() / np.sqrt(2 / 200), w1.std() / np.sqrt(2 / 150)]),
+            "mean": np.array([w0.mean(), w1.mean()]), "bias": np.concatenate([_np(model[0].bias), _np(model[2].bias)]),
+            "norm_untouched": np.concatenate([_np(model[3].weight), _np(model[3].bias)])}
+
+
+def classification_dataset_probe():
+    data = classification_dataset(np.arange(12).reshape(6, 2), ["dog", "cat", "emu", "cat", "dog", "cat"])
+    items = [data[i] for i in range(len(data))]
+    return {"len": np.array([len(data)]), "x": np.stack([_np(x) for x, _ in items]),
+            "y": np.array([int(y) for _, y in items]), "float32": np.array([items[0][0].dtype.itemsize == 4])}
+
+
+def steps_per_epoch():
+    cases = [(10, 3, False), (10, 3, True), (9, 3, False), (9, 3, True), (1, 5, False), (1, 5, True), (0, 2, False),
+             (100, 1, True)]
+    return {"steps": np.array([len(DataLoader(list(range(n)), batch_size=b, drop_last=d)) for n, b, d in cases])}
+
+
+def make_loaders_probe():
+    train, val = make_loaders(list(range(10)), list(range(100, 107)), 4, 3)
+    epochs = [np.concatenate([_np(b) for b in train]) for _ in range(2)]
+    again, _ = make_loaders(list(range(10)), list(range(100, 107)), 4, 3)
+    return {"covers": np.array([sorted(e.tolist()) == list(range(10)) for e in epochs], dtype=np.float64),
+            "shuffled": np.array([epochs[0].tolist() != list(range(10)), epochs[0].tolist() != epochs[1].tolist()]),
+            "seeded": np.array([np.concatenate([_np(b) for b in again]).tolist() == epochs[0].tolist()]),
+            "batches": np.array([len(train), len(val)]), "val": np.concatenate([_np(b) for b in val])}
+
+
+def to_device_probe():
+    a, b = F.ones(2), F.zeros(3)
+    moved = to_device({"x": (a, [b, 3]), "name": "batch"}, "cpu")
+    x, rest = moved["x"]
+    return {"structure": np.array([isinstance(moved, dict), isinstance(moved["x"], tuple), isinstance(rest, list),
+                                   rest[1] == 3, moved["name"] == "batch", x.device.type == "cpu"], dtype=np.float64),
+            "values": np.concatenate([_np(x), _np(rest[0])])}
+
+
+def train_step_probe():
+    manual_seed(11)
+    model = nn.Linear(3, 2)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    x, y = F.randn(5, 3), F.randn(5, 2)
+    losses = [train_step(model, opt, lambda out, target: ((out - target) ** 2).mean(), x, y) for _ in range(3)]
+    return {"losses": np.array(losses), "w": _np(model.weight), "b": _np(model.bias),
+            "float": np.array([all(isinstance(v, float) for v in losses)])}
+
+
+def evaluate_probe():
+    manual_seed(12)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 3))
+    data = [(F.randn(4), i % 3) for i in range(10)]
+    loss, acc = evaluate(model, DataLoader(data, batch_size=4))
+    return {"result": np.array([loss, acc]), "eval_mode": np.array([not model.training])}
+
+
+def update_scale_probe():
+    w = F.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.01)
+    scaler = GradScaler("cpu", init_scale=8.0, growth_interval=2)
+    scales = []
+    for bad in (False, False, False, True, False, False, True, True):
+        opt.zero_grad()
+        scaler.scale((w * (float("inf") if bad else 1.0)).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+        scales.append(scaler.get_scale())
+    return {"scales": np.array(scales), "w": _np(w)}
+
+
+def grad_norms_probe():
+    manual_seed(13)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    model[2].bias.requires_grad_(False)
+    model(F.randn(5, 3)).pow(2).sum().backward()
+    return {"norms": np.array([np.nan if s.norm is None else s.norm for s in grad_stats(model)])}
+
+
+def first_nonfinite_probe():
+    manual_seed(14)
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2), nn.Softmax(dim=1))
+    names = ["0", "1", "2", "3"]
+    clean = first_nonfinite_module(model, F.randn(4, 2))
+    with no_grad():
+        model[2].bias[0] = float("nan")
+    found = first_nonfinite_module(model, F.randn(4, 2))
+    hooks = sum(len(m._forward_hooks) for m in model.modules())
+    return {"found": np.array([-1 if clean is None else names.index(clean), names.index(found) if found in names else -2]),
+            "hooks_left": np.array([hooks])}
+
+
 PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
-          "load_checkpoint": checkpoint}
+          "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,
+          "numerical_grad": numerical_grad, "init_weights": init_weights, "ClassificationDataset": classification_dataset_probe,
+          "steps_per_epoch": steps_per_epoch, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
+          "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
+          "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe}
 # random components are compared by what must hold, not value by value
-_TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}}
+_TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 
 
 def compare(name: str, learner: dict, expected: dict, exact: bool = False) -> str | None:

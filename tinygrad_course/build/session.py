@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .. import seams
 from .components import COMPONENTS, for_chapter
-from .package import DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save
+from .package import (DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save,
+                      saved_chapter)
 from .probes import PROBES, compare
 
 
@@ -33,9 +34,9 @@ class Status(list):
     """The component table (a list of rows) that prints as a table in a notebook or a terminal."""
 
     def __str__(self):
-        lines = [f"{'component':<20} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
+        lines = [f"{'component':<24} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
         for r in self:
-            lines.append(f"{r.component:<20} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
+            lines.append(f"{r.component:<24} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
         learner = sum(r.source == "learner" for r in self)
         lines.append(f"{learner} of {len(self)} components are yours; the others run the reference implementation.")
         return "\n".join(lines)
@@ -125,6 +126,9 @@ def status() -> Status:
         mine = item is not None and item.obj is not None
         check = manifest.get(c.name, {}).get("check", "missing") if mine else "missing"
         note = item.error if item is not None and item.error else ("" if mine else "reference (fallback)")
+        chapter = manifest.get(c.name, {}).get("chapter", c.chapter)
+        if mine and chapter != c.chapter:
+            note = f"from chapter {chapter} (defined in {c.chapter} too; the later chapter wins)"
         rows.append(Row(c.name, c.chapter, "learner" if mine else "reference", check if check != "not run" else "missing",
                         calls.get(c.seam, 0), note))
     return rows
@@ -180,9 +184,14 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
             return
         for name in sorted(_defined_names(source) & set(wanted)):
             component = wanted[name]
+            later = saved_chapter(folder, component.name)
+            if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
+                print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
+                      f"(a later chapter wins); this cell is not saved")
+                continue
             earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
             try:
-                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}")
+                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
             except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
                 print(f"[build] could not save {name} into {folder}: {error}")
                 continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..shapes import storage_index
 from ._util import normalize_dim
 from .indexing import IndexPutZeros, _shape_str, _wrap
 
@@ -100,7 +101,8 @@ class AsStrided(Op):
         if any(s < 0 for s in size):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {_shape_str(size)}")
         item = root.itemsize
-        needed = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        # one past the storage position of the view's last element
+        needed = 0 if 0 in size else storage_index(tuple(n - 1 for n in size), stride, storage_offset) + 1
         if needed > root.size:
             raise RuntimeError(f"setStorage: sizes {_shape_str(size)}, strides {_shape_str(stride)}, storage offset "
                                f"{storage_offset}, and itemsize {item} requiring a storage size of {needed * item} are "

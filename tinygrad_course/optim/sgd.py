@@ -5,6 +5,15 @@ from ..seams import component
 from .optimizer import Optimizer, bump_version, check_float, params_with_grads
 
 
+@component("momentum_update")
+def momentum_update(p, g, buf, lr, momentum):
+    """In place, on arrays: buf = momentum * buf + g, then p -= lr * buf (SGD's heavy-ball step; a zero
+    buffer makes the first step buf = g, as in PyTorch)."""
+    buf *= momentum
+    buf += g
+    p -= lr * buf
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent, optionally with (Nesterov) momentum, as in PyTorch.
 
@@ -33,6 +42,12 @@ class SGD(Optimizer):
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
+                if dampening == 0 and not nesterov:  # heavy-ball momentum: one in-place update of buf and w
+                    if buf is None:
+                        buf = state["momentum_buffer"] = self._state_zeros(p)
+                    momentum_update(w, g, buf._data, lr, momentum)
+                    bump_version(p)
+                    continue
                 if buf is None:
                     buf = state["momentum_buffer"] = self._state_zeros(p)
                     xp.copyto(buf._data, g)

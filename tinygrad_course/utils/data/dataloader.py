@@ -17,7 +17,7 @@ from ...factories import default_generator
 from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, steps_per_epoch
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -149,7 +149,7 @@ class DataLoader:
         if self._is_iterable:
             length = len(self.dataset)
             if self.batch_size is not None:
-                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+                length = steps_per_epoch(length, self.batch_size, self.drop_last)
             return length
         return len(self._index_sampler)
 

@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from ...factories import Generator, default_generator, multinomial, tensor
+from ...seams import component
 from ...tensor import Tensor
 
 
@@ -114,6 +115,13 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
+@component("steps_per_epoch")
+def steps_per_epoch(n, batch_size, drop_last=False):
+    """How many batches `n` samples make: ceil(n / batch_size), or floor with `drop_last` (what `len()` of a
+    `BatchSampler` or `DataLoader` is: the optimizer steps of one epoch)."""
+    return n // batch_size if drop_last else (n + batch_size - 1) // batch_size
+
+
 class BatchSampler(Sampler):
     """Groups the indices of another sampler into lists of `batch_size` (the last one shorter unless `drop_last`)."""
 
@@ -137,6 +145,4 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self):
-        if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+        return steps_per_epoch(len(self.sampler), self.batch_size, self.drop_last)
