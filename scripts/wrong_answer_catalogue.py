@@ -76,7 +76,8 @@ def main(argv) -> int:
     table = tally(CALLS, graded_exercises())
     print(f"\n{'exercise':9}{'wrong answers':>14}  stub checked")
     for exercise, (n, stub) in table.items():
-        print(f"{exercise:9}{n:>14}  {'yes' if stub else 'NO':12}{'  <-- incomplete' if n < MINIMUM or not stub else ''}")
+        flag = "  <-- incomplete" if n < MINIMUM or not stub else ""
+        print(f"{exercise:9}{n:>14}  {'yes' if stub else 'NO':12}{flag}")
     missing = incomplete(table)
     print(f"\n{len(missing)} of {len(table)} exercises have fewer than {MINIMUM} catalogued wrong answers or no "
           f"stub test{': ' + ', '.join(missing) if missing else ''}")

@@ -162,7 +162,11 @@ CATALOGUE = [
 ]
 
 
-@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{'-'.join(f.__name__ for f in (w if isinstance(w, tuple) else (w,)))}" for e, w, _ in CATALOGUE])
+def _case_id(exercise, wrong):
+    return f"{exercise}-{'-'.join(f.__name__ for f in (wrong if isinstance(wrong, tuple) else (wrong,)))}"
+
+
+@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[_case_id(e, w) for e, w, _ in CATALOGUE])
 def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 

@@ -201,7 +201,8 @@ ema_update, scaled_sigmoid = solution("02", "ema_update", "scaled_sigmoid")
 
 
 def _softplus_class(forward, backward):
-    return type("Softplus", (tc.autograd.Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type("Softplus", (tc.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
 def _save_and_softplus(ctx, x):

@@ -397,7 +397,8 @@ def no_grad_inplace_check(t, ema_update, scaled_sigmoid):
                                     "the way instead of 25%", "the target keeps the fraction `decay` of itself")])
         t.true(p.grad_fn is None and p.requires_grad,
                f"target[{i}] to stay a leaf that requires grad after ema_update",
-               why="the update was recorded in the graph" if p.grad_fn is not None else "requires_grad was switched off",
+               why="the update was recorded in the graph" if p.grad_fn is not None
+               else "requires_grad was switched off",
                hint="run the update inside `with tc.no_grad():`, which records nothing and leaves requires_grad as it "
                     "was", given=given)
     t.true(all(o.grad is None for o in online), "ema_update to leave the online tensors' .grad alone", given=given)
