@@ -5,7 +5,7 @@ import pytest
 
 import tinygrad_course as tc
 
-from .wrong_answers import assert_names_mistake, assert_stub_fails, stub
+from .wrong_answers import assert_names_mistake, assert_stub_fails, solution, stub
 
 
 def wrap_always_copies(array, share):
@@ -102,6 +102,31 @@ def pick_whole_rows(scores, labels):
     return scores[labels]
 
 
+def select_by_label_index(features, labels, k):
+    return features[labels]
+
+
+def select_by_multiplying(features, labels, k):
+    return features * (labels == k).float().unsqueeze(1)
+
+
+def zero_positive_outliers(x, limit):
+    result = x.clone()
+    result[x > limit] = 0.0
+    return result
+
+
+def zero_outliers_in_place(x, limit):
+    x[x.abs() > limit] = 0.0
+    return x
+
+
+def zero_at_the_limit(x, limit):
+    return tc.where(x.abs() >= limit, 0.0, x)
+
+
+select_class, zero_outliers = solution("01", "select_class", "zero_outliers")
+
 CATALOGUE = [
     ("01.1", wrap_always_copies, ["the shared tensor still holds 0: it has its own copy"]),
     ("01.1", wrap_always_shares, ["the copy holds 100: it shares the array's memory"]),
@@ -128,21 +153,32 @@ CATALOGUE = [
     ("01.6", normalize_columns, ["each COLUMN of your result sums to 1"]),
     ("01.7", pick_without_squeeze, ["shape (4, 1) instead of (4,)", "input: scores = "]),
     ("01.7", pick_whole_rows, ["shape (4, 3) instead of (4,): whole rows were picked"]),
+    ("01.8", (select_by_label_index, zero_outliers), ["expected (2, 3), got (4, 3)", "the labels were used as row "
+                                                      "numbers", "input: features = "]),
+    ("01.8", (select_by_multiplying, zero_outliers), ["every row is still there", "k = 2"]),
+    ("01.8", (select_class, zero_positive_outliers), ["only the large positive values were zeroed", "limit = 2.0"]),
+    ("01.8", (select_class, zero_outliers_in_place), ["zero_outliers changed its input x in place"]),
+    ("01.8", (select_class, zero_at_the_limit), ["2.0 itself was zeroed"]),
 ]
 
 
-@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{w.__name__}" for e, w, _ in CATALOGUE])
+def _case_id(exercise, wrong):
+    return f"{exercise}-{'-'.join(f.__name__ for f in (wrong if isinstance(wrong, tuple) else (wrong,)))}"
+
+
+@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[_case_id(e, w) for e, w, _ in CATALOGUE])
 def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
-    assert_names_mistake(exercise, (wrong,), *phrases)
+    assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
 NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
-         "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick"}
+         "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers")}
 
 
 @pytest.mark.parametrize("exercise", sorted(NAMES))
 def test_the_stub_fails(exercise):
-    assert_stub_fails(exercise, *stub("01", NAMES[exercise]))
+    names = NAMES[exercise]
+    assert_stub_fails(exercise, *stub("01", *(names if isinstance(names, tuple) else (names,))))
 
 
 def test_every_exercise_has_two_wrong_answers():

@@ -164,6 +164,108 @@ def check_with_backward(f, x):
 
 numerical_grad, gradient_check = solution("02", "numerical_grad", "gradient_check")
 
+
+def ema_without_no_grad(target, online, decay):
+    for p, q in zip(target, online):
+        p.mul_(decay).add_((1 - decay) * q)
+
+
+def ema_rebinding_names(target, online, decay):
+    for p, q in zip(target, online):
+        p = decay * p + (1 - decay) * q  # noqa: F841 (the mistake: a new tensor, bound to a name)
+
+
+def ema_replacing_list_items(target, online, decay):
+    with tc.no_grad():
+        for i, q in enumerate(online):
+            target[i] = decay * target[i] + (1 - decay) * q
+
+
+def ema_decay_swapped(target, online, decay):
+    with tc.no_grad():
+        for p, q in zip(target, online):
+            p.mul_(1 - decay).add_(decay * q)
+
+
+def sigmoid_doubled_in_place(x):
+    y = x.sigmoid()
+    y.mul_(2)
+    return y
+
+
+def sigmoid_detached(x):
+    return 2 * x.sigmoid().detach()
+
+
+ema_update, scaled_sigmoid = solution("02", "ema_update", "scaled_sigmoid")
+
+
+def _softplus_class(forward, backward):
+    return type("Softplus", (tc.autograd.Function,),
+                {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _save_and_softplus(ctx, x):
+    ctx.save_for_backward(x)
+    return (1 + x.exp()).log()
+
+
+def _sigmoid_without_grad(ctx, grad):
+    x, = ctx.saved_tensors
+    return x.sigmoid()
+
+
+def _sigmoid_of_minus_x(ctx, grad):
+    x, = ctx.saved_tensors
+    return grad * (-x).sigmoid()
+
+
+def _exp_only(ctx, grad):
+    x, = ctx.saved_tensors
+    return grad * x.exp()
+
+
+SoftplusWithoutGrad = _softplus_class(_save_and_softplus, _sigmoid_without_grad)
+SoftplusSignFlipped = _softplus_class(_save_and_softplus, _sigmoid_of_minus_x)
+SoftplusExpOnly = _softplus_class(_save_and_softplus, _exp_only)
+
+
+def jacobian_transposed(f, x):
+    v = x.detach().requires_grad_(True)
+    out = f(v)
+    return tc.stack([tc.autograd.grad(out[i], v, retain_graph=True)[0] for i in range(out.shape[0])]).T
+
+
+def jacobian_accumulating(f, x):
+    v = x.detach().requires_grad_(True)
+    out = f(v)
+    rows = []
+    for i in range(out.shape[0]):
+        out[i].backward(retain_graph=True)
+        rows.append(v.grad.clone())
+    return tc.stack(rows)
+
+
+def jacobian_on_x_itself(f, x):
+    x.requires_grad_(True)
+    out = f(x)
+    return tc.stack([tc.autograd.grad(out[i], x, retain_graph=True)[0] for i in range(out.shape[0])])
+
+
+def hessian_without_create_graph(f, x):
+    v = x.detach().requires_grad_(True)
+    grad, = tc.autograd.grad(f(v), v)
+    return tc.stack([tc.autograd.grad(grad[i], v, retain_graph=True)[0] for i in range(v.shape[0])])
+
+
+def hessian_of_gradient_rows(f, x):
+    v = x.detach().requires_grad_(True)
+    grad, = tc.autograd.grad(f(v), v)
+    return tc.stack([grad.detach()] * v.shape[0])
+
+
+jacobian, hessian = solution("02", "jacobian", "hessian")
+
 CATALOGUE = [
     ("02.1", (mul_swapped,), ["gradients of a and b are swapped", "input: grad = "]),
     ("02.1", (mul_not_unbroadcast,), ["grad_b when b has shape (3,): shape mismatch: expected (3,), got (4, 3)",
@@ -187,6 +289,21 @@ CATALOGUE = [
     ("02.6", (numerical_grad, check_exactly), ["gradient_check(sum(x**3), x) (a correct gradient): expected True, "
                                                "got False"]),
     ("02.6", (numerical_grad, check_with_backward), ["gradient_check to leave x.grad untouched"]),
+    ("02.7", (ema_without_no_grad, scaled_sigmoid), ["a leaf Variable that requires grad is being used in an in-place "
+                                                     "operation", "ema_update(target, online, decay=0.75)"]),
+    ("02.7", (ema_rebinding_names, scaled_sigmoid), ["the target tensors did not change", "decay = 0.75"]),
+    ("02.7", (ema_replacing_list_items, scaled_sigmoid), ["new tensors were put into the list"]),
+    ("02.7", (ema_decay_swapped, scaled_sigmoid), ["decay weighs the online tensor instead of the target"]),
+    ("02.7", (ema_update, sigmoid_doubled_in_place), ["modified by an inplace operation", "input: x = "]),
+    ("02.7", (ema_update, sigmoid_detached), ["without recording a graph"]),
+    ("02.8", (SoftplusWithoutGrad,), ["the upstream gradient is missing", "upstream gradient = "]),
+    ("02.8", (SoftplusSignFlipped,), ["the sign inside the sigmoid is flipped", "input: x = "]),
+    ("02.8", (SoftplusExpOnly,), ["the derivative of the log was left out"]),
+    ("02.9", (jacobian_transposed, hessian), ["rows and columns are swapped", "input: f(v) = "]),
+    ("02.9", (jacobian_accumulating, hessian), ["x.grad kept accumulating"]),
+    ("02.9", (jacobian_on_x_itself, hessian), ["jacobian(f, x) to leave x as it was"]),
+    ("02.9", (jacobian, hessian_without_create_graph), ["cannot be differentiated a second time"]),
+    ("02.9", (jacobian, hessian_of_gradient_rows), ["every row (or column) is the gradient itself"]),
 ]
 
 
@@ -197,7 +314,8 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("mul_backward",), "02.2": ("tanh_backward",), "02.3": ("matmul_backward",), "02.4": ("topo_sort",),
-         "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check")}
+         "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check"),
+         "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 
 
 @pytest.mark.parametrize("exercise", sorted(NAMES))

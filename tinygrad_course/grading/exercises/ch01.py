@@ -221,3 +221,53 @@ def pick_check(t, pick):
     # used for real: the negative log-likelihood of the labels
     log_probs = (scores / scores.sum(dim=1, keepdim=True)).log()
     t.close(-pick(log_probs, labels).mean(), -np.log(expected).mean(), "-pick(log_probs, labels).mean() (the NLL loss)")
+
+
+# ---- 01.8 -------------------------------------------------------------------------------------------------
+@exercise("01.8", title="boolean masks", points=2)
+def boolean_masks_check(t, select_class, zero_outliers):
+    features = tc.arange(12.0).view(4, 3)
+    labels = tc.tensor([2, 0, 2, 1])
+    f, lab = features.numpy(), labels.numpy()
+    given = {"features": features, "labels": labels, "k": 2}
+    got = select_class(features, labels, 2)
+    _expect_tensor(t, got, "select_class(features, labels, 2)")
+    shape = tuple(got.shape)
+    values = got.detach().numpy()
+    why = None
+    if shape == (4, 3) and np.allclose(values, f[lab]):
+        why = "the labels were used as row numbers (features[labels] picks rows by position, not by class)"
+    elif shape == (4, 3):
+        why = "every row is still there: the rows of other classes were changed, not removed"
+    elif len(shape) == 1:
+        why = "the result is flat: the mask selected single elements, not whole rows"
+    t.equal(shape, (2, 3), "select_class(features, labels, 2).shape", why=why, given=given,
+            hint="compare the labels with k (one bool per row) and index the rows with that bool tensor")
+    t.close(got, f[lab == 2], "select_class(features, labels, 2)", given=given)
+    t.equal(tuple(select_class(features, labels, 3).shape), (0, 3),
+            "select_class(features, labels, 3).shape (no row has label 3)", given={"labels": labels, "k": 3})
+    # used for real: the mean feature vector of each class
+    centroids = [select_class(features, labels, k).mean(dim=0) for k in range(3)]
+    t.close(tc.stack(centroids), np.stack([f[lab == k].mean(axis=0) for k in range(3)]),
+            "the class means computed with your select_class", given=given)
+
+    x = tc.tensor([[0.5, -3.0, 2.0], [4.0, -0.5, -2.5]])
+    before = x.numpy().copy()
+    given = {"x": x, "limit": 2.0}
+    got = zero_outliers(x, 2.0)
+    _expect_tensor(t, got, "zero_outliers(x, 2.0)")
+    t.close(got, np.where(np.abs(before) > 2.0, 0.0, before), "zero_outliers(x, limit=2.0)", given=given, mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, np.where(before > 2.0, 0.0, before)),
+                        "only the large positive values were zeroed: -3.0 and -2.5 lie beyond the limit too",
+                        "build the mask from the absolute value: x.abs() > limit"),
+        mistakes.custom(lambda g, e: np.allclose(g, np.where(np.abs(before) >= 2.0, 0.0, before)),
+                        "2.0 itself was zeroed, but it is not beyond the limit",
+                        "an outlier is strictly beyond the limit: use >, not >="),
+        mistakes.custom(lambda g, e: np.allclose(g, np.where(np.abs(before) > 2.0, before, 0.0)),
+                        "the mask is inverted: the outliers were kept and every other value became 0",
+                        "x[mask] = 0 sets the elements where the mask is True"),
+    ])
+    t.close(x, before, "x after zero_outliers(x, 2.0)", atol=0, given={"limit": 2.0}, mistakes=[
+        mistakes.custom(lambda g, e: True, "zero_outliers changed its input x in place",
+                        "work on a copy (x.clone()) or build a new tensor with tc.where(mask, 0.0, x)")])
+    t.equal(got.dtype, x.dtype, "zero_outliers(x, 2.0).dtype", hint="keep x's dtype")

@@ -109,7 +109,15 @@ def fused_momentum_check(t, momentum_update, momentum_kernel_body):
            hint="write into the arrays: buf[...] = ..., p -= ...")
     t.close(buf, ref_buf, "buf after one step", mistakes=[mistakes.custom(
         lambda g, e: np.allclose(g, 0), "buf did not change: assign into it with buf[...] = ... (or buf *= ...; buf += ...)")])
-    t.close(p, ref_p, "p after one step", mistakes=[mistakes.sign_flipped("step against the gradient: p -= lr * buf")])
+    t.close(p, ref_p, "p after one step", given={"p": p0, "g": grads[0], "buf": "zeros", "lr": 0.1, "momentum": 0.9},
+            mistakes=[mistakes.custom(lambda got, e: np.allclose(got, p0 + 0.1 * ref_buf, rtol=1e-5),
+                                      "p moved with the gradient instead of against it: the sign of the step is "
+                                      "flipped",
+                                      "step against the gradient: p -= lr * buf"),
+                      mistakes.custom(lambda got, e: np.allclose(got, p0 - 0.1 * grads[0], rtol=1e-5) and
+                                      not np.allclose(ref_buf, grads[0]),
+                                      "p moved by the plain gradient, not by the momentum buffer",
+                                      "update buf first, then step with it: p -= lr * buf")])
     for g in grads[1:]:
         momentum_update(p, g, buf, 0.1, 0.9)
     # the same three steps with the framework's optimizer

@@ -65,7 +65,12 @@ def checkpoint_check(t, save_checkpoint, load_checkpoint):
                 mistakes=[mistakes.custom(lambda got, expected: True,
                                           "load the saved state with model.load_state_dict(checkpoint[...])")])
         t.close(opt2.param_groups[0]["lr"], opt.param_groups[0]["lr"], what="the learning rate after loading",
-                atol=0)
+                atol=0, given="a checkpoint saved after 2 epochs of StepLR(step_size=2, gamma=0.5) from lr 0.05",
+                mistakes=[mistakes.custom(lambda got, expected: np.isclose(got, 0.05),
+                                          "the learning rate is back at its initial 0.05: the scheduler's and the "
+                                          "optimizer's state were not restored",
+                                          "put optimizer.state_dict() and scheduler.state_dict() into the checkpoint "
+                                          "and load them back with their load_state_dict")])
         for _ in range(epoch, 4):
             _epoch(model2, opt2, sched2, X, y)
         t.close(_flat(model2), straight, what="weights after resuming for epochs 3-4 (vs an uninterrupted run)",

@@ -78,6 +78,20 @@ def nonfinite_check(t, first_nonfinite_module):
     t.equal(first, "0", what="the result when the first Linear produces inf",
             hint="check for Inf as well as NaN (tc.isfinite)")
 
+    class Exp(tc.nn.Module):
+        def forward(self, x):
+            return x.exp()
+
+    overflow = tc.nn.Sequential(tc.nn.Linear(4, 4), Exp(), tc.nn.Linear(4, 2))
+    with tc.no_grad():
+        overflow[0].bias.fill_(100.0)  # exp(100) overflows float32 to inf, with no NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        first = first_nonfinite_module(overflow, x)
+    t.equal(first, "1", what="the result for Sequential(Linear, Exp, Linear) whose Exp overflows to inf (no NaN)",
+            why="an output of inf without any NaN was not noticed" if first != "1" else None,
+            hint="check for Inf as well as NaN (tc.isfinite)", given={"x": x, "bias of layer 0": 100.0})
+
 
 @exercise("08.3", title="count the ops a function runs", points=2)
 def count_ops_check(t, count_ops):

@@ -1,0 +1,35 @@
+"""Every graded exercise of solutions/ (the lab included) has at least two catalogued wrong answers that fail
+its check, and its stub is checked to fail (scripts/wrong_answer_catalogue.py counts them by running the
+catalogue)."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("wrong_answer_catalogue", ROOT / "scripts" / "wrong_answer_catalogue.py")
+catalogue = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(catalogue)
+
+
+def test_the_tally_counts_distinct_wrong_answers_and_the_stub():
+    a, b = object(), object()
+    calls = [("01.1", (id(a),), "wrong"), ("01.1", (id(a),), "wrong"), ("01.1", (id(b),), "wrong"),
+             ("01.1", (0,), "stub"), ("01.2", (id(a),), "wrong"), ("01.2", (id(b),), "pass")]
+    table = catalogue.tally(calls, ["01.1", "01.2", "01.3"])
+    assert table == {"01.1": (2, True), "01.2": (1, False), "01.3": (0, False)}
+    assert catalogue.incomplete(table) == ["01.2", "01.3"]
+
+
+def test_graded_exercises_include_the_lab():
+    ids = catalogue.graded_exercises()
+    assert "05b.1" in ids and "01.1" in ids and len(ids) == len(set(ids))
+
+
+@pytest.mark.slow
+def test_every_exercise_has_two_wrong_answers_and_a_failing_stub():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "wrong_answer_catalogue.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
