@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import adapters
+from . import adapters, adapters_distributed
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,17 @@ _COMPONENTS = [
               "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it"),
     Component("load_checkpoint", "07", "ex07_1", "load_checkpoint", "load_checkpoint", adapters.same,
               "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place"),
+]
+# chapter 09: the collectives DistributedDataParallel runs on, and DistributedSampler's shards
+_COMPONENTS += [
+    Component("shard", "09", "ex09_2", "shard", "shard", adapters.same,
+              "shard(indices, rank, world_size) -> rank's padded, strided part; DistributedSampler iterates it"),
+    Component("all_reduce", "09", "ex09_5", "all_reduce", "all_reduce", adapters_distributed.all_reduce,
+              "all_reduce(ranks, op) combines every rank's tensor in place; tc.distributed.all_reduce (DDP's "
+              "gradient buckets) runs it over the gathered ranks"),
+    Component("broadcast", "09", "ex09_5", "broadcast", "broadcast", adapters_distributed.broadcast,
+              "broadcast(ranks, src) copies ranks[src] into every rank in place; tc.distributed.broadcast (DDP's "
+              "initial weights) runs it"),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}

@@ -15,6 +15,7 @@ from .. import nn, optim
 from ..generator import manual_seed
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
+from . import probes_distributed
 from .milestone_runs import resume_run
 
 
@@ -144,6 +145,8 @@ PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcas
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint}
+# chapter 09
+PROBES.update(probes_distributed.PROBES)
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}}
 
