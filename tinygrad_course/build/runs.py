@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import seams
+from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
 from .package import load
 from .probes import PROBES
@@ -27,6 +28,8 @@ MILESTONES = {
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "Adam.step")),
 }
+# chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
+MILESTONES["ddp"] = (ddp_run, full_batch_run, DDP_NEEDED)
 
 
 def child(mode: str, package: str, out: str) -> None:
