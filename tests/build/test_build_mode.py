@@ -139,8 +139,10 @@ def test_record_saves_each_solution_cell_as_it_runs_and_a_rerun_replaces_it(tmp_
 
 
 def test_unknown_milestones_and_folders_exit_without_a_traceback(tmp_path):
-    run = cli("milestone", "ddp", str(tmp_path))
-    assert run.returncode == 1 and "not available" in run.stdout
+    run = cli("milestone", "ddp", str(tmp_path))  # no notebooks: every component of the milestone is missing
+    assert run.returncode == 1 and "missing: all_reduce" in run.stdout and "Traceback" not in run.stdout + run.stderr
+    run = cli("milestone", "nonesuch", str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
     run = cli("status", str(tmp_path / "nowhere"))
     assert run.returncode == 2 and "Traceback" not in run.stderr
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .components import BY_NAME, COMPONENTS
+from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_milestone
 from .milestone_runs import LAB_ACCURACY, LAB_SECONDS, digits_split
 from .notebooks import extract
 from .probes import PROBES, compare
@@ -45,6 +46,9 @@ def status_rows(folder: Path) -> list[dict]:
 
 def milestone(name: str, folder: Path) -> tuple[bool, str]:
     """(passed, the message to print) for milestone `name` on the notebooks in `folder`."""
+    if name == "ddp":  # chapter 09: two MPI processes; on failure, name the components failing their own checks
+        passed, message = ddp_milestone(folder)
+        return passed, message if passed else message + _failing_checks(folder, DDP_NEEDED)
     if name not in MILESTONES:
         return False, (f"milestone {name}: not available in this version of the course yet "
                        f"(available: {', '.join(MILESTONES)})")
@@ -75,6 +79,12 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     if problem:
         return False, f"milestone {name}: your run differs from the reference: {problem}"
     return True, f"milestone {name}: passed ({', '.join(needed)} are yours and agree with the reference)"
+
+
+def _failing_checks(folder: Path, names) -> str:
+    """One line per component among `names` that is the learner's and fails its own check (its probe)."""
+    failing = [r for r in status_rows(folder) if r["component"] in names and r["check"] == "fail"]
+    return "".join(f"\n  your {r['component']} fails its check: {r['note']}" for r in failing)
 
 
 def _judge_lab(result: dict, seconds: float, needed) -> tuple[bool, str]:

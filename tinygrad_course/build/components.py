@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import adapters
+from . import adapters, adapters_distributed
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,15 @@ _COMPONENTS = [
               "grad_norms(model) -> {name: gradient L2 norm}; tc.debugging.grad_stats's norm column"),
     Component("first_nonfinite_module", "08", "ex08_2", "first_nonfinite_module", "first_nonfinite_module", adapters.same,
               "first_nonfinite_module(model, x) -> name of the first submodule with NaN/Inf output; tc.debugging's"),
+    # chapter 09: the collectives DistributedDataParallel runs on, and DistributedSampler's shards
+    Component("shard", "09", "ex09_2", "shard", "shard", adapters.same,
+              "shard(indices, rank, world_size) -> rank's padded, strided part; DistributedSampler iterates it"),
+    Component("all_reduce", "09", "ex09_5", "all_reduce", "all_reduce", adapters_distributed.all_reduce,
+              "all_reduce(ranks, op) combines every rank's tensor in place; tc.distributed.all_reduce (DDP's "
+              "gradient buckets) runs it over the gathered ranks"),
+    Component("broadcast", "09", "ex09_5", "broadcast", "broadcast", adapters_distributed.broadcast,
+              "broadcast(ranks, src) copies ranks[src] into every rank in place; tc.distributed.broadcast (DDP's "
+              "initial weights) runs it"),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}

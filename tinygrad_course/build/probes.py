@@ -21,6 +21,7 @@ from ..generator import manual_seed
 from ..nn.functional import log_softmax, nll_loss
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
+from . import probes_distributed
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
@@ -300,7 +301,8 @@ PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcas
           "numerical_grad": numerical_grad, "init_weights": init_weights, "ClassificationDataset": classification_dataset_probe,
           "steps_per_epoch": steps_per_epoch, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
-          "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe}
+          "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
+          **probes_distributed.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 

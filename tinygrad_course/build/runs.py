@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import seams
+from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
 from .package import load
 from .probes import PROBES
@@ -29,6 +30,8 @@ MILESTONES = {
                             "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "train_step",
                             "to_device", "Adam.step", "evaluate")),
 }
+# chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
+MILESTONES["ddp"] = (ddp_run, full_batch_run, DDP_NEEDED)
 
 
 def child(mode: str, package: str, out: str) -> None:

@@ -3,9 +3,14 @@
 Each one is called by every rank, in the same order, and works in place on the tensor's storage
 like `torch.distributed`: `all_reduce(t)` leaves the sum over all ranks in `t` on every rank.
 With `async_op=True` it returns a `Work` handle to `wait()` on; otherwise it returns None when done.
+
+`all_reduce` and `broadcast` are build-mode components (`seams.component`): a learner's version from
+chapter 09 runs in their place when it is installed, so `DistributedDataParallel`, which calls them, runs
+on it too.
 """
 from __future__ import annotations
 
+from ..seams import component
 from ..tensor import Tensor
 from .process_group import _backend, _check_group
 from .reduce_op import ReduceOp
@@ -38,6 +43,7 @@ def _run(work: Work, finish, async_op):
     return None
 
 
+@component("all_reduce")
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Combine `tensor` across all ranks with `op` (default: sum) and store the result in it on every rank."""
     _check_group(group)
@@ -52,6 +58,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     return _run(_backend().reduce(buf, dst, op), finish, async_op)
 
 
+@component("broadcast")
 def broadcast(tensor, src, group=None, async_op=False):
     """Copy rank `src`'s `tensor` into `tensor` on every other rank."""
     _check_group(group)

@@ -5,6 +5,7 @@ import math
 
 from ...distributed.process_group import get_rank, get_world_size, is_available, is_initialized
 from ...factories import Generator
+from ...seams import component
 from .sampler import Sampler
 
 
@@ -16,6 +17,20 @@ def _world():
             "initialise a process group first."
         )
     return get_world_size(), get_rank()
+
+
+@component("shard")
+def shard_indices(indices, rank, num_replicas):
+    """Rank `rank`'s part of `indices`: the list padded by repeating it from the start up to a multiple of
+    `num_replicas`, then every `num_replicas`-th entry from position `rank` (a build-mode component)."""
+    indices = list(indices)
+    total = math.ceil(len(indices) / num_replicas) * num_replicas
+    padding = total - len(indices)
+    if padding <= len(indices):
+        indices += indices[:padding]
+    else:
+        indices += (indices * math.ceil(padding / len(indices)))[:padding]
+    return indices[rank:total:num_replicas]
 
 
 class DistributedSampler(Sampler):
@@ -51,16 +66,12 @@ class DistributedSampler(Sampler):
         else:
             indices = list(range(len(self.dataset)))
         if not self.drop_last:
-            padding = self.total_size - len(indices)
-            if padding <= len(indices):
-                indices += indices[:padding]
-            else:
-                indices += (indices * math.ceil(padding / len(indices)))[:padding]
+            indices = list(shard_indices(indices, self.rank, self.num_replicas))
         else:
-            indices = indices[: self.total_size]
-        assert len(indices) == self.total_size
-        indices = indices[self.rank: self.total_size: self.num_replicas]
-        assert len(indices) == self.num_samples
+            indices = indices[: self.total_size][self.rank: self.total_size: self.num_replicas]
+        if len(indices) != self.num_samples:
+            raise RuntimeError(f"DistributedSampler: rank {self.rank} got {len(indices)} indices, expected "
+                               f"{self.num_samples}")
         return iter(indices)
 
     def __len__(self):
