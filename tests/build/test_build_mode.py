@@ -243,3 +243,21 @@ def test_readme_and_the_build_mode_page_name_every_component():
     for c in COMPONENTS:
         assert f"`{c.name}`" in page, c.name
         assert c.name in readme, c.name
+
+
+def test_the_time_each_component_takes_is_its_own_and_names_a_slow_one(tmp_path):
+    tanh = next(c for c in COMPONENTS if c.name == "Tanh.backward")
+    save(tmp_path, tanh, "import time\n\n\ndef tanh_backward(grad, out):\n    time.sleep(0.05)\n"
+         "    return grad * (1 - out * out)\n", [], "a test")
+    step = next(c for c in COMPONENTS if c.name == "train_step")
+    save(tmp_path, step, "def train_step(model, optimizer, loss_fn, x, y):\n    optimizer.zero_grad()\n"
+         "    loss = loss_fn(model(x), y)\n    loss.backward()\n    optimizer.step()\n    return loss.item()\n", [], "a test")
+    build.use_learner(tmp_path, quiet=True)
+    from tinygrad_course.build.training_components import train_step
+
+    model = tc.nn.Sequential(tc.nn.Linear(2, 2), tc.nn.Tanh())
+    opt = tc.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        train_step(model, opt, lambda out, y: ((out - y) ** 2).mean(), tc.randn(4, 2), tc.zeros(4, 2))
+    spent = build.session.seconds()
+    assert spent["Tanh.backward"] >= 0.15 and spent["train_step"] < spent["Tanh.backward"], spent

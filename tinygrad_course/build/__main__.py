@@ -69,6 +69,9 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
         return False, f"milestone {name}: these components of yours were never called: {', '.join(unused)}"
     if name == "lab":
         passed, message = _judge_lab(arrays.get(name, {}), seconds, needed)
+        if seconds > LAB_SECONDS:  # name where the time went (the child's own timing: a pointer, not a verdict)
+            spent = sorted(report.get("seconds", {}).get(name, {}).items(), key=lambda kv: -kv[1])[:3]
+            message += "; the time went mostly to " + ", ".join(f"your {n} ({s:.0f} s)" for n, s in spent)
         calls = report["calls"].get(name, {})
         message += "\n" + "\n".join(f"  {n:<24} learner  {calls.get(BY_NAME[n].seam, 0):>6} calls" for n in needed)
         if not passed:  # name the components that fail their own checks: the likely cause

@@ -17,7 +17,7 @@ from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
 from .package import load
 from .probes import PROBES
-from .session import install
+from .session import install, seconds
 
 TIMEOUT = 300
 
@@ -40,7 +40,7 @@ def child(mode: str, package: str, out: str) -> None:
     loaded = load(package)
     errors = {item.component.name: item.error for item in loaded if item.error}
     mine = [item.component for item in loaded if item.obj is not None]
-    arrays, calls, raised = {}, {}, {}
+    arrays, calls, raised, spent = {}, {}, {}, {}
     if mode == "probes":  # each component is checked alone, with the reference everywhere else
         runs = [(item.component.name, PROBES[item.component.name], [item]) for item in loaded if item.obj is not None]
     else:
@@ -56,11 +56,11 @@ def child(mode: str, package: str, out: str) -> None:
             raised[name] = f"{type(error).__name__}: {error}"
             continue
         finally:
-            calls[name] = seams.calls()
+            calls[name], spent[name] = seams.calls(), seconds()
         for key, value in result.items():
             arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float64)
     np.savez(out, **arrays)
-    Path(out + ".json").write_text(json.dumps({"errors": errors, "calls": calls, "raised": raised,
+    Path(out + ".json").write_text(json.dumps({"errors": errors, "calls": calls, "raised": raised, "seconds": spent,
                                                "learner": [c.name for c in mine]}))
 
 

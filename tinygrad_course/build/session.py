@@ -5,6 +5,7 @@ solution cell into the learner's package as it runs.
 from __future__ import annotations
 
 import ast
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,11 +53,24 @@ NONE_YET = ("None of your components is saved yet, so the framework runs on its 
             "Run the solution cells of the exercises to build them; tc.build.status() shows the table.")
 
 
+_seconds: dict = {}  # component name -> time spent in the learner's code since the last install
+_nested: list = []  # time spent in components called from inside the running ones (not their own time)
+
+
+def seconds() -> dict:
+    """{component: seconds spent in the learner's implementation itself, without the other components it
+    called} since the components were installed (so that a slow component can be named)."""
+    return dict(_seconds)
+
+
 def _guarded(implementation, name: str, where: str):
     """`implementation`, with any error it raises saying which of the learner's components raised it and
-    where that component was written (the error itself, and its traceback, are kept)."""
+    where that component was written (the error itself, and its traceback, are kept), and the time it
+    takes added to `seconds()`."""
 
     def run(*args, **kwargs):
+        start = time.perf_counter()
+        _nested.append(0.0)
         try:
             return implementation(*args, **kwargs)
         except Exception as error:
@@ -65,6 +79,11 @@ def _guarded(implementation, name: str, where: str):
                                "tc.build.use_reference() to go on with the reference")
                 error._tc_component_named = True
             raise
+        finally:
+            elapsed = time.perf_counter() - start
+            _seconds[name] = _seconds.get(name, 0.0) + elapsed - _nested.pop()
+            if _nested:
+                _nested[-1] += elapsed
 
     run.__wrapped__ = implementation
     return run
@@ -73,6 +92,7 @@ def _guarded(implementation, name: str, where: str):
 def install(loaded: list[Loaded], folder=None) -> None:
     """Put every loaded learner component into its seam (and take out the ones that are gone)."""
     manifest = read_manifest(folder).get("components", {}) if folder is not None else {}
+    _seconds.clear()
     for item in loaded:
         seams.uninstall(item.component.seam)
         if item.obj is not None:
