@@ -58,6 +58,23 @@ def _dt_name(d):
     return type_name(d)
 
 
+def _transposed(t) -> bool:
+    """True for a 2-D tensor laid out column-major (a transposed view such as Linear's weight.T)."""
+    flags = t._data.flags
+    return t.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
+
+
+def _grad_mat1(g, mat2, mat1):
+    """g @ mat2.T, computed in mat1's layout (as PyTorch does) so that a transposed operand's gradient comes
+    back row-major through its transpose, and the leaf keeps it without a copy."""
+    return (mat2 @ g.mT).mT if _transposed(mat1) else g @ mat2.mT
+
+
+def _grad_mat2(mat1, g, mat2):
+    """mat1.T @ g, computed in mat2's layout (see `_grad_mat1`)."""
+    return (g.mT @ mat1).mT if _transposed(mat2) else mat1.mT @ g
+
+
 class Matmul(Op):
     node_name = "UnsafeViewBackward0"
 
@@ -73,6 +90,8 @@ class Matmul(Op):
         need = ctx.needs_input_grad
         if a.ndim == 1 and b.ndim == 1:  # dot product: g is a scalar
             return (g * b if need[0] else None), (g * a if need[1] else None)
+        if a.ndim == 2 and b.ndim == 2:
+            return (_grad_mat1(g, b, a) if need[0] else None), (_grad_mat2(a, g, b) if need[1] else None)
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g2 = g
@@ -172,6 +191,6 @@ class Addmm(Op):
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         gb = _grad_like(g, ctx.bias_shape, g.dtype) if ctx.needs_input_grad[0] else None
-        gx = g @ w.mT if ctx.needs_input_grad[1] else None
-        gw = x.mT @ g if ctx.needs_input_grad[2] else None
+        gx = _grad_mat1(g, w, x) if ctx.needs_input_grad[1] else None
+        gw = _grad_mat2(x, g, w) if ctx.needs_input_grad[2] else None
         return gb, gx, gw
