@@ -9,6 +9,7 @@ from ._backend import device, get_default_device, set_default_device
 from ._functions import *  # noqa: F401,F403  (tc.exp, tc.sum, ...)
 from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, is_tensor
 from ._printing import set_printoptions
+from ._unsupported import missing as _missing
 from ._threads import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
@@ -49,7 +50,8 @@ short = int16
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
          "profiler", "autograd", "debugging", "linalg", "accelerator", "backends", "jit", "onnx", "serialization",
-         "multiprocessing", "sparse", "build", "seams"}
+         "multiprocessing", "sparse", "build", "seams", "special",
+         "fft", "distributions"}
 _LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build"}
 
 
@@ -58,4 +60,4 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
-    raise AttributeError(f"module 'tinygrad_course' has no attribute '{name}'")
+    raise _missing("tc", name, f"module 'tinygrad_course' has no attribute '{name}'")

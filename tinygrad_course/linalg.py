@@ -5,6 +5,7 @@ so higher derivatives work.
 """
 from __future__ import annotations
 
+from ._unsupported import missing as _missing
 from .autograd.function import Op
 from .ops import cross_distance as _L
 from .ops import reduce as _R
@@ -160,3 +161,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cross(input, other, *, dim=-1):
     """Cross product of 3-vectors along `dim` (default last), with broadcasting, like `torch.linalg.cross`."""
     return _L.Cross.apply(input, other, dim)
+
+
+def __getattr__(name):
+    raise _missing("tc.linalg", name, f"module '{__name__}' has no attribute '{name}'")
