@@ -11,6 +11,7 @@ from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, 
 from ._printing import set_printoptions
 from ._unsupported import missing as _missing
 from ._threads import get_num_threads, set_num_threads
+from ._settings import *  # noqa: F401,F403  (set_float32_matmul_precision, contiguous_format, pi, ...)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      promote_types, result_type, set_default_dtype, uint8)
@@ -51,8 +52,9 @@ short = int16
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
          "profiler", "autograd", "debugging", "linalg", "accelerator", "backends", "jit", "onnx", "serialization",
          "multiprocessing", "sparse", "build", "seams", "special",
-         "fft", "distributions"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build"}
+         "fft", "distributions", "cpu", "xpu", "mps"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build",
+               "compile": "jit"}
 
 
 def __getattr__(name):

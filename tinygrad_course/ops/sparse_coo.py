@@ -181,7 +181,7 @@ class SparseCOOTensor:
     __matmul__ = matmul
 
     def __add__(self, other):
-        """sparse + sparse is sparse (entries concatenated, uncoalesced); sparse + dense is dense."""
+        """sparse + sparse is sparse (entries concatenated, uncoalesced); dense + sparse is dense."""
         if isinstance(other, SparseCOOTensor):
             if other.shape != self.shape:
                 raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
@@ -190,10 +190,14 @@ class SparseCOOTensor:
             return SparseCOOTensor(_cat([self._indices_t, other._indices_t], 1),
                                    _cat([self._values_t, other._values_t], 0), self._size)
         if isinstance(other, Tensor):
-            return self.to_dense() + other
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         return NotImplemented
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        """dense + sparse is dense."""
+        if isinstance(other, Tensor):
+            return other + self.to_dense()
+        return NotImplemented
 
     def add(self, other):
         return self + other
