@@ -9,7 +9,9 @@ from ._backend import device, get_default_device, set_default_device
 from ._functions import *  # noqa: F401,F403  (tc.exp, tc.sum, ...)
 from ._functions import broadcast_shapes, broadcast_tensors, is_floating_point, is_tensor
 from ._printing import set_printoptions
+from ._unsupported import missing as _missing
 from ._threads import get_num_threads, set_num_threads
+from ._settings import *  # noqa: F401,F403  (set_float32_matmul_precision, contiguous_format, pi, ...)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .dtypes import (bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      promote_types, result_type, set_default_dtype, uint8)
@@ -49,8 +51,10 @@ short = int16
 # Subpackages load on first use, so `import tinygrad_course` stays fast.
 _LAZY = {"nn", "optim", "utils", "cuda", "viz", "grading", "datasets", "transforms", "amp", "distributed",
          "profiler", "autograd", "debugging", "linalg", "accelerator", "backends", "jit", "onnx", "serialization",
-         "multiprocessing", "sparse", "build", "seams"}
-_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build"}
+         "multiprocessing", "sparse", "build", "seams", "special",
+         "fft", "distributions", "cpu", "xpu", "mps"}
+_LAZY_ATTRS = {"save": "serialization", "load": "serialization", "autocast": "amp", "use_learner": "build",
+               "compile": "jit"}
 
 
 def __getattr__(name):
@@ -58,4 +62,4 @@ def __getattr__(name):
         return importlib.import_module(f".{name}", __name__)
     if name in _LAZY_ATTRS:
         return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
-    raise AttributeError(f"module 'tinygrad_course' has no attribute '{name}'")
+    raise _missing("tc", name, f"module 'tinygrad_course' has no attribute '{name}'")

@@ -24,6 +24,10 @@ OVERLOADS = {
                "Number start, Number end, *, {ns}.dtype dtype = None, {ns}.layout layout = None, {ns}.device device "
                "= None, bool pin_memory = False, bool requires_grad = False",
                f"Number start, Number end, Number step = 1, {_PLAIN_TAIL}"],
+    "linspace": [f"{a} start, {b} end, int steps, {_PLAIN_TAIL}"
+                 for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))],
+    "logspace": [f"{a} start, {b} end, int steps, float base = 10.0, {_PLAIN_TAIL}"
+                 for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))],
 }
 
 
@@ -34,20 +38,40 @@ def _type_name(v) -> str:
         return "int"
     if isinstance(v, (float, np.floating)):
         return "float"
-    if isinstance(v, (tuple, list)):
-        return f"{type(v).__name__} of [{', '.join(_type_name(x) for x in v)}]"
     if type(v).__name__ in ("Tensor", "Parameter"):
         return "Tensor"
+    if type(v).__name__ == "dtype":
+        return f"{namespace()}.dtype"
     return type(v).__name__
 
 
 def invalid_combination(fname: str, args, kwargs) -> TypeError:
-    """PyTorch's "received an invalid combination of arguments - got (...)" error for `fname`."""
-    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items() if v is not None]
+    """PyTorch's "received an invalid combination of arguments - got (...)" error for `fname`: the types of
+    the positional arguments, then `name=type` for the keywords (in PyTorch's order: last given first)."""
+    pos = [_type_name(a) for a in args]
+    kw = [f"{k}={_type_name(v)}" for k, v in reversed(list(kwargs.items())) if v is not None]
+    got = ", ".join(pos + kw) if pos else "".join(f"{k}, " for k in kw)
     ns = namespace()
     lines = "\n".join(f" * ({o.format(ns=ns)})" for o in OVERLOADS[fname])
-    return TypeError(f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), "
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
                      f"but expected one of:\n{lines}\n")
+
+
+def space_args(fname: str, args: tuple, kwargs: dict):
+    """(start, end, steps, base) for `linspace(start, end, steps)` / `logspace(start, end, steps, base=10.0)`
+    given positionally or by keyword; PyTorch's error naming what was given when one is missing."""
+    names = ("start", "end", "steps", "base") if fname == "logspace" else ("start", "end", "steps")
+    given = {k: kwargs.pop(k) for k in names if k in kwargs}
+    if len(args) > len(names) or any(k in given for k in names[:len(args)]):
+        raise invalid_combination(fname, args, given)
+    vals = dict(zip(names, args), **given)
+    steps = vals.get("steps")
+    if any(k not in vals for k in names[:3]) or not _is_int(steps):
+        raise invalid_combination(fname, args, given)
+    for k in ("start", "end"):
+        if not isinstance(vals[k], (numbers.Real, np.generic)) and type(vals[k]).__name__ not in ("Tensor", "Parameter"):
+            raise invalid_combination(fname, args, given)
+    return vals["start"], vals["end"], int(steps), vals.get("base", 10.0)
 
 
 def _is_int(v) -> bool:

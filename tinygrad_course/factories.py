@@ -12,10 +12,12 @@ import numpy as np
 from . import dtypes as _dt
 from ._backend import (CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device,
                        to_device_array)
-from ._signatures import arange_args, randint_args, size_arg
+from ._signatures import arange_args, randint_args, size_arg, space_args
 from .generator import Generator, _generator, default_generator, manual_seed, sampler  # noqa: F401
 from .tensor import Tensor, _wrap
 
+
+_MISSING = object()  # the default of an argument PyTorch requires, so the error can use PyTorch's words
 
 # ---- random number generation ------------------------------------------------------------------------
 
@@ -53,12 +55,14 @@ def _to_plain(data):
     return data
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data=_MISSING, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested lists, numbers, NumPy arrays or tensors).
 
     dtype is inferred like PyTorch: bools -> bool, ints -> int64, floats -> float32; NumPy arrays
     keep their dtype.
     """
+    if data is _MISSING:
+        raise TypeError('tensor() missing 1 required positional arguments: "data"')
     dev = requested_device(device)
     if isinstance(data, Tensor):
         arr = data.detach()._data.copy()
@@ -234,14 +238,21 @@ def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
     return _finish(_place(arr.astype(dt.np_dtype), dev), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    """`steps` evenly spaced values from start to end inclusive."""
+def linspace(*args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+    """`steps` evenly spaced values from start to end inclusive: `linspace(start, end, steps)`."""
+    start, end, steps, _ = space_args("linspace", args, kwargs)
+    _no_more(kwargs, "linspace")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     dt, dev, xp = _creation(dtype, device)
     return _finish(_place(np.linspace(start, end, steps).astype(dt.np_dtype), dev), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    """`steps` values from base**start to base**end, evenly spaced in the exponent."""
+def logspace(*args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+    """`steps` values from base**start to base**end, evenly spaced in the exponent:
+    `logspace(start, end, steps, base=10.0)`."""
+    start, end, steps, base = space_args("logspace", args, kwargs)
+    _no_more(kwargs, "logspace")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     dt, dev, xp = _creation(dtype, device)
     return _finish(_place(np.logspace(start, end, steps, base=base).astype(dt.np_dtype), dev), requires_grad)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = [
     "ScriptFunction",
     "ScriptModule",
+    "compile",
     "export",
     "freeze",
     "ignore",
@@ -76,3 +77,15 @@ class ScriptModule:
 
 class ScriptFunction:
     """Placeholder type so `isinstance(f, torch.jit.ScriptFunction)` is False for every function."""
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
+            disable=False):
+    """`torch.compile`: returns `model` unchanged (the framework always runs eagerly, and compiling never
+    changes a result in PyTorch either); used as `@tc.compile` or `@tc.compile(mode=...)` it leaves the
+    function as it is."""
+    if model is None:
+        return lambda fn: fn
+    if not callable(model):
+        raise RuntimeError(f"torch.compile: expected a callable (a module or function), got {type(model).__name__}")
+    return model

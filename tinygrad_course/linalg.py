@@ -5,10 +5,12 @@ so higher derivatives work.
 """
 from __future__ import annotations
 
+from ._unsupported import missing as _missing
 from .autograd.function import Op
 from .ops import cross_distance as _L
 from .ops import reduce as _R
 from .ops._util import type_name
+from .ops.out_arg import supports_out
 from .ops.broadcast_grad import _grad_like
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "det", "inv", "solve", "LinAlgError"]
@@ -160,3 +162,13 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cross(input, other, *, dim=-1):
     """Cross product of 3-vectors along `dim` (default last), with broadcasting, like `torch.linalg.cross`."""
     return _L.Cross.apply(input, other, dim)
+
+
+# `out=` as in torch.linalg (the result dtype must match out's exactly)
+for _name in ("inv", "det", "solve", "vector_norm", "matrix_norm", "norm", "cross"):
+    globals()[_name] = supports_out("linalg." + _name, globals()[_name])
+del _name
+
+
+def __getattr__(name):
+    raise _missing("tc.linalg", name, f"module '{__name__}' has no attribute '{name}'")

@@ -171,3 +171,90 @@ def test_cuda_legacy_types_exist_and_describe_cuda_tensors():
         assert not isinstance(torch.zeros(1, dtype=theirs.dtype), theirs)
     with pytest.raises(AttributeError):
         tc.cuda.NotATensor
+
+
+def test_compile_returns_the_model_and_works_as_a_decorator():
+    m = tc.nn.Linear(2, 2)
+    assert tc.compile(m) is m and tc.compile(m, mode="max-autotune", fullgraph=True) is m
+
+    @tc.compile
+    def f(x):
+        return x + 1
+
+    @tc.compile(mode="reduce-overhead")
+    def g(x):
+        return x * 2
+    assert f(1) == 2 and g(2) == 4
+
+
+def test_process_switches_keep_pytorchs_defaults_and_assignments():
+    assert tc.get_float32_matmul_precision() == torch.get_float32_matmul_precision() == "highest"
+    tc.set_float32_matmul_precision("high")
+    assert tc.get_float32_matmul_precision() == "high"
+    tc.set_float32_matmul_precision("highest")
+    assert tc.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled()
+    tc.use_deterministic_algorithms(True, warn_only=True)
+    assert tc.are_deterministic_algorithms_enabled() and tc.is_deterministic_algorithms_warn_only_enabled()
+    tc.use_deterministic_algorithms(False)
+    assert (tc.pi, tc.e, tc.inf, tc.newaxis) == (torch.pi, torch.e, torch.inf, torch.newaxis)
+    for name in ("contiguous_format", "channels_last", "preserve_format"):
+        assert repr(getattr(tc, name)).split(".")[1] == repr(getattr(torch, name)).split(".")[1]
+    assert tuple(tc.empty(2, 3, memory_format=tc.contiguous_format).shape) == (2, 3)
+    assert tc.backends.opt_einsum.enabled == torch.backends.opt_einsum.enabled
+
+
+@pytest.mark.parametrize("mod", ["xpu", "mps", "cpu"])
+def test_device_modules_answer_like_pytorch_on_this_machine(mod):
+    ours, theirs = getattr(tc, mod), getattr(torch, mod)
+    assert ours.is_available() == theirs.is_available()
+    assert ours.device_count() == theirs.device_count()
+    ours.synchronize()
+
+
+def test_cpu_amp_old_spelling_warns_like_pytorch():
+    for make in (lambda ns: ns.cpu.amp.autocast(), lambda ns: ns.cpu.amp.GradScaler()):
+        ours = [w for w in _warnings_of(lambda: make(tc)) if w[0] is FutureWarning]
+        theirs = [w for w in _warnings_of(lambda: make(torch)) if w[0] is FutureWarning]
+        assert ours == theirs and ours
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tc.cpu.amp.autocast(dtype=tc.bfloat16):
+            y = tc.nn.Linear(2, 2)(tc.ones(1, 2))
+    assert y.dtype is tc.bfloat16
+
+
+def test_set_default_tensor_type_like_pytorch():
+    try:
+        for ns in (tc, torch):
+            got = _warnings_of(lambda: ns.set_default_tensor_type(ns.DoubleTensor))
+            assert got[0][0] is UserWarning and "set_default_tensor_type() is deprecated" in got[0][1]
+            assert ns.zeros(1).dtype is ns.float64
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ns.set_default_tensor_type("torch.FloatTensor")
+                assert ns.zeros(1).dtype is ns.float32
+                with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+                    ns.set_default_tensor_type(ns.LongTensor)
+    finally:
+        tc.set_default_dtype(tc.float32)
+        torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize("args", ["(2, 3)", "([1, 2],)", "()", "(ns.Size([2]),)"])
+def test_legacy_tensor_new_keeps_dtype_like_pytorch(args):
+    a = eval(f"x.new{args}", {"x": tc.ones(2, dtype=tc.float64), "ns": tc})
+    b = eval(f"x.new{args}", {"x": torch.ones(2, dtype=torch.float64), "ns": torch})
+    assert tuple(a.shape) == tuple(b.shape) and str(a.dtype)[3:] == str(b.dtype)[6:]
+    if "[1, 2]" in args:
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_layout_and_return_types_print_like_pytorch():
+    tc.set_printoptions(namespace="torch")
+    try:
+        assert repr(tc.zeros(2).layout) == repr(torch.zeros(2).layout) == "torch.strided"
+        x, tx = tc.tensor([[1.0, 3.0], [2.0, 0.0]]), torch.tensor([[1.0, 3.0], [2.0, 0.0]])
+        for call in ("x.max(1)", "x.sort(1)", "x.aminmax()"):
+            assert repr(eval(call)) == repr(eval("t" + call))
+    finally:
+        tc.set_printoptions(namespace=None)

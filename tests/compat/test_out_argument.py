@@ -30,6 +30,9 @@ CALLS = [
     ("ns.clamp(a, -1, 1, out=out)", (2, 3)), ("ns.tanh(a, out=out)", (2, 3)), ("ns.pow(a, 2, out=out)", (2, 3)),
     ("ns.maximum(a, b, out=out)", (2, 3)), ("ns.sqrt(b.abs(), out=out)", (2, 3)), ("ns.cumsum(a, 1, out=out)", (2, 3)),
     ("ns.zeros(2, 3, out=out)", (2, 3)), ("ns.arange(6, out=out)", (6,)), ("ns.sigmoid(a, out=out)", (2, 3)),
+    ("ns.tensordot(a, b.t(), dims=1, out=out)", (2, 2)), ("ns.linalg.norm(a, dim=1, out=out)", (2,)),
+    ("ns.linalg.vector_norm(a, 3, dim=0, out=out)", (3,)), ("ns.linalg.det(a[:, :2], out=out)", ()),
+    ("ns.linalg.inv(a[:, :2], out=out)", (2, 2)), ("ns.linalg.cross(a, b, out=out)", (2, 3)),
 ]
 
 
@@ -54,7 +57,9 @@ DTYPE_CALLS = [
     ("ns.matmul(a, b.t(), out=out)", "float64"), ("ns.where(a > 0, a, b, out=out)", "float64"),
     ("ns.clamp(a, 0, 1, out=out)", "int64"), ("ns.sum(a, 0, out=out)", "int64"), ("ns.sum(i, 0, out=out)", "float32"),
     ("ns.eq(a, 1, out=out)", "float32"), ("ns.argmax(a, out=out)", "float32"), ("ns.exp(a, out=out)", "float64"),
-    ("ns.stack([a], out=out)", "int64"),
+    ("ns.stack([a], out=out)", "int64"), ("ns.tensordot(a, b.t(), dims=1, out=out)", "float64"),
+    ("ns.linalg.norm(a, dim=1, out=out)", "int64"), ("ns.linalg.vector_norm(a, dim=1, out=out)", "float64"),
+    ("ns.linalg.inv(a[:, :2], out=out)", "float64"),
 ]
 
 

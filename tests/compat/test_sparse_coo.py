@@ -95,3 +95,23 @@ def test_shape_mismatch_error_like_pytorch():
         torch.sparse.mm(ts, torch.ones(4, 2))
     with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
         tc.sparse.mm(s, tc.ones(4, 2))
+
+
+def test_graph_network_idioms_match_pytorch():
+    idx, vals = [[0, 1, 1, 2], [1, 0, 2, 1]], [1.0, 2.0, 3.0, 4.0]
+    A = tc.sparse_coo_tensor(idx, vals, (3, 3))
+    tA = torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(vals), (3, 3))
+    X, tX = tc.arange(6.0).reshape(3, 2), torch.arange(6.0).reshape(3, 2)
+    pairs = [(tc.matmul(A, X), torch.matmul(tA, tX)), (A.matmul(X), tA.matmul(tX)),
+             (A.mv(tc.ones(3)), tA.mv(torch.ones(3))), ((A + A).to_dense(), (tA + tA).to_dense()),
+             (tc.eye(3) + A, torch.eye(3) + tA), (A.transpose(0, 1).to_dense(), tA.transpose(0, 1).to_dense()),
+             (A.clone().to_dense(), tA.clone().to_dense()),
+             ((A + tc.eye(3).to_sparse()).coalesce().values(), (tA + torch.eye(3).to_sparse()).coalesce().values())]
+    for a, b in pairs:
+        np.testing.assert_allclose(a.numpy(), b.numpy())
+    assert (A.sparse_dim(), A.dense_dim()) == (tA.sparse_dim(), tA.dense_dim())
+    for ns, S in ((tc, A), (torch, tA)):
+        with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported\. Use add\(dense, sparse\)"):
+            S + ns.eye(3)
+    with pytest.raises(NotImplementedError, match=r"sparse tensors do not implement \.index_select\(\).*to_dense"):
+        A.index_select(0, tc.tensor([0]))

@@ -141,3 +141,23 @@ def test_allow_list_does_not_open_the_door_to_other_globals():
     buf.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="GLOBAL (posix|os|nt).system was not an allowed global"):
         tc.load(buf)
+
+
+def test_the_allow_list_pytorch_needs_for_attention_loads_ours_too():
+    def names(ns):
+        nn = ns.nn
+        return [nn.Sequential, nn.Linear, nn.MultiheadAttention, nn.modules.linear.NonDynamicallyQuantizableLinear]
+
+    for ns in (tc, torch):
+        buf = io.BytesIO()
+        ns.save(ns.nn.Sequential(ns.nn.Linear(4, 4), ns.nn.MultiheadAttention(4, 2)), buf)
+        with ns.serialization.safe_globals(names(ns)[:-1]):
+            buf.seek(0)
+            with pytest.raises(pickle.UnpicklingError, match="GLOBAL torch.nn.modules.linear."
+                                                             "NonDynamicallyQuantizableLinear was not an allowed"):
+                ns.load(buf)
+        with ns.serialization.safe_globals(names(ns)):
+            buf.seek(0)
+            m = ns.load(buf)
+        assert type(m[1].out_proj).__name__ == "NonDynamicallyQuantizableLinear"
+        assert isinstance(m[1].out_proj, ns.nn.Linear) and not hasattr(ns.nn, "NonDynamicallyQuantizableLinear")

@@ -3,6 +3,6 @@
 
 The framework computes with NumPy/CuPy, so the switches are recorded with PyTorch's defaults and read back,
 but change no numerics (there is no cuDNN, TF32 or MPS path)."""
-from . import cpu, cuda, cudnn, mkl, mps, openmp
+from . import cpu, cuda, cudnn, mkl, mps, openmp, opt_einsum
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mps", "openmp"]
+__all__ = ["cpu", "cuda", "cudnn", "mkl", "mps", "openmp", "opt_einsum"]

@@ -23,6 +23,7 @@ from . import (
                stacking,
                statistics,
                storage,
+               unsupported,
                views,
 )
 
@@ -32,7 +33,8 @@ METHOD_FAMILIES = (
     indexing.IndexingMethods, inplace_ops.InplaceMethods,
     sorting.SortingMethods, pointwise.PointwiseMethods, linalg.LinalgMethods, shaping.ShapingMethods,
     index_updates.IndexUpdateMethods, storage.StorageMethods, statistics.StatisticsMethods, aliases.AliasMethods,
-    inplace_ops.InplaceTwins, predicates.PredicateMethods,
+    inplace_ops.InplaceTwins, predicates.PredicateMethods, legacy_types.LegacyMethods,
+    unsupported.UnsupportedMethods,
 )
 # modules whose METHOD_FUNCTIONS / __all__ become `tc.<name>` functions
 FAMILIES = (sorting, pointwise, linalg, shaping, index_updates, storage, stacking, statistics, aliases)

@@ -5,14 +5,17 @@ one of that shape, `FloatTensor()` an empty one; `isinstance(t, tc.FloatTensor)`
 tensors, and `t.type(tc.LongTensor)` converts."""
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as _dt
+from .._backend import set_default_device
 from .._namespace import namespace
 from ..factories import empty, tensor
 from ..shapes import Size
 from ..tensor import Tensor
 
 METHOD_FUNCTIONS: tuple[str, ...] = ()
-__all__ = [d._tensor_type for d in _dt.ALL_DTYPES]
+__all__ = [d._tensor_type for d in _dt.ALL_DTYPES] + ["set_default_tensor_type"]
 
 
 class _LegacyTensorType(type):
@@ -54,3 +57,34 @@ for _d in _dt.ALL_DTYPES:
     globals()[_d._tensor_type] = _make(_d)
 # tc.cuda.FloatTensor, ... (reached through tc.cuda's module __getattr__)
 CUDA_TYPES = {d._tensor_type: _make(d, cuda=True) for d in _dt.ALL_DTYPES}
+
+
+def set_default_tensor_type(t) -> None:
+    """`torch.set_default_tensor_type(tc.DoubleTensor)` (or `'torch.DoubleTensor'`, `'torch.cuda.FloatTensor'`):
+    sets the default floating dtype, and the default device for a CUDA type; deprecated as in PyTorch."""
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        ns, _, name = t.partition(".")
+        cuda = name.startswith("cuda.")
+        found = (CUDA_TYPES if cuda else globals()).get(name[5:] if cuda else name)
+        if ns not in ("torch", "tc", "tinygrad_course") or not isinstance(found, _LegacyTensorType):
+            raise AttributeError(f"module '{ns}' has no attribute '{name}'")
+        t = found
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    _dt.set_default_dtype(t.dtype)
+    set_default_device("cuda" if t.is_cuda else None)
+
+
+class LegacyMethods:
+    """`Tensor.new`, the legacy constructor of a tensor with this tensor's dtype and device."""
+
+    __slots__ = ()
+
+    def new(self, *args, **kwargs):
+        """`x.new(2, 3)` (uninitialised), `x.new([1, 2])` (data), `x.new()` (empty): a tensor with `x`'s dtype
+        and device, like PyTorch's legacy `Tensor.new`."""
+        cls = (CUDA_TYPES[self.dtype._tensor_type] if self.device.type == "cuda"
+               else globals()[self.dtype._tensor_type])
+        return cls(*args, device=kwargs.get("device", self.device))

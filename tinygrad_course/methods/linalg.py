@@ -13,6 +13,7 @@ from ..ops import diagonal as DG
 from ..ops import products as PR
 from ..ops import reduce as R
 from ..ops._util import normalize_dim, type_name
+from ..ops.out_arg import supports_out
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "outer", "ger", "inner", "kron", "trace", "diag", "diagonal", "diag_embed", "cross", "dist", "addmm",
@@ -184,6 +185,9 @@ def tensordot(a, b, dims=2):
     left = a.permute(*free_a, *ca).reshape(math.prod(a.shape[d] for d in free_a), k)
     right = b.permute(*cb, *free_b).reshape(k, math.prod(b.shape[d] for d in free_b))
     return left.mm(right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+tensordot = supports_out("tensordot", tensordot)
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):

@@ -3,6 +3,8 @@ layouts (`is_sparse`, `is_quantized`, `is_nested`, ...). A tensor here is a dens
 CPU or a CUDA GPU, so these are all False (`is_cpu`/`is_cuda` live in the core)."""
 from __future__ import annotations
 
+from ..ops.sparse_coo import strided
+
 METHOD_FUNCTIONS: tuple[str, ...] = ()
 __all__: list[str] = []
 
@@ -27,6 +29,11 @@ class PredicateMethods:
     for _name in _ALWAYS_FALSE:
         locals()[_name] = _false(_name)
     del _name
+
+    @property
+    def layout(self):
+        """`tc.strided`: every tensor here is dense (sparse COO tensors are their own class)."""
+        return strided
 
     def is_inference(self) -> bool:
         """False: inference tensors are not distinguished here."""

@@ -22,7 +22,8 @@ _CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
 EXACT_DTYPE = {"matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-               "baddbmm", "argmax", "argmin"}
+               "baddbmm", "argmax", "argmin", "tensordot", "linalg.norm", "linalg.vector_norm", "linalg.matrix_norm",
+               "linalg.det", "linalg.inv", "linalg.solve", "linalg.cross"}
 CREATION = {"zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "randperm", "linspace", "logspace",
             "eye"}
 _FREE_CAST = CREATION | {"sum", "nansum", "prod"}  # these compute in (or cast freely to) out's dtype
@@ -48,6 +49,11 @@ def _tensors(args, kwargs):
 def _check_dtype(name, result, out):
     r, o = result.dtype, out.dtype
     if name in EXACT_DTYPE:
+        if r is not o and name == "tensordot":
+            raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {type_name(r)}, but got an output "
+                               f"tensor with dtype {type_name(o)}")
+        if r is not o and name == "linalg.norm":
+            raise RuntimeError(f"linalg.norm expected out tensor dtype {type_name(r)} but got: {type_name(o)}")
         if r is not o:
             raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[r.name]}, but got "
                                f"{_CPP_NAMES[o.name]} instead")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import factories
+from .._namespace import namespace
 from ..autograd.function import Op
 from ..tensor import _wrap
 from ._util import normalize_dim, normalize_dims
@@ -24,7 +25,7 @@ class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):
     op_name = ""
 
     def __repr__(self):
-        return f"tc.return_types.{self.op_name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        return f"{namespace()}.return_types.{self.op_name}(\nvalues={self.values!r},\nindices={self.indices!r})"
 
 
 RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "op_name": name}) for name in ("max", "min")}

@@ -5,6 +5,7 @@ import math
 from collections import namedtuple
 
 from .. import dtypes as _dt
+from .._namespace import namespace
 from ..autograd.function import Op
 from ..tensor import _wrap
 from ._util import normalize_dims
@@ -86,7 +87,7 @@ class _Aminmax(namedtuple("_Aminmax", ["min", "max"])):
     __slots__ = ()
 
     def __repr__(self):
-        return f"tc.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+        return f"{namespace()}.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
 
 
 class Aminmax(Op):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._namespace import namespace
+from .._unsupported import UnsupportedError
 from ..autograd.function import Op
+from .concat import cat as _cat
 from ..factories import tensor as _tensor
 from ..factories import zeros
 from ..tensor import Size, Tensor
@@ -129,8 +131,29 @@ class SparseCOOTensor:
                                f"{self.dim()}D")
         return SparseCOOTensor(self._indices_t.flip(0), self._values_t, (self._size[1], self._size[0]))
 
+    def transpose(self, dim0: int, dim1: int) -> SparseCOOTensor:
+        """The sparse tensor with two dimensions swapped (its coordinates' rows exchanged)."""
+        d0, d1 = dim0 % self.dim(), dim1 % self.dim()
+        order = list(range(self.dim()))
+        order[d0], order[d1] = d1, d0
+        size = [self._size[i] for i in order]
+        return SparseCOOTensor(self._indices_t.index_select(0, _tensor(order)), self._values_t, size)
+
+    def sparse_dim(self) -> int:
+        return self.dim()
+
+    def dense_dim(self) -> int:
+        return 0
+
     def detach(self) -> SparseCOOTensor:
         return SparseCOOTensor(self._indices_t, self._values_t.detach(), self._size, self._coalesced)
+
+    def clone(self) -> SparseCOOTensor:
+        return SparseCOOTensor(self._indices_t.clone(), self._values_t.clone(), self._size, self._coalesced)
+
+    def requires_grad_(self, requires_grad: bool = True) -> SparseCOOTensor:
+        self._values_t.requires_grad_(requires_grad)
+        return self
 
     def to(self, *args, **kwargs) -> SparseCOOTensor:
         """The same sparse tensor with its values converted (dtype/device)."""
@@ -148,8 +171,42 @@ class SparseCOOTensor:
     def mm(self, mat2):
         return mm(self, mat2)
 
-    def __matmul__(self, other):
+    def matmul(self, other):
+        """Sparse (n, m) @ dense (m, k) or dense vector (m,)."""
+        if isinstance(other, Tensor) and other.ndim == 1:
+            return mm(self, other.unsqueeze(1)).squeeze(1)
         return mm(self, other)
+
+    mv = matmul
+    __matmul__ = matmul
+
+    def __add__(self, other):
+        """sparse + sparse is sparse (entries concatenated, uncoalesced); dense + sparse is dense."""
+        if isinstance(other, SparseCOOTensor):
+            if other.shape != self.shape:
+                raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                                   f"{list(self.shape)} while other has size {list(other.shape)} (FYI: op2-sparse "
+                                   f"addition does not currently support broadcasting)")
+            return SparseCOOTensor(_cat([self._indices_t, other._indices_t], 1),
+                                   _cat([self._values_t, other._values_t], 0), self._size)
+        if isinstance(other, Tensor):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        return NotImplemented
+
+    def __radd__(self, other):
+        """dense + sparse is dense."""
+        if isinstance(other, Tensor):
+            return other + self.to_dense()
+        return NotImplemented
+
+    def add(self, other):
+        return self + other
+
+    def __getattr__(self, name):
+        if not name.startswith("__") and hasattr(Tensor, name):
+            raise UnsupportedError(f"sparse tensors do not implement .{name}() in tinygrad_course. Instead, make "
+                                   f"the tensor dense with .to_dense() first.")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __mul__(self, other):
         if isinstance(other, (int, float)):

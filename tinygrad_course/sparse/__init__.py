@@ -1,4 +1,5 @@
 """`tc.sparse`: sparse COO tensors and their product with dense matrices, like `torch.sparse`."""
+from .._unsupported import missing as _missing
 from ..ops.sparse_coo import SparseCOOTensor, mm, sparse_coo_tensor, to_sparse
 
 
@@ -14,3 +15,7 @@ def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
 
 
 __all__ = ["SparseCOOTensor", "addmm", "mm", "sparse_coo_tensor", "sum", "to_sparse"]
+
+
+def __getattr__(name):
+    raise _missing("tc.sparse", name, f"module '{__name__}' has no attribute '{name}'")

@@ -28,6 +28,7 @@ from .loss_margin import (cosine_embedding_loss, hinge_embedding_loss, margin_ra
                           triplet_margin_with_distance_loss)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .loss_reduction import _reduction  # used by the loss modules of tc.nn
+from ..._unsupported import missing as _missing
 
 __all__ = [
     "linear", "relu", "relu_", "leaky_relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
@@ -47,3 +48,7 @@ __all__ = [
     "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "cosine_embedding_loss",
     "triplet_margin_loss", "triplet_margin_with_distance_loss",
 ]
+
+
+def __getattr__(name):
+    raise _missing("tc.nn.functional", name, f"module '{__name__}' has no attribute '{name}'")

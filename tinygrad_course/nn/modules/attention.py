@@ -6,14 +6,10 @@ from .. import functional as F
 from .. import init
 from ..functional.attention import _canonical_masks
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A plain `Linear`; PyTorch names MultiheadAttention's output projection this way (it shows in reprs)."""
 
 
 class MultiheadAttention(Module):

@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity"]
+__all__ = ["Linear", "Identity"]  # NonDynamicallyQuantizableLinear stays out, as in PyTorch
 
 
 def add_weight_and_bias(module, weight_shape, bias, device, dtype):
@@ -56,3 +56,8 @@ class Linear(Module):
     def extra_repr(self) -> str:
         """The layer's settings, as shown inside its `repr`."""
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain `Linear`; PyTorch names MultiheadAttention's output projection this way (it shows in reprs and
+    in the allow-list a whole-model checkpoint needs)."""

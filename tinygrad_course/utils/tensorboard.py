@@ -1,0 +1,11 @@
+"""`tc.utils.tensorboard`: TensorBoard logging is not part of this framework. `import` works so a program's
+imports run; creating a `SummaryWriter` raises NotImplementedError saying what to use instead."""
+from __future__ import annotations
+
+from .._unsupported import missing_in_module as _missing_in_module
+
+__all__: list[str] = []
+
+
+def __getattr__(name):
+    raise _missing_in_module("tc.utils.tensorboard", name)
