@@ -195,3 +195,33 @@ def test_local_names_like_the_reference_accuse_no_one():
 ])
 def test_the_reference_is_found_through_aliases_attributes_and_getattr(linear):
     assert "linear" in shortcut_findings(_plan_03(linear, HONEST_DROPOUT)).get("03.1", "")
+
+
+# --- the audit hook (the only fence under unsafe-audit-hook-only) ----------------------------------------
+HOOKED = """import os, sys, glob
+from tinygrad_course.grading.sandbox import guard
+hidden, mine = sys.argv[1], sys.argv[2]
+guard.install(writable=[mine], unreadable=[hidden])
+refused = []
+for name, call in [("listdir", lambda: os.listdir(hidden)), ("scandir", lambda: list(os.scandir(hidden))),
+                   ("glob", lambda: glob.glob(hidden + "/*")), ("open", lambda: open(hidden + "/s.ipynb").read()),
+                   ("own listdir", lambda: os.listdir(mine))]:
+    try:
+        call()
+    except PermissionError:
+        refused.append(name)
+print(refused)
+"""
+
+
+def test_the_audit_hook_refuses_listing_and_reading_the_hidden_folders(tmp_path):
+    import subprocess
+    import sys
+
+    hidden, mine = tmp_path / "solutions", tmp_path / "sandbox"
+    hidden.mkdir()
+    mine.mkdir()
+    (hidden / "s.ipynb").write_text("HIDDEN")
+    out = subprocess.run([sys.executable, "-c", HOOKED, str(hidden), str(mine)], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    assert out.strip() == "['listdir', 'scandir', 'glob', 'open']"
