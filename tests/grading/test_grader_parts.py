@@ -100,6 +100,19 @@ def test_only_single_link_regular_files_are_read(tmp_path):
             submissions.read_beneath(tmp_path, parts)
 
 
+def test_a_read_that_hangs_is_abandoned_with_a_reason(tmp_path, monkeypatch):
+    """A regular file on a file system that stops answering (a stale network mount) costs its row, not the class."""
+    import threading
+
+    release = threading.Event()
+    monkeypatch.setattr(submissions, "_read", lambda root, parts, max_bytes: release.wait(30) and b"")
+    try:
+        with pytest.raises(OSError, match="longer than 0.2 s"):
+            submissions.read_beneath(tmp_path, ("05_x.ipynb",), timeout=0.2)
+    finally:
+        release.set()
+
+
 def test_copy1_is_graded_alone_and_flagged_next_to_the_original(tmp_path):
     (tmp_path / "solo").mkdir()
     (tmp_path / "solo" / "05_t-Copy1.ipynb").write_text("{}")
