@@ -48,6 +48,8 @@ HONEST = {
     "vars_and_display_in_a_cell": {"ex05_2": CORRECT["ex05_2"] + "\nprint(vars(SGDMomentum).keys())\n"
                                                                  "def show(x):\n    display(x)\n"},
     "unpacked_settings": {"ex05_2": "LR, MOMENTUM = 0.1, 0.9\n" + CORRECT["ex05_2"]},
+    "global_set_in_a_helper_and_vars": {"ex05_4": "def _count():\n    global CALLS\n    CALLS = 1\n" + CORRECT["ex05_4"].replace(
+        "    grads = ", "    _count()\n    assert CALLS == 1\n    grads = ", 1) + "\nprint(sorted(vars()))\n"},
     "reference_compared_in_an_if_block": {"ex05_2": CORRECT["ex05_2"] + "\n" + TC + "if True:\n    ref = tc.optim.SGD\n"},
 }
 

@@ -188,11 +188,11 @@ def _module_symbols(trees: list[ast.Module]) -> _Module:
     found = _Module()
     resolver = _Resolver(found.symbols)
     for tree in trees:
+        found.names |= {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
         for node in _statements(tree.body):
             _bind_imports(node, found.symbols)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                found.names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-                found.names |= {k for k, v in found.symbols.items()}
+                found.names |= {(a.asname or a.name).split(".")[0] for a in node.names} | set(found.symbols)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 found.defs.setdefault(node.name, []).append(node)
                 found.symbols.pop(node.name, None)
@@ -218,9 +218,11 @@ def _patches(node, found: _Module) -> None:
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "setattr" and len(sub.args) == 3:
             stores.append((ast.Attribute(sub.args[0], "_", ast.Store()), sub.args[2]))
     for target, value in stores:
+        if not isinstance(target, (ast.Attribute, ast.Subscript)):
+            continue
         while isinstance(target, (ast.Attribute, ast.Subscript)):
             target = target.value
-        if isinstance(target, ast.Name) and target is not node:
+        if isinstance(target, ast.Name):
             found.exprs.setdefault(target.id, []).append(value)
 
 
