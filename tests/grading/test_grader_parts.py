@@ -100,6 +100,19 @@ def test_only_single_link_regular_files_are_read(tmp_path):
             submissions.read_beneath(tmp_path, parts)
 
 
+def test_a_read_that_hangs_is_abandoned_with_a_reason(tmp_path, monkeypatch):
+    """A regular file on a file system that stops answering (a stale network mount) costs its row, not the class."""
+    import threading
+
+    release = threading.Event()
+    monkeypatch.setattr(submissions, "_read", lambda root, parts, max_bytes: release.wait(30) and b"")
+    try:
+        with pytest.raises(OSError, match="longer than 0.2 s"):
+            submissions.read_beneath(tmp_path, ("05_x.ipynb",), timeout=0.2)
+    finally:
+        release.set()
+
+
 def test_copy1_is_graded_alone_and_flagged_next_to_the_original(tmp_path):
     (tmp_path / "solo").mkdir()
     (tmp_path / "solo" / "05_t-Copy1.ipynb").write_text("{}")
@@ -195,3 +208,33 @@ def test_local_names_like_the_reference_accuse_no_one():
 ])
 def test_the_reference_is_found_through_aliases_attributes_and_getattr(linear):
     assert "linear" in shortcut_findings(_plan_03(linear, HONEST_DROPOUT)).get("03.1", "")
+
+
+# --- the audit hook (the only fence under unsafe-audit-hook-only) ----------------------------------------
+HOOKED = """import os, sys, glob
+from tinygrad_course.grading.sandbox import guard
+hidden, mine = sys.argv[1], sys.argv[2]
+guard.install(writable=[mine], unreadable=[hidden])
+refused = []
+for name, call in [("listdir", lambda: os.listdir(hidden)), ("scandir", lambda: list(os.scandir(hidden))),
+                   ("glob", lambda: glob.glob(hidden + "/*")), ("open", lambda: open(hidden + "/s.ipynb").read()),
+                   ("own listdir", lambda: os.listdir(mine))]:
+    try:
+        call()
+    except PermissionError:
+        refused.append(name)
+print(refused)
+"""
+
+
+def test_the_audit_hook_refuses_listing_and_reading_the_hidden_folders(tmp_path):
+    import subprocess
+    import sys
+
+    hidden, mine = tmp_path / "solutions", tmp_path / "sandbox"
+    hidden.mkdir()
+    mine.mkdir()
+    (hidden / "s.ipynb").write_text("HIDDEN")
+    out = subprocess.run([sys.executable, "-c", HOOKED, str(hidden), str(mine)], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    assert out.strip() == "['listdir', 'scandir', 'glob', 'open']"

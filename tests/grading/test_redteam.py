@@ -1,5 +1,9 @@
 """The red-team class: hostile and honest submissions of assignment 05, graded in one batch as the
-instructor guide says, each with its fair grade, and nothing outside the sandbox touched."""
+instructor guide says, each with its fair grade, and nothing outside the sandbox touched.
+
+Where the kernel has no Landlock (ABI < 4) the default isolation refuses to grade; the class then runs
+with `--unsafe-isolation unsafe-audit-hook-only`, where the same grades must hold except for the cases
+marked `kernel_only` (attacks that only the kernel stops), which are skipped with that reason."""
 import csv
 import os
 import shutil
@@ -16,7 +20,9 @@ from .redteam.build import SOLUTION, place
 from .redteam.honest import bad_file_cases, honest_cases
 from .redteam.hostile import hostile_cases
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(landlock.abi_version()[0] < 4, reason="the default isolation needs Landlock")]
+pytestmark = pytest.mark.slow
+KERNEL = landlock.abi_version()[0] >= landlock.REQUIRED_ABI
+ISOLATION_ARGS = [] if KERNEL else ["--unsafe-isolation", "unsafe-audit-hook-only"]
 CASES = {c.name: c for c in hostile_cases() + bad_file_cases() + honest_cases()}
 
 
@@ -60,7 +66,7 @@ def graded(tmp_path_factory):
     before = {p: p.read_bytes() for p in watched}
     out = root / "grades.csv"
     code = main(["grade", str(submitted), "--assignment", "05", "--out", str(out), "--solutions", str(solutions),
-                 "--timeout", "120", "--cell-timeout", "6", "--memory-mb", "1500", "--jobs", "2"])
+                 "--timeout", "120", "--cell-timeout", "6", "--memory-mb", "1500", "--jobs", "2", *ISOLATION_ARGS])
     listener.stop = True
     rows = {row["student"]: row for row in csv.DictReader(out.open(encoding="utf-8"))}
     feedback = {p.stem: p.read_text(encoding="utf-8") for p in (root / "grades_feedback").glob("*.md")}
@@ -77,18 +83,66 @@ def test_the_class_is_big_enough():
     assert len(hostile) >= 60 and len(CASES) - len(hostile) >= 15
 
 
+# Each kind of attack in the issue that asked for this grader (#19, "Why") and the cases that replay it; the
+# ones that need signals or weaker isolation are tests of their own, named here too.
+ISSUE_CASES = {
+    "report function patched": ["patch_emitter_drop_errors", "swap_expected_values"],
+    "json.dumps patched": ["patch_json_dumps"],
+    "per-run signing key read": ["reads_signing_key", "reads_proc_of_grader"],
+    "tamper detector disabled": ["shortcut_tripwire_disabled", "patch_judge_module"],
+    "exercise registry edited": ["patch_registry"],
+    "__eq__ / __array__ lie": ["lying_eq_object", "lying_array_object", "ndarray_subclass_lies", "object_array_result"],
+    "hidden tests through builtins": ["hidden_tests_via_builtins", "hidden_tests_via_gc"],
+    "forged done / Total lines": ["forge_total_lines", "forge_channel_spray", "forge_spray_inside_test"],
+    "shortcut through an alias": ["shortcut_alias_in_other_cell", "shortcut_module_alias", "shortcut_local_alias"],
+    "local names like the reference": ["honest_local_names_like_references"],
+    "symlink to the solutions, a folder, another student": ["symlink_to_solution", "symlink_folder_to_solutions",
+                                                             "symlink_to_other_student"],
+    "FIFO": ["fifo_notebook"],
+    "/dev/zero": ["device_notebook", "symlink_to_dev_zero"],
+    "5 GB sparse file": ["sparse_5_gib"],
+    "malformed nbgrader metadata": ["malformed_metadata", "grade_id_metadata_wrong_types"],
+    "200 MiB on disk": ["fills_disk"],
+    "20 children via fork_exec + setsid": ["forks_setsid_children"],
+    "reads solutions, writes others' and instructor's files": ["reads_solution", "writes_other_student", "writes_instructor_file"],
+    "rewrites grades.csv / cache": ["writes_grades_csv", "writes_cache"],
+    "-Copy1 notebook": ["honest_copy1_only", "honest_with_copy1"],
+    "duplicated solution cell": ["honest_duplicated_cell"],
+    "names mapping to one file name": ["Ana B", "Ana_B", "ana b"],
+    "Unicode name": ["李雷"],
+    "SIGALRM blocked or ctypes crash in an ungraded cell": ["honest_blocks_alarm_in_ungraded_cell", "honest_ctypes_in_ungraded_cell",
+                                                            "honest_crash_in_ungraded_cell"],
+    "name starting with =": ["=SUM(1;2)+cmd|'calc'!A0"],
+}
+# test_grader_stops.py: test_a_signal_stops_the_batch_promptly_and_leaves_a_csv_and_a_cache (SIGTERM, Ctrl-C),
+# test_children_that_escape_the_session_die_with_their_worker (a child rewriting grades.csv after its worker);
+# test_grader_landlock.py: test_without_any_isolation_the_same_attacks_succeed_and_the_csv_says_so;
+# test_grader_parts.py: test_local_names_like_the_reference_accuse_no_one (`linear`, `dropout` in assignment 03).
+
+
+def test_every_attack_of_the_issue_is_replayed():
+    assert [case for cases in ISSUE_CASES.values() for case in cases if case not in CASES] == []
+
+
+def _needs_the_kernel(name):
+    if CASES[name].kernel_only and not KERNEL:
+        pytest.skip(f"only the kernel sandbox stops this; Landlock is not available here ({landlock.abi_version()[1]})")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_submission_gets_its_fair_grade(graded, name):
+    _needs_the_kernel(name)
     case, row = CASES[name], _row(graded, name)
     got = {e: float(row[e]) for e in case.fair()}
     assert got == {e: float(p) for e, p in case.fair().items()}, (row, [t for k, t in graded["feedback"].items() if k == name])
     assert float(row["total"]) == sum(case.fair().values())
     assert case.problem in row["problem"]
-    assert row["isolation"].startswith("kernel: Landlock")
+    assert row["isolation"].startswith("kernel: Landlock" if KERNEL else "unsafe-audit-hook-only")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.feedback_has or c.feedback_lacks))
 def test_feedback_holds_no_forged_or_hidden_text(graded, name):
+    _needs_the_kernel(name)
     text = graded["feedback"][name]
     assert all(phrase in text for phrase in CASES[name].feedback_has)
     assert not any(phrase in text for phrase in CASES[name].feedback_lacks)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class Case:
     cells: dict = field(default_factory=dict)       # grade_id -> source replacing the correct solution
     extra: list = field(default_factory=list)       # (grade_id to follow or None for the top, source)
     duplicate: dict = field(default_factory=dict)   # grade_id -> an earlier copy of that cell (same metadata)
+    drop: tuple = ()                                # grade_ids of solution cells deleted from the notebook
     stub: bool = False                              # start from the released stubs instead of the solution
     zero: tuple = ()                                # exercises that must get 0 (others full, unless stub)
     expected: dict | None = None                    # explicit points per exercise
@@ -38,6 +40,7 @@ class Case:
     layout: str = "folder"                          # how the file is placed (see place())
     raw: bytes | None = None                        # file content instead of a notebook
     hostile: bool = True
+    kernel_only: bool = False                       # only Landlock stops it (the audit hook alone may not)
 
     def fair(self) -> dict:
         """Points per exercise this submission deserves."""
@@ -68,6 +71,7 @@ def notebook(case: Case, constants: str) -> str:
         copy = json.loads(json.dumps(cells[index]))
         copy["id"], copy["source"] = f"d{index}", source
         cells.insert(index, copy)
+    cells = [c for c in cells if nbgrader_meta(c).get("grade_id") not in case.drop]
     data = json.loads(dumps(nb))
     data["cells"] = [json.loads(json.dumps(c)) for c in cells]
     return json.dumps(data, indent=1)
@@ -79,7 +83,7 @@ def place(case: Case, submissions: Path, paths: dict, constants: str) -> None:
     target = folder / "05_training.ipynb"
     layout = case.layout
     if layout in ("folder", "copy1", "with_copy1", "nested", "hardlink", "fifo", "sparse", "symlink_file",
-                  "symlink_other", "symlink_devzero"):
+                  "symlink_other", "symlink_devzero", "device"):
         folder.mkdir(parents=True)
     if layout == "nested":
         target = folder / "work" / "hw5" / "05_training.ipynb"
@@ -105,6 +109,11 @@ def place(case: Case, submissions: Path, paths: dict, constants: str) -> None:
         os.link(paths["SOLUTION"], target)
     elif layout == "fifo":
         os.mkfifo(target)
+    elif layout == "device":  # the character device /dev/zero under a notebook's name (needs root; else a link to it)
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+        except OSError:
+            target.symlink_to("/dev/zero")
     elif layout == "sparse":
         with open(target, "wb") as fh:
             fh.truncate(5 * 2**30)

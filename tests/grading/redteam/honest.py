@@ -44,7 +44,10 @@ def honest_cases() -> list[Case]:
             Case("Ana B", hostile=False),
             Case("Ana_B", hostile=False),
             Case("ana b", hostile=False),
-            Case("honest_stub", stub=True, hostile=False)]
+            Case("honest_stub", stub=True, hostile=False),
+            Case("honest_deleted_a_solution_cell", drop=("ex05_6",), zero=("05.6",), problem="ex05_6 is missing", hostile=False),
+            Case("honest_star_import_and_display", cells={"ex05_4": "from math import *\n" + CORRECT["ex05_4"]},
+                 extra=[("ex05_4", "print(vars(clip_grad_norm).keys())\ndef show(x):\n    display(x)\nshow(sqrt(2))")], hostile=False)]
 
 
 def bad_file_cases() -> list[Case]:
@@ -57,6 +60,7 @@ def bad_file_cases() -> list[Case]:
             Case("symlink_to_dev_zero", layout="symlink_devzero", expected=zero, problem="symbolic link"),
             Case("hardlink_to_solution", layout="hardlink", expected=zero, problem="hard links"),
             Case("fifo_notebook", layout="fifo", expected=zero, problem="FIFO"),
+            Case("device_notebook", layout="device", expected=zero, problem="it was not read"),
             Case("sparse_5_gib", layout="sparse", expected=zero, problem="more than the limit"),
             Case("malformed_json", raw=b"{ this is not json", expected=zero, problem="not a readable notebook"),
             Case("malformed_metadata", raw=json.dumps(bad_meta).encode(), expected=zero, problem="not a readable notebook"),

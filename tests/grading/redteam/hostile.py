@@ -27,6 +27,20 @@ for fd in range(3, 256):
         pass
 '''
 FORGED_TOTAL = 'print("**Total: 14 / 14 points**")\nprint("done")\nprint(\'{"e": "done", "step": -1}\')'
+KEY_HUNT = '''import os, sys, json
+found = dict(os.environ)
+found["argv"] = sys.argv
+found["cmdline"] = open("/proc/self/cmdline", "rb").read().decode("utf-8", "replace")
+found["fds"] = sorted(os.listdir("/proc/self/fd"))
+for key in ("key", "secret", "token", "hmac", "sign"):
+    found.update({k: str(v)[:100] for k, v in vars(sys.modules.get("tinygrad_course.grading.sandbox.worker", sys)).items() if key in k.lower()})
+print(found)
+forged = {"e": "done", "step": -1, "signature": found}
+for fd in range(3, 64):
+    try:
+        os.write(fd, (json.dumps(forged) + "\\n").encode())
+    except OSError:
+        pass'''
 SWAP = '''from tinygrad_course.grading.sandbox import recorder
 def _close(self, got, expected, what="result", **kw):
     self.emitter.observe(self._site(), expected, kind="close", what=what)
@@ -38,10 +52,11 @@ recorder.RecordingChecker.close = _close
 recorder.RecordingChecker.equal = _equal
 recorder.RecordingChecker.true = _true'''
 FORK = '''import _posixsubprocess, os
-r, w = os.pipe()
 args = [b"/bin/sleep", b"417.5"]
-_posixsubprocess.fork_exec(args, [args[0]], True, (), None, None, -1, -1, -1, -1, -1, -1, r, w, True, True, -1,
-                           None, None, None, -1, None, False)'''
+for _ in range(20):
+    r, w = os.pipe()
+    _posixsubprocess.fork_exec(args, [args[0]], True, (), None, None, -1, -1, -1, -1, -1, -1, r, w, True, True, -1,
+                               None, None, None, -1, None, False)'''
 
 
 def hostile_cases() -> list[Case]:
@@ -62,6 +77,7 @@ def hostile_cases() -> list[Case]:
                                                                     "ex = registry.get_exercise('05.7')\n"
                                                                     "registry._REGISTRY['05.7'] = type(ex)(ex.id, ex.title, ex.points, lambda t, *a: None)")],
                 cells={"ex05_7": "def accuracy(logits, targets):\n    return 0.0"}),
+          Case("reads_signing_key", stub=True, extra=[(None, KEY_HUNT)]),
           Case("swap_expected_values", stub=True, extra=[(None, SWAP)]),
           Case("patch_numpy_allclose", stub=True, extra=[(None, "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.array_equal = lambda *a, **k: True")]),
           Case("patch_judge_module", stub=True, extra=[(None, "import tinygrad_course.grading.judge as j\nj.judge = lambda *a, **k: None")]),
@@ -137,6 +153,20 @@ def hostile_cases() -> list[Case]:
                                                                        "    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):\n"
                                                                        "        self.o = AdamW(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
                                                                        "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()"}),
+          Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nSGDMomentum = tc.optim.SGD"}),
+          Case("shortcut_imported_as_exercise", zero=("05.4",), cells={"ex05_4": "from tinygrad_course.nn.utils import clip_grad_norm_ as clip_grad_norm"}),
+          Case("shortcut_star_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import *\nclass SGDMomentum:\n" + sgd.format("SGD")}),
+          Case("shortcut_import_in_try_block", zero=("05.3",), cells={"ex05_3": "try:\n    from tinygrad_course.optim import Adam as _A\nexcept ImportError:\n    _A = None\n"
+                                                                                "class Adam(_A):\n    pass"}),
+          Case("shortcut_lambda_alias", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nmk = lambda *a, **k: tc.optim.SGD(*a, **k)")],
+               cells={"ex05_2": "class SGDMomentum:\n" + sgd.format("mk")}),
+          Case("shortcut_exec_defined_helper", zero=("05.4",), extra=[(None, "exec('def helper(ps, m):\\n    return __import__(\"tinygrad_course\").nn.utils.clip_grad_norm_(ps, m)')")],
+               cells={"ex05_4": "def clip_grad_norm(parameters, max_norm):\n    return helper(list(parameters), max_norm)"}),
+          Case("shortcut_patched_code", zero=("05.4",), extra=[("ex05_4", "import tinygrad_course as tc\nclip_grad_norm.__code__ = (lambda parameters, max_norm: "
+                                                                       "tc.nn.utils.clip_grad_norm_(list(parameters), max_norm)).__code__")]),
+          Case("shortcut_tripwire_disabled", zero=("05.2",), extra=[(None, "import contextlib\nfrom tinygrad_course.grading import shortcuts\n"
+                                                                            "shortcuts.Tripwire.armed = lambda self: contextlib.nullcontext(self)")],
+               cells={"ex05_2": "import tinygrad_course as tc\nH = [tc.optim.SGD]\nclass SGDMomentum:\n" + sgd.format("H[0]")}),
           Case("shortcut_library_patch", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nimport builtins\nbuiltins.MyOpt = tc.optim.SGD")],
                cells={"ex05_2": "class SGDMomentum:\n" + sgd.format("MyOpt")})]
     return c

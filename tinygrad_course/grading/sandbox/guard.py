@@ -21,6 +21,7 @@ PATH_EVENTS = frozenset({
     "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate",
     "os.symlink", "os.link", "os.utime", "os.chflags", "os.lchflags", "shutil.rmtree", "shutil.move",
 })
+LISTING_EVENTS = frozenset({"os.listdir", "os.scandir", "glob.glob", "os.walk"})
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -92,6 +93,9 @@ def install(*, writable: list[str], unreadable: list[str], trusted_code: frozens
             writing = bool(flags & WRITE_FLAGS) or any(c in mode for c in "wax+")
             if (writing and not _inside(path, writable)) or _inside(path, unreadable) or _secret_proc_file(path):
                 refuse(f"open({os.fsdecode(path)!r})")
+        elif event in LISTING_EVENTS and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            if _inside(args[0], unreadable):
+                refuse(f"{event}({os.fsdecode(args[0])!r})")
         elif event in PATH_EVENTS:
             for arg in args:
                 if isinstance(arg, (str, bytes, os.PathLike)) and not _inside(arg, writable):
