@@ -1,8 +1,9 @@
 """Scaled dot-product attention as one fused op: softmax(q k^T * scale + mask) v, with a hand-written backward.
 
 `nn.functional.scaled_dot_product_attention` uses it for the common case (no dropout, float32/float64,
-matching batch shapes); the forward keeps the attention weights so the backward needs no softmax again,
-and the backward is five matrix products and one row reduction. The backward is written with framework
+matching batch shapes). As PyTorch's CPU kernel, the forward keeps q, k and v but not the (..., L, S)
+attention weights, which the backward computes again (one more product and softmax, far less memory held
+between forward and backward); the backward is then five matrix products and one row reduction. The backward is written with framework
 ops, so `create_graph=True` gives second derivatives (it then rebuilds the weights as recorded ops).
 """
 from __future__ import annotations
@@ -55,7 +56,7 @@ class ScaledDotProductAttention(Op):
         s = _masked_scores(xp, q._data, k._data, mask, scale)
         p, dead = _attention_weights(xp, s, mask is not None)
         if ctx.needs_input_grad:
-            ctx.p, ctx.dead, ctx.mask, ctx.scale = p, dead, mask, scale
+            ctx.dead, ctx.mask, ctx.scale = dead, mask, scale
             ctx.save_for_backward(q, k, v)
         return xp.matmul(p, v._data)
 
@@ -73,7 +74,9 @@ class ScaledDotProductAttention(Op):
             else:
                 p = Softmax.apply(s, -1)
         else:
-            p = _wrap(ctx.p)
+            xp = q._xp
+            p = _wrap(_attention_weights(xp, _masked_scores(xp, q._data, k._data, ctx.mask, ctx.scale),
+                                         ctx.mask is not None)[0])
         need = ctx.needs_input_grad
         gq = gk = gv = None
         if need[2]:

@@ -28,8 +28,9 @@ _ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -
 
 
 def erf_float32(xp, a):
-    """erf of a float32 array in float32 arithmetic (GELU's fast path on the CPU)."""
-    x = xp.clip(a, -4.0, 4.0)
+    """erf of a float32 array in float32 arithmetic (GELU's fast path on the CPU). `a` is overwritten (the
+    callers pass a temporary), so that the whole computation holds three arrays of its size."""
+    x = xp.clip(a, -4.0, 4.0, out=a)
     x2 = x * x
     p = x2 * xp.float32(_ERF_P[0])
     p += xp.float32(_ERF_P[1])
@@ -37,7 +38,7 @@ def erf_float32(xp, a):
         p *= x2
         p += xp.float32(c)
     p *= x
-    q = x2 * xp.float32(_ERF_Q[0])
+    q = xp.multiply(x2, xp.float32(_ERF_Q[0]), out=x)  # x is not needed any more
     q += xp.float32(_ERF_Q[1])
     for c in _ERF_Q[2:]:
         q *= x2

@@ -219,8 +219,6 @@ class Gelu(Op):
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
         e = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
             _erf(xp, a * _SQRT_HALF)
-        if ctx.needs_input_grad:  # Phi(x) for the backward, which then needs no second erf
-            ctx.cdf = (0.5 * (1.0 + e)).astype(a.dtype, copy=False)
         return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
 
     @staticmethod
@@ -234,8 +232,21 @@ class Gelu(Op):
             d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
             return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
         if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64"):
-            a = x._data
-            return _wrap(g._data * (ctx.cdf + a * x._xp.exp(a * a * -0.5) * _INV_SQRT_2PI))
+            # Phi(x) again rather than kept from the forward: like PyTorch, only x is held between the passes;
+            # in place, so that the backward holds two input-sized temporaries at a time
+            xp, a = x._xp, x._data
+            d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
+                _erf(xp, a * _SQRT_HALF)
+            d += 1.0
+            d *= 0.5  # Phi(x)
+            pdf = a * a
+            pdf *= -0.5
+            xp.exp(pdf, out=pdf)
+            pdf *= a
+            pdf *= _INV_SQRT_2PI  # x phi(x)
+            d += pdf
+            d *= g._data
+            return _wrap(d.astype(a.dtype, copy=False))
         return g * (NormalCdf.apply(x) + x * (x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 
@@ -327,7 +338,8 @@ class Normalize(Op):
         if bias is not None:
             out = out + bias._data.reshape(param_shape)
         ctx.dims, ctx.param_shape, ctx.eps, ctx.frozen = dims, param_shape, eps, stats is not None
-        ctx.xhat, ctx.rstd, ctx.batch_mean, ctx.batch_var = xhat, rstd, mean, var
+        # x is saved, and x-hat rebuilt from it in the backward: like PyTorch, nothing input-sized is kept besides x
+        ctx.rstd, ctx.batch_mean, ctx.batch_var = rstd, mean, var
         ctx.bias_shape = bias._data.shape if bias is not None else None
         ctx.save_for_backward(x, weight)
         return out.astype(a.dtype, copy=False)
@@ -344,7 +356,7 @@ class Normalize(Op):
             rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).rsqrt()
             xhat = xc * rstd
         else:
-            xhat, rstd = _wrap(ctx.xhat), _wrap(ctx.rstd)
+            xhat, rstd = _wrap((x._data - ctx.batch_mean) * ctx.rstd), _wrap(ctx.rstd)
         need = ctx.needs_input_grad
         gx = gw = gb = None
         gxhat = g * weight.reshape(shape) if weight is not None else g
