@@ -51,7 +51,12 @@ def test_nested_containers_keep_types_keys_and_shared_tensors():
         "dtype": tc.float16, "device": tc.device("cpu"),
         "np": np.arange(4, dtype=np.int16), "npscalar": np.float32(1.5), "bytes": b"\x00\x01",
     }
-    out = _roundtrip(obj)
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL numpy._core.multiarray._reconstruct was not an allowed"):
+        _roundtrip(obj)  # NumPy objects need allow-listing, as in PyTorch (tests/compat/test_numpy_weights_only.py)
+    numpy_globals = [np._core.multiarray._reconstruct, np.ndarray, np.dtype, type(np.dtype(np.int16)),
+                     np._core.multiarray.scalar, type(np.dtype(np.float32))]
+    with tc.serialization.safe_globals(numpy_globals):
+        out = _roundtrip(obj)
     assert list(out) == list(obj)
     assert type(out["od"]) is collections.OrderedDict and list(out["od"].items()) == [("b", 1), ("a", 2)]
     tup = out[1][1]

@@ -15,8 +15,11 @@ File layout (all integers little-endian):
 The JSON header describes the saved object: Python None/bool/int/float/str map to themselves; lists,
 tuples, dicts (any key type, order kept), OrderedDicts, tensors (dtype, shape, offset into the payload,
 requires_grad, whether it was an `nn.Parameter`), NumPy arrays and scalars, dtypes, devices and `tc.Size`
-are tagged objects. Anything else (e.g. a whole `nn.Module`) is pickled into the payload and can only
-be read back with `weights_only=False`, which warns that unpickling runs code from the file.
+are tagged objects. Anything else (e.g. a whole `nn.Module`) is pickled into the payload; `weights_only=True`
+refuses it unless its classes are allow-listed, `weights_only=False` loads it and warns that unpickling runs
+code from the file. NumPy arrays and scalars are stored as raw data but, as in PyTorch, `weights_only=True`
+loads them only once their globals (`numpy._core.multiarray._reconstruct`, `numpy.ndarray`, `numpy.dtype`,
+the dtype's class such as `numpy.dtypes.Float64DType`, ...) are allow-listed.
 """
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ from ..tensor import Size, Tensor, _wrap
 from .pickling import dumps as _dumps
 from .pickling import loads as _loads
 from .pickling import stream_name as _stream_name
+from .pickling import vet as _vet
 
 MAGIC = b"TCSAVE\r\n"
 FORMAT_VERSION = 1
@@ -257,6 +261,7 @@ class _Decoder:
         self.name = name
         self.tensor_entries = meta["tensors"]
         self.tensors = {}
+        self.vetted = set()
 
     def _array(self, entry, np_dtype):
         start, nbytes = entry["offset"], entry["nbytes"]
@@ -291,11 +296,18 @@ class _Decoder:
         if kind == "size":
             return Size(node["v"])
         if kind == "ndarray":
-            return self._array(node, _BY_NAME[node["dtype"]].np_dtype)
+            np_dtype = _BY_NAME[node["dtype"]].np_dtype
+            empty = math.prod(node["shape"]) == 0
+            self._vet((kind, np_dtype, empty), lambda: np.zeros(0 if empty else 1, np_dtype))
+            return self._array(node, np_dtype)
         if kind == "npscalar":
-            return _BY_NAME[node["dtype"]].np_dtype.type(node["v"])
+            value = _BY_NAME[node["dtype"]].np_dtype.type(node["v"])
+            self._vet((kind, value.dtype), lambda: value)
+            return value
         if kind == "bytes":
-            return base64.b64decode(node["v"])
+            value = base64.b64decode(node["v"])
+            self._vet(("bytes", len(value) == 0), lambda: value)  # PyTorch pickles b"" as bytes(), a global
+            return value
         if kind == "dtype":
             return _BY_NAME[node["v"]]
         if kind == "device":
@@ -303,6 +315,12 @@ class _Decoder:
         if kind == "pickle":
             return self._unpickle(node)
         raise CheckpointError(f"{_describe(self.name)} is corrupted: unknown entry type {kind!r}.")
+
+    def _vet(self, key, stand_in):
+        """With weights_only, refuse a NumPy object as PyTorch's unpickler refuses one like `stand_in()`."""
+        if self.weights_only and key not in self.vetted:
+            _vet(stand_in())
+            self.vetted.add(key)
 
     @staticmethod
     def _key(k):
@@ -359,8 +377,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     """Load an object saved with `tc.save` from a path or binary file object.
 
     `map_location` moves tensors: a device ("cpu", "cuda:0"), a dict {saved_device: new_device}, or a function
-    `fn(tensor, saved_device)`. With `weights_only=True` (the default) only tensors, arrays, numbers,
-    strings, None and containers load; pickled objects are refused because unpickling can run code.
+    `fn(tensor, saved_device)`. With `weights_only=True` (the default) only tensors, numbers, strings, None,
+    containers, dtypes, devices and `Size` load, plus what `tc.serialization.add_safe_globals` allow-lists;
+    anything else (pickled objects, and NumPy arrays and scalars as in PyTorch) is refused with PyTorch's
+    message naming the global to allow-list, because unpickling can run code.
     """
     data, name = _read_all(f)
     meta, payload = _check_header(data, name)

@@ -7,9 +7,13 @@ under PyTorch's module path (`torch.nn.modules.linear.Linear`, see `twins.py`) a
 With `weights_only=True` the unpickler allows only what PyTorch's weights-only unpickler allows by default
 (containers, `OrderedDict`, `Parameter`, `Size`, dtypes, devices) plus the globals allow-listed with
 `add_safe_globals` / `safe_globals`; anything else is refused with PyTorch's message naming the global.
+Like PyTorch's, it also refuses to set the state of (BUILD) an object whose class is not allowed, such as
+the `numpy.dtypes.Float64DType` of a NumPy array's dtype. NumPy arrays and scalars that the checkpoint
+stores as raw data are vetted the same way (`vet`), so they load exactly when PyTorch would load them.
 """
 from __future__ import annotations
 
+import _compat_pickle
 import contextlib
 import importlib
 import io
@@ -18,7 +22,7 @@ import pickle
 from .._namespace import namespace
 from .twins import OURS, TWINS
 
-__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals", "vet"]
 
 # always allowed with weights_only=True (names as written in the file)
 _DEFAULT_ALLOWED = frozenset({
@@ -70,9 +74,14 @@ def _allowed_names() -> set:
     return names
 
 
+def _allowed_objects() -> list:
+    return [g[0] if isinstance(g, tuple) else g for g in _safe]
+
+
 def refusal(name: str) -> pickle.UnpicklingError:
-    """PyTorch's weights-only refusal, naming the global to allow-list."""
+    """PyTorch's weights-only refusal, naming the global to allow-list (builtins without `builtins.`)."""
     ns = namespace()
+    name = name[len("builtins."):] if name.startswith("builtins.") else name
     return pickle.UnpicklingError(
         "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only "
         "if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default value of the "
@@ -87,12 +96,37 @@ def refusal(name: str) -> pickle.UnpicklingError:
         "Hint: a checkpoint of model.state_dict() loads with weights_only=True without any allow-listing.")
 
 
+def build_refusal(cls) -> pickle.UnpicklingError:
+    """PyTorch's weights-only refusal to set the state of an instance of `cls` (a class not allow-listed)."""
+    ns = namespace()
+    name = stream_name(cls)
+    return pickle.UnpicklingError(
+        "Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument in "
+        f"`{ns}.load` from `False` to `True`. Re-running `{ns}.load` with `weights_only` set to `False` will likely "
+        "succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted "
+        "source.\nPlease file an issue with the following so that we can make `weights_only=True` compatible with "
+        "your use case: WeightsUnpickler error: \n\nCan only build Tensor, Parameter, OrderedDict or types "
+        f"allowlisted via `add_safe_globals`, but got <class '{name}'>\n\nCheck the documentation of torch.load "
+        "to learn more about types accepted by default with weights_only "
+        "https://pytorch.org/docs/stable/generated/torch.load.html.\n"
+        f"Hint: allow-list the class with `{ns}.serialization.add_safe_globals([{name}])` if you trust the file.")
+
+
 class TwinPickler(pickle._Pickler):
     """A pickler that writes PyTorch's paths for twin classes and stores tensors through `tensor_ref`."""
 
     def __init__(self, file, tensor_ref):
         super().__init__(file, protocol=4)
         self._tensor_ref = tensor_ref
+
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def save_bytes(self, obj):
+        if obj:
+            return pickle._Pickler.save_bytes(self, obj)
+        return self.save_reduce(bytes, (), obj=obj)  # as PyTorch's protocol 2: `bytes` must be allowed to load it
+
+    dispatch[bytes] = save_bytes
 
     def persistent_id(self, obj):
         if hasattr(obj, "_data") and hasattr(obj, "grad_fn"):
@@ -115,7 +149,7 @@ def dumps(obj, tensor_ref) -> bytes:
     return buf.getvalue()
 
 
-class TwinUnpickler(pickle.Unpickler):
+class _TwinLoading:
     """Maps PyTorch's paths back to the framework's classes; with `weights_only` allows only safe globals."""
 
     def __init__(self, file, tensor_at, weights_only):
@@ -124,7 +158,7 @@ class TwinUnpickler(pickle.Unpickler):
         self._allowed = _allowed_names() if weights_only else None
 
     def persistent_load(self, pid):
-        if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "tensor":
+        if self._tensor_at is not None and isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "tensor":
             return self._tensor_at(pid[1])
         raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
 
@@ -142,6 +176,47 @@ class TwinUnpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+class TwinUnpickler(_TwinLoading, pickle.Unpickler):
+    """The unpickler of `weights_only=False`: every global loads (PyTorch's paths mapped to ours)."""
+
+
+class WeightsOnlyUnpickler(_TwinLoading, pickle._Unpickler):
+    """The unpickler of `weights_only=True`: allowed globals only, and, as in PyTorch's weights-only unpickler,
+    BUILD (setting an object's state) only on instances of allowed classes."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def __init__(self, file, tensor_at):
+        super().__init__(file, tensor_at, True)
+        self._objects = _allowed_objects()
+
+    def find_class(self, module, name):
+        if self.proto < 3:  # a protocol-2 pickle's Python 2 names (`__builtin__.bytes`), read as pickle reads them
+            if (module, name) in _compat_pickle.NAME_MAPPING:
+                module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+            elif module in _compat_pickle.IMPORT_MAPPING:
+                module = _compat_pickle.IMPORT_MAPPING[module]
+        return super().find_class(module, name)
+
+    def load_build(self):
+        cls = type(self.stack[-2])
+        if stream_name(cls) not in self._allowed and not any(cls is obj for obj in self._objects):
+            raise build_refusal(cls)
+        pickle._Unpickler.load_build(self)
+
+    dispatch[pickle.BUILD[0]] = load_build
+
+
 def loads(data, tensor_at, weights_only: bool):
     """Unpickle `data`; `tensor_at(i)` gives the checkpoint's i-th tensor."""
-    return TwinUnpickler(io.BytesIO(bytes(data)), tensor_at, weights_only).load()
+    file = io.BytesIO(bytes(data))
+    if weights_only:
+        return WeightsOnlyUnpickler(file, tensor_at).load()
+    return TwinUnpickler(file, tensor_at, False).load()
+
+
+def vet(obj) -> None:
+    """Refuse `obj` (a NumPy array or scalar the checkpoint stores as raw data) with `weights_only=True` exactly
+    as PyTorch's weights-only unpickler refuses it: pickled as `torch.save` pickles it (protocol 2), every global
+    it names and every class it builds must be allowed. Pass a stand-in of the same dtype (and emptiness)."""
+    WeightsOnlyUnpickler(io.BytesIO(pickle.dumps(obj, protocol=2)), None).load()
