@@ -238,3 +238,17 @@ def test_the_audit_hook_refuses_listing_and_reading_the_hidden_folders(tmp_path)
     out = subprocess.run([sys.executable, "-c", HOOKED, str(hidden), str(mine)], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
     assert out.strip() == "['listdir', 'scandir', 'glob', 'open']"
+
+
+def test_the_graders_recording_checker_takes_every_argument_a_check_may_pass():
+    """A check runs under check() in the learner's kernel and under the grader's RecordingChecker: an
+    argument only one of them knows would fail every submission in the grader."""
+    import inspect
+
+    from tinygrad_course.grading.checker import Checker
+    from tinygrad_course.grading.sandbox.recorder import RecordingChecker
+
+    for name in ("close", "equal", "true", "raises"):
+        local = set(inspect.signature(getattr(Checker, name)).parameters)
+        graded = set(inspect.signature(getattr(RecordingChecker, name)).parameters)
+        assert local <= graded, f"RecordingChecker.{name} lacks {sorted(local - graded)}"

@@ -48,8 +48,9 @@ class RecordingChecker(Checker):
         return f"{self.exercise_id}:{self.count}"
 
     def close(self, got, expected, what: str = "result", *, rtol: float = 1e-5, atol: float = 1e-6,
-              check_dtype: bool = False, mistakes=()) -> None:
-        """Record `got` (the grader compares it with the solution's value within rtol/atol)."""
+              check_dtype: bool = False, mistakes=(), given=None) -> None:
+        """Record `got` (the grader compares it with the solution's value within rtol/atol). `given`, the input
+        a check shows with a failure in the learner's kernel, stays here: the grader's feedback is its own."""
         site, hint = self._site(), ""
         if expected is not None:  # the grader's probes pass None: the expected value is not in this process
             try:
@@ -59,11 +60,12 @@ class RecordingChecker(Checker):
         self.emitter.observe(site, got, kind="close", what=str(what), rtol=float(rtol), atol=float(atol),
                              check_dtype=bool(check_dtype), hint=str(hint)[:500])
 
-    def equal(self, got, expected, what: str = "result", *, hint: str | None = None) -> None:
+    def equal(self, got, expected, what: str = "result", *, hint: str | None = None, why: str | None = None,
+              given=None) -> None:
         """Record `got` (compared exactly by the grader)."""
         self.emitter.observe(self._site(), got, kind="equal", what=str(what), hint=str(hint or "")[:500])
 
-    def true(self, condition, what: str, *, hint: str | None = None) -> None:
+    def true(self, condition, what: str, *, hint: str | None = None, why: str | None = None, given=None) -> None:
         """Record whether `condition` held."""
         self.emitter.observe(self._site(), bool(condition), kind="true", what=str(what), hint=str(hint or "")[:500])
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import warnings
 
-from ... import seams
 from ...ops import fused as _fused
 from ...ops._util import first_out_of_range
 from ...ops.comparison import where
 from ...ops.composite import recorded_as
 from ...ops.loss_ops import BinaryCrossEntropyWithLogits as _BCEWithLogits
+from ...seams import ACTIVE, component
 from .loss_reduction import _check_reduction, _reduce, _reduction
-from ...seams import component
 from .softmax import log_softmax
 
 
@@ -106,7 +105,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     rows, tgt, out_shape = _class_scores_2d(input, target, "nll_loss")
     if tgt.dtype.is_floating_point:
         raise RuntimeError("expected scalar type Long but found " + tgt.type().split(".")[-1].replace("Tensor", ""))
-    if "pick" in seams.ACTIVE and weight is None and input.ndim == 2 and not (tgt._data == ignore_index).any():
+    if "pick" in ACTIVE and weight is None and input.ndim == 2 and not (tgt._data == ignore_index).any():
         return _reduce(-pick(rows, tgt), reduction)  # build mode: the learner's pick (chapter 01) in the loss
     coeff, denom = _coefficients(rows._xp, tgt, rows.shape[1], weight, ignore_index, 0.0, rows._data.dtype)
     out = _fused.NllLoss.apply(rows, coeff, reduction, denom)
