@@ -1,6 +1,7 @@
 """Chapter 08 (debugging and profiling): checks for per-parameter gradient norms, a forward-hook search
 for the first layer that produces NaN/Inf, op counting with the profiler, a scalar log with TensorBoard's
-smoothing, measuring the memory gradient checkpointing saves, and naming the cause of common errors.
+smoothing, measuring the memory gradient checkpointing saves, and naming the cause of common errors; the check of
+08.7 (anomaly detection) is in ch08_anomaly.py, imported here.
 """
 import math
 import tracemalloc
@@ -12,6 +13,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch08_anomaly  # noqa: F401  (registers 08.7)
 from .ch03 import digits
 
 
