@@ -163,7 +163,9 @@ def scalar_log_check(t, ScalarLog):
                 what=f"smoothed('loss/train', weight={weight}) of the values {train}", rtol=1e-5, mistakes=[
                     mistakes.custom(lambda g, e, p=plain: np.allclose(g, p),
                                     f"the first smoothed value is {plain[0]:g}, (1 - weight) times the first value: "
-                                    "the average started at 0 and is biased towards it"),
+                                    "the average started at 0 and is biased towards it",
+                                    "divide the average after value t by 1 - weight**t (the debiasing of the lecture, "
+                                    "section 6)"),
                     mistakes.custom(lambda g, e, sw=swapped: np.allclose(g, sw),
                                     f"these are the values smoothed with weight {1 - weight:g}, not {weight:g} "
                                     "(you swapped them)",
