@@ -11,7 +11,7 @@ import pytest
 from tinygrad_course.grading import feedback, outputs, submissions
 from tinygrad_course.grading.judge import judge
 from tinygrad_course.grading.notebook_files import read
-from tinygrad_course.grading.registry import chapter_module
+from tinygrad_course.grading.registry import chapter_module, check_modules
 from tinygrad_course.grading.sandbox import channel
 from tinygrad_course.grading.sandbox.plan import MalformedNotebook, build_plan
 from tinygrad_course.grading.sandbox.probe import make_check_probe, make_probe
@@ -171,11 +171,18 @@ def test_a_hidden_test_probe_keeps_the_inputs_and_drops_the_expected_values():
     assert probe.sites["h0"] == {"kind": "close", "what": "what it is", "rtol": 1e-3, "atol": 1e-6}
 
 
-@pytest.mark.parametrize("chapter", ["01", "02", "03", "04", "05", "07", "08", "99"])
+@pytest.mark.parametrize("chapter", ["01", "02", "03", "04", "05", "05b", "06", "07", "08", "09", "99"])
 def test_check_probes_compile_and_pass_no_expected_value(chapter):
-    source = make_check_probe(inspect.getsource(importlib.import_module(chapter_module(chapter))))
-    compile(source, chapter, "exec")
-    assert "mistakes=" not in source and "hint=" not in source
+    for module in check_modules(chapter):
+        source = make_check_probe(inspect.getsource(importlib.import_module(module)))
+        compile(source, module, "exec")
+        assert "mistakes=" not in source and "hint=" not in source
+
+
+def test_a_chapter_whose_checks_span_two_files_is_probed_in_both():
+    assert check_modules("02") == [chapter_module("02"), chapter_module("02") + "_autograd_tools"]
+    assert check_modules("08") == [chapter_module("08"), chapter_module("08") + "_anomaly"]
+    assert check_modules("05") == [chapter_module("05")]  # not ch05b: another assignment
 
 
 # --- shortcuts ------------------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
-"""A catalogue of wrong answers for exercises 08.4-08.6 (a scalar log, measuring what checkpointing saves, naming the cause of an error): each realistic mistake fails its check with a
-message that names it, the stub fails as not implemented, and the reference solution passes."""
+"""A catalogue of wrong answers for exercises 08.4-08.7 (a scalar log, measuring what checkpointing saves, naming the
+cause of an error, naming the operation that made a NaN with anomaly detection): each realistic mistake fails its check
+with a message that names it, the stub fails as not implemented, and the reference solution passes."""
 import tracemalloc
 
 import pytest
 
 from tinygrad_course.grading import check
 
-from .wrong_answers import first_failure, unwritten_stub
+import tinygrad_course as tc
+
+from .wrong_answers import assert_names_mistake, assert_stub_fails, first_failure, solution, stub, unwritten_stub
 
 _fails = first_failure  # (a wrong answer here may leave tracemalloc running: one attempt per case)
 _stub = unwritten_stub
@@ -155,12 +158,99 @@ def test_08_6_reference_passes():
 
 
 @pytest.mark.parametrize("wrong, phrase", [
-    (diagnose_by_type, "tell them apart by the message"),
+    (diagnose_by_type, "is a RuntimeError, and this one was taken for another"),
     (diagnose_grad_first, "expected 'non-scalar', got 'no-grad'"),
-    (diagnose_does_not_catch, "catch the exception fn raises"),
+    (diagnose_does_not_catch, "the exception fn raises escaped"),
     (_stub, "not implemented yet"),
 ])
 def test_08_6_wrong_answers_are_named(wrong, phrase):
     message = _fails("08.6", wrong)
     assert phrase in message, message
     assert "fn = " in message or "not implemented" in message, message
+
+
+# ---------------------------------------------------------------- 08.7 which operation made the NaN? (anomaly mode)
+
+def nan_backward_outside(loss_fn):
+    with tc.autograd.detect_anomaly():
+        loss = loss_fn()
+    try:  # the with block has ended: backward runs without anomaly detection
+        loss.backward()
+    except RuntimeError as err:
+        return str(err).split("'")[1]
+    return None
+
+
+def nan_whole_message(loss_fn):
+    with tc.autograd.detect_anomaly():
+        try:
+            loss_fn().backward()
+        except RuntimeError as err:
+            return str(err)
+    return None
+
+
+def nan_quoted_name(loss_fn):
+    with tc.autograd.detect_anomaly():
+        try:
+            loss_fn().backward()
+        except RuntimeError as err:
+            return str(err).split()[1]
+    return None
+
+
+def nan_forward_outside(loss_fn):
+    loss = loss_fn()
+    with tc.autograd.detect_anomaly():
+        try:
+            loss.backward()
+        except RuntimeError as err:
+            return str(err).split("'")[1]
+    return None
+
+
+def nan_left_on(loss_fn):
+    tc.autograd.set_detect_anomaly(True)
+    try:
+        loss_fn().backward()
+    except RuntimeError as err:
+        return str(err).split("'")[1]
+    return None
+
+
+def nan_not_caught(loss_fn):
+    with tc.autograd.detect_anomaly():
+        loss_fn().backward()
+    return None
+
+
+def nan_in_the_loss(loss_fn):
+    loss = loss_fn()  # looks for NaN in the forward result only (what 08.2 does)
+    return "loss" if bool(tc.isnan(loss).any()) else None
+
+
+def test_08_7_reference_passes():
+    check("08.7", *solution("08", "nan_source"))
+    assert not tc.autograd.is_anomaly_enabled()
+
+
+@pytest.mark.parametrize("wrong, phrases", [
+    (nan_backward_outside, ["anomaly detection to be on while backward ran", "backward ran with anomaly detection off",
+                            "input: x = "]),
+    (nan_whole_message, ["expected 'SqrtBackward0'", "that is the whole error message"]),
+    (nan_quoted_name, ["got \"'SqrtBackward0'\"", "the name still has its quotes"]),
+    (nan_forward_outside, ["loss_fn() to run with anomaly detection on", "the loss was built before anomaly detection"]),
+    (nan_left_on, ["anomaly detection still on after nan_source(loss_fn)"]),
+    (nan_not_caught, ["the anomaly error escaped from nan_source", "SqrtBackward0"]),
+    (nan_in_the_loss, ["to call .backward() on the loss that loss_fn() returns"]),
+])
+def test_08_7_wrong_answers_are_named(wrong, phrases):
+    try:
+        assert_names_mistake("08.7", (wrong,), *phrases)
+    finally:
+        tc.autograd.set_detect_anomaly(False)
+    assert not tc.autograd.is_anomaly_enabled()
+
+
+def test_08_7_stub_fails():
+    assert_stub_fails("08.7", *stub("08", "nan_source"))

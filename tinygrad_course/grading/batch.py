@@ -21,7 +21,7 @@ from . import cache, feedback, outputs, submissions
 from .judge import Verdict, judge
 from .markers import assignment_prefix
 from .notebook_files import read, write_atomic
-from .registry import chapter_module
+from .registry import chapter_module, check_modules
 from .sandbox import containment
 from .sandbox.isolation import Isolation, choose
 from .sandbox.plan import MalformedNotebook, Plan, build_plan
@@ -76,7 +76,10 @@ class _Batch:
 
     def run(self, plan: Plan) -> RunReport:
         module = chapter_module(assignment_prefix(self.assignment))
-        checks = {module: make_check_probe(inspect.getsource(importlib.import_module(module)))}
+        # every check module of the chapter as a probe (a chNN_<part> module too: it registers after chNN's
+        # probe, replacing the real checks that chNN's `from . import` registered)
+        checks = {name: make_check_probe(inspect.getsource(importlib.import_module(name)))
+                  for name in check_modules(assignment_prefix(self.assignment))}
         preload = ["numpy", "tinygrad_course", "tinygrad_course.grading", module]
         return run_plan(plan.steps, preload=preload, imports=trusted_imports(self.solution_nb), limits=self.options.limits,
                         isolation=self.isolation, unreadable=self.unreadable, checks=checks, stop=self.stop)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -41,6 +42,16 @@ def exercise(id: str, *, title: str, points: float, forbidden: tuple[str, ...] |
 def chapter_module(chapter: str) -> str:
     """Dotted name of the module holding the checks of `chapter` ("01" -> ...exercises.ch01)."""
     return f"{__package__}.exercises.ch{chapter}"
+
+
+def check_modules(chapter: str) -> list[str]:
+    """Dotted names of every module holding checks of `chapter`: chNN itself, then the chNN_<part> modules it
+    imports (a chapter whose checks outgrew one file)."""
+    main = chapter_module(chapter)
+    package = importlib.import_module(main.rpartition(".")[0])
+    parts = sorted(info.name for info in pkgutil.iter_modules(package.__path__)
+                   if info.name.startswith(f"ch{chapter}_"))
+    return [main] + [f"{package.__name__}.{name}" for name in parts]
 
 
 def get_exercise(id: str) -> Exercise:

@@ -101,7 +101,8 @@ def collate_check(t, pad_collate):
     expected = np.array([[5, 6, 7, 0], [8, 0, 0, 0], [1, 2, 3, 4]])
     left = np.array([[0, 5, 6, 7], [0, 0, 0, 8], [1, 2, 3, 4]])
     t.close(padded, expected, what="padded batch", mistakes=[
-        mistakes.custom(lambda g, e: np.array_equal(g, left), "pad at the end (right), so position 0 is the first token")])
+        mistakes.custom(lambda g, e: np.array_equal(g, left), "the padding was put at the start (left) of each "
+                        "sequence", "pad at the end (right), so position 0 is the first token")], given={"batch": batch})
     t.true(padded.dtype == tc.int64, f"padded to keep the int64 token dtype (got {padded.dtype})")
     t.close(lengths, [3, 1, 4], what="lengths")
     t.close(labels, [1, 0, 1], what="labels")

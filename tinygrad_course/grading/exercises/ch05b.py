@@ -64,9 +64,11 @@ def overfit_check(t, overfit_one_batch):
     no_zero_grad = _overfit_reference(copy.deepcopy(start), x, y, 60, 0.01, zero_grad=False)
     t.close(got, reference, what=f"the losses of {call}", rtol=1e-4, atol=1e-5, mistakes=[
         mistakes.custom(lambda g, e: g.shape == e.shape and np.allclose(g, no_zero_grad, rtol=1e-4, atol=1e-5),
-                        "these are the losses of a loop without optimizer.zero_grad(): gradients pile up over steps"),
+                        "these are the losses of a loop without optimizer.zero_grad(): gradients pile up over steps",
+                        "call optimizer.zero_grad() at the start of every step"),
         mistakes.custom(lambda g, e: g.shape == e.shape and np.allclose(g, g[0]),
-                        "the loss never changes: the parameters are not updated (optimizer.step() after backward)")])
+                        "the loss never changes: the parameters are not updated",
+                        "call optimizer.step() after loss.backward()")])
     t.close(got[-1], reference[-1], what=f"the last loss of {call}", rtol=1e-4, atol=1e-5)
     t.true(got[-1] < 0.05, f"the loss on one batch to fall below 0.05 within 60 steps (got {got[-1]:.4f})")
 
@@ -108,12 +110,12 @@ def step_lr_check(t, train_with_step_lr):
     per_batch = _step_lr_reference(copy.deepcopy(start), loader, 5, 0.01, per_batch=True)
     before = _step_lr_reference(copy.deepcopy(start), loader, 5, 0.01, before=True)
     t.close(np.array(lrs, dtype=np.float64), expected, what=f"the learning rate of each epoch for {call}", mistakes=[
-        mistakes.custom(lambda g, e: np.allclose(g, per_batch), "scheduler.step() ran after every batch: "
-                        "StepLR counts epochs here, so step it once per epoch"),
+        mistakes.custom(lambda g, e: np.allclose(g, per_batch), "scheduler.step() ran after every batch, so the "
+                        "rate fell 4 times too fast", "StepLR counts epochs here, so step it once per epoch"),
         mistakes.custom(lambda g, e: np.allclose(g, before), "scheduler.step() ran before the epoch's training: "
-                        "step it after the epoch's optimizer steps"),
-        mistakes.custom(lambda g, e: np.allclose(g, 0.01), "the learning rate never changed: create "
-                        "StepLR(optimizer, step_size=2, gamma=0.5) and call scheduler.step() every epoch")])
+                        "every rate comes one epoch early", "step it after the epoch's optimizer steps"),
+        mistakes.custom(lambda g, e: np.allclose(g, 0.01), "the learning rate never changed",
+                        "create StepLR(optimizer, step_size=2, gamma=0.5) and call scheduler.step() every epoch")])
     reference = copy.deepcopy(start)
     _step_lr_reference(reference, loader, 5, 0.01)
     for i, (got, ref) in enumerate(zip(_params(model), _params(reference))):
@@ -189,13 +191,16 @@ def clipping_check(t, clipped_step):
         t.close(got_before, before, what=f"norm_before returned by {call}", rtol=1e-4)
         t.close(got_after, after, what=f"norm_after returned by {call}", rtol=1e-4, mistakes=[
             mistakes.custom(lambda g, e, before=before: np.isclose(g, before, rtol=1e-4),
-                            "norm_after equals norm_before: measure it after clip_grad_norm_ has scaled the gradients"),
+                            "norm_after equals norm_before: it was measured on gradients that were not clipped (yet)",
+                            "measure it after clip_grad_norm_ has scaled the gradients"),
             mistakes.custom(lambda g, e, before=before: np.isclose(g, 0.1 / (before + 1e-6), rtol=1e-3),
-                            "that is the clip coefficient max_norm / norm, not the norm of the clipped gradients")])
+                            "that is the clip coefficient, not the norm of the clipped gradients",
+                            "the clip coefficient is max_norm / norm; norm_after is the norm of the gradients after "
+                            "clipping")])
         for i, (p, q) in enumerate(zip(_params(model), _params(reference))):
             t.close(p, q, what=f"parameter {i} after {call}", rtol=1e-4, atol=1e-5, mistakes=[
                 mistakes.custom(lambda g, e: np.abs(g - e).max() > 0.05,
-                                "the step used the unclipped gradients: clip before optimizer.step()")])
+                                "the step used the unclipped gradients", "clip before optimizer.step()")])
 
 
 # ---- 05b.5 ------------------------------------------------------------------------------------------------
@@ -219,10 +224,11 @@ def evaluate_check(t, evaluate):
         ref_acc = float((logits.argmax(dim=1) == y).float().mean().item())
         batch_means = float(np.mean([tc.nn.functional.cross_entropy(model(xb), yb).item() for xb, yb in loader]))
     t.close(loss, ref_loss, what=f"the mean loss from {call}", rtol=1e-4, mistakes=[
-        mistakes.custom(lambda g, e: np.isclose(g, batch_means, rtol=1e-4), "that is the mean of the 4 batch means: "
-                        "the last batch has only 4 samples; sum the per-sample losses and divide by 100")])
+        mistakes.custom(lambda g, e: np.isclose(g, batch_means, rtol=1e-4), "that is the mean of the 4 batch means, "
+                        "but the last batch has only 4 samples", "sum the per-sample losses and divide by 100")])
     t.close(acc, ref_acc, what=f"the accuracy from {call}", rtol=1e-4, mistakes=[
-        mistakes.custom(lambda g, e: np.isclose(g, e * 100), "return a fraction between 0 and 1, not a percentage")])
+        mistakes.custom(lambda g, e: np.isclose(g, e * 100), "your accuracy is 100 times too large: a percentage, "
+                        "not a fraction", "return a fraction between 0 and 1, not a percentage")])
     model.train()
     recorder = {}
     def record(module, inputs, output):  # returns None: a forward hook's return value would replace the output
@@ -272,4 +278,5 @@ def early_stopping_check(t, fit):
         t.equal(int(got[1]), epochs_run, what=f"epochs_run for {call}", hint=hint)
         t.close(model.weight.detach(), [[float(best_epoch)]], what=f"the model's weight after {call} (epoch k sets it "
                 f"to k)", mistakes=[mistakes.custom(lambda g, e, last=state["epoch"]: np.allclose(g, last),
-                "the model holds the last epoch's weights: save a copy of the best state_dict and load it at the end")])
+                "the model holds the last epoch's weights, not the best epoch's",
+                "save a copy of the best state_dict and load it at the end")])

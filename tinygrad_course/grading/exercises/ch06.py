@@ -83,8 +83,12 @@ def time_op_check(t, time_op):
            "synchronize() between the last call of fn and reading the clock",
            hint="GPU calls return before the work is done: without synchronize you time the launch, not the work")
     t.close(result, 0.25, "time_op's result: seconds per call (fake clock: 0.25 s per call)",
-            mistakes=[mistakes.custom(lambda g, e: np.isclose(g, 1.0), "you returned the total time: divide by repeats"),
-                      mistakes.custom(lambda g, e: np.isclose(g, 1.25), "the warm-up call was inside the timed region")])
+            given="time_op(fn, repeats=4, synchronize) where each call of fn takes 0.25 s on a fake clock",
+            mistakes=[mistakes.custom(lambda g, e: np.isclose(g, 1.0),
+                                      "you returned the total time of the 4 timed calls, not the time of one call",
+                                      "divide the elapsed time by repeats"),
+                      mistakes.custom(lambda g, e: np.isclose(g, 1.25), "the warm-up call was inside the timed region",
+                                      "make the warm-up call before the first synchronize() and clock reading")])
     # and for real, on the CPU
     x = tc.randn(200, 200)
     seconds = time_op(lambda: x @ x, repeats=3, synchronize=tc.cuda.synchronize)
@@ -107,8 +111,10 @@ def fused_momentum_check(t, momentum_update, momentum_kernel_body):
     _momentum_reference(ref_p, grads[0], ref_buf, 0.1, 0.9)
     t.true(returned is None or returned is p, "momentum_update to work in place (update p and buf, return nothing)",
            hint="write into the arrays: buf[...] = ..., p -= ...")
-    t.close(buf, ref_buf, "buf after one step", mistakes=[mistakes.custom(
-        lambda g, e: np.allclose(g, 0), "buf did not change: assign into it with buf[...] = ... (or buf *= ...; buf += ...)")])
+    t.close(buf, ref_buf, "buf after one step", given={"p": p0, "g": grads[0], "buf": "zeros", "lr": 0.1,
+                                                       "momentum": 0.9}, mistakes=[mistakes.custom(
+        lambda g, e: np.allclose(g, 0), "buf did not change: the array the caller passed still holds zeros",
+        "assign into it with buf[...] = ... (or buf *= ...; buf += ...): buf = ... only rebinds the name")])
     t.close(p, ref_p, "p after one step", given={"p": p0, "g": grads[0], "buf": "zeros", "lr": 0.1, "momentum": 0.9},
             mistakes=[mistakes.custom(lambda got, e: np.allclose(got, p0 + 0.1 * ref_buf, rtol=1e-5),
                                       "p moved with the gradient instead of against it: the sign of the step is "
@@ -232,7 +238,7 @@ def memory_report_check(t, memory_report):
     hints = {0: "read the cache before cuda.empty_cache(): emptying it is what returns the memory",
              2000: "delete the result first (del result): while it lives its block is allocated, not cached",
              3500: "cached memory is reserved minus allocated"}
-    t.equal(cached, 3000, what=f"cached (reserved minus allocated after deleting the result) for {call}",
+    t.equal(cached, 3000, what=f"cached (what the allocator keeps for reuse once the result is deleted) for {call}",
             hint=hints.get(cached))
     t.equal(cuda.memory_reserved(), 500, what=f"memory_reserved() after {call}",
             hint="finish with cuda.empty_cache(), which gives the cached blocks back to the driver")
@@ -274,13 +280,15 @@ def scaled_step_check(t, scaled_step):
     t.equal(_as_bool(found), False,
             what=f"found_inf returned by {call}", hint="return True only if some gradient is inf or nan")
     t.close(p.grad, ws[0].numpy(), what=f"p.grad after {call}", mistakes=[
-        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0), "the gradient is still scaled: divide each "
-                        "p.grad by the scale before the step (that is what unscale_ does)"),
-        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0 ** 2), "multiply the loss by the scale, then "
-                        "divide the gradients by it (not multiply)")])
+        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0), "the gradient is still scaled: p.grad is 1024 "
+                        "times the loss's gradient", "divide each p.grad by the scale before the step (that is what "
+                        "unscale_ does)"),
+        mistakes.custom(lambda g, e: np.allclose(g, e * 1024.0 ** 2), "p.grad is 1024**2 times the loss's gradient: "
+                        "the scale was applied twice", "multiply the loss by the scale, then divide the gradients by "
+                        "it (not multiply)")])
     t.close(p.detach(), start - 0.1 * ws[0].numpy(), what=f"p after {call}", mistakes=[
-        mistakes.custom(lambda g, e: np.allclose(g, start), "p did not change: call optimizer.step() when the "
-                        "gradients are finite")])
+        mistakes.custom(lambda g, e: np.allclose(g, start), "p did not change although every gradient was finite",
+                        "call optimizer.step() when the gradients are finite")])
     # a step whose gradient overflows must be skipped, and the next clean one taken
     for i, w in enumerate(ws[1:], 2):
         opt.zero_grad()
@@ -293,7 +301,7 @@ def scaled_step_check(t, scaled_step):
         expected = before if overflow else before - 0.1 * w.numpy()
         t.close(p.detach(), expected, what=f"p after {call}", mistakes=[
             mistakes.custom(lambda g, e: not np.isfinite(g).all(), "a gradient was inf, and the step was taken "
-                            "anyway: skip optimizer.step() when found_inf")])
+                            "anyway", "skip optimizer.step() when found_inf")])
     # the same four steps with tc.amp.GradScaler end in the same place (scales are powers of 2: exact)
     q, _ = _scaled_problem()
     opt_q = tc.optim.SGD([q], lr=0.1)

@@ -53,19 +53,25 @@ def checkpoint_check(t, save_checkpoint, load_checkpoint):
         for _ in range(2):
             _epoch(model, opt, sched, X, y)
         save_checkpoint(path, model, opt, sched, epoch=2)
+        given = ("save_checkpoint(path, model, optimizer, scheduler, epoch=2) after 2 epochs of an MLP on 256 digits "
+                 "(SGD lr=0.05, momentum=0.9; StepLR step_size=2, gamma=0.5), then load_checkpoint(path, model2, "
+                 "optimizer2, scheduler2) into new objects built with another seed")
         t.true(os.path.exists(path), "save_checkpoint to write the file it was given",
-               hint="call tc.save(checkpoint_dict, path)")
+               hint="call tc.save(checkpoint_dict, path)", given=given)
         saved = tc.load(path)
-        t.true(isinstance(saved, dict), "the checkpoint file to hold a dict", hint="save one dict with every state")
+        t.true(isinstance(saved, dict), f"the checkpoint file to hold a dict (it holds {type(saved).__name__})",
+               hint="save one dict with every state", given=given)
         # a fresh process would build new objects with another initialisation
         model2, opt2, sched2 = _setup(seed=123)
         epoch = load_checkpoint(path, model2, opt2, sched2)
-        t.equal(epoch, 2, what="the epoch load_checkpoint returns", hint="store the epoch in the dict and return it")
-        t.close(_flat(model2), _flat(model), what="the model's weights after loading", atol=0,
+        t.equal(epoch, 2, what="the epoch load_checkpoint returns", hint="store the epoch in the dict and return it",
+                given=given)
+        t.close(_flat(model2), _flat(model), what="the model's weights after loading", atol=0, given=given,
                 mistakes=[mistakes.custom(lambda got, expected: True,
+                                          "the new model's weights differ from the saved model's",
                                           "load the saved state with model.load_state_dict(checkpoint[...])")])
         t.close(opt2.param_groups[0]["lr"], opt.param_groups[0]["lr"], what="the learning rate after loading",
-                atol=0, given="a checkpoint saved after 2 epochs of StepLR(step_size=2, gamma=0.5) from lr 0.05",
+                atol=0, given=given,
                 mistakes=[mistakes.custom(lambda got, expected: np.isclose(got, 0.05),
                                           "the learning rate is back at its initial 0.05: the scheduler's and the "
                                           "optimizer's state were not restored",
@@ -74,8 +80,10 @@ def checkpoint_check(t, save_checkpoint, load_checkpoint):
         for _ in range(epoch, 4):
             _epoch(model2, opt2, sched2, X, y)
         t.close(_flat(model2), straight, what="weights after resuming for epochs 3-4 (vs an uninterrupted run)",
-                atol=1e-6, mistakes=[mistakes.custom(
+                atol=1e-6, given=given + "; then epochs 3-4 trained with model2, optimizer2, scheduler2",
+                mistakes=[mistakes.custom(
                     lambda got, expected: True,
+                    "the resumed run drifts away from the uninterrupted one although the weights were restored",
                     "did you restore the optimizer (momentum buffers) and the scheduler (learning rate) too?")])
 
 
@@ -83,18 +91,23 @@ def checkpoint_check(t, save_checkpoint, load_checkpoint):
 def compare_check(t, compare_state_dicts):
     a = {"fc1.weight": tc.zeros(4, 3), "fc1.bias": tc.zeros(4), "fc2.weight": tc.zeros(2, 4)}
     b = {"fc1.weight": tc.zeros(5, 3), "fc1.bias": tc.zeros(4), "head.weight": tc.zeros(2, 4)}
+    given = {"model_state": {k: tuple(v.shape) for k, v in a.items()},
+             "checkpoint_state": {k: tuple(v.shape) for k, v in b.items()}}
     got = compare_state_dicts(a, b)
-    t.equal(set(got), {"missing", "unexpected", "shape_mismatch"}, what="the keys of the returned dict")
+    t.equal(set(got) if isinstance(got, dict) else got, {"missing", "unexpected", "shape_mismatch"},
+            what="the keys of the returned dict", given=given)
     t.equal(sorted(got["missing"]), ["fc2.weight"], what="missing (in the model, not in the checkpoint)",
-            hint="missing = keys of model_state that the checkpoint lacks")
-    t.equal(sorted(got["unexpected"]), ["head.weight"], what="unexpected (in the checkpoint, not in the model)")
+            hint="missing = keys of model_state that the checkpoint lacks", given=given)
+    t.equal(sorted(got["unexpected"]), ["head.weight"], what="unexpected (in the checkpoint, not in the model)",
+            given=given)
     t.equal(sorted(got["shape_mismatch"]), [("fc1.weight", (4, 3), (5, 3))],
             what="shape_mismatch as (name, model shape, checkpoint shape)",
-            hint="compare tuple(tensor.shape) of keys present in both")
+            hint="compare tuple(tensor.shape) of keys present in both", given=given)
     model = tc.nn.Sequential(tc.nn.Linear(3, 4), tc.nn.ReLU(), tc.nn.Linear(4, 2))
     same = compare_state_dicts(model.state_dict(), model.state_dict())
     t.equal((sorted(same["missing"]), sorted(same["unexpected"]), sorted(same["shape_mismatch"])), ([], [], []),
-            what="comparing a model's state_dict with itself")
+            what="comparing a model's state_dict with itself",
+            given="model_state = checkpoint_state = Sequential(Linear(3, 4), ReLU(), Linear(4, 2)).state_dict()")
 
 
 @exercise("07.3", title="portable export to .npz", points=2)
@@ -104,16 +117,20 @@ def npz_check(t, export_npz, import_npz):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "weights.npz")
         export_npz(model, path)
+        given = ("export_npz(model, path) with model = Sequential(Linear(64, 8), ReLU(), Linear(8, 10)) whose "
+                 f"state_dict holds {', '.join(f'{k} {tuple(v.shape)}' for k, v in model.state_dict().items())}")
         with np.load(path, allow_pickle=False) as data:
             t.equal(sorted(data.files), sorted(model.state_dict()), what="the array names in the .npz file",
-                    hint="one array per state_dict key, named by the key")
-            t.close(data["0.weight"], model[0].weight, what="the array for '0.weight'")
+                    hint="one array per state_dict key, named by the key", given=given)
+            t.close(data["0.weight"], model[0].weight, what="the array for '0.weight'", given=given)
         tc.manual_seed(1)
         other = tc.nn.Sequential(tc.nn.Linear(64, 8), tc.nn.ReLU(), tc.nn.Linear(8, 10))
         import_npz(other, path)
         X, _ = digits(0, 32)
         with tc.no_grad():
-            t.close(other(X), model(X), what="a model loaded from the .npz: its outputs", atol=0)
+            t.close(other(X), model(X), what="a model loaded from the .npz: its outputs", atol=0,
+                    given=given + "; then import_npz(other, path) into a model with other weights, both run on the "
+                                  "first 32 digits")
 
 
 # --- 07.4-07.6: what a pickle runs, a safe loader with an allow-list, a framework-free forward pass ---
@@ -173,10 +190,11 @@ def safe_loads_check(t, safe_loads):
                 t.fail(where, f"expected pickle.UnpicklingError (what tc.load(..., weights_only=True) raises), got "
                               f"{type(exc).__name__}: {exc}")
             if os.path.exists(path):
-                t.fail(where, f"loading it ran {name}(...) (the attack succeeded): find_class must compare the full "
-                              f"'module.name' with the allow-list and refuse anything else, before importing it")
-            t.fail(where, f"returned {result!r} instead of raising pickle.UnpicklingError: a refused file must not "
-                          f"load at all")
+                t.fail(where, f"loading it ran {name}(...) (the attack succeeded)",
+                       hint="find_class must compare the full 'module.name' with the allow-list and refuse anything "
+                            "else, before importing it")
+            t.fail(where, f"returned {result!r:.80} instead of raising pickle.UnpicklingError",
+                   hint="a refused file must not load at all: raise pickle.UnpicklingError in find_class")
 
 
 def _export(model):
@@ -208,9 +226,11 @@ def numpy_forward_check(t, numpy_forward):
                 h = np.maximum(h, 0)
         t.close(got, expected, what=what, rtol=1e-4, atol=1e-5, mistakes=[
             mistakes.custom(lambda g, e: np.allclose(g, np.maximum(e, 0), atol=1e-5),
-                            "the negative outputs became 0: there is no ReLU after the last Linear (logits)"),
+                            "the negative outputs became 0: a ReLU was applied to the logits",
+                            "there is no ReLU after the last Linear (its outputs are logits)"),
             mistakes.custom(lambda g, e, ref=no_relu: np.allclose(g, ref, atol=1e-5),
-                            "these are the outputs without the ReLU between the Linear layers")])
+                            "these are the outputs without the ReLU between the Linear layers",
+                            "apply np.maximum(h, 0) after every Linear but the last")])
 
 
 def _globals(data):
@@ -225,8 +245,8 @@ def pickled_globals_check(t, pickled_globals):
         t.equal(os.path.exists(path), False,
                 what="did os.mkdir run while pickled_globals read the malicious file (it must only read, never load)")
     if isinstance(got, (list, tuple)) and "os mkdir" in got:
-        t.fail("pickled_globals(malicious file)", f"got {got!r}: GLOBAL's argument is 'module name' with a space; "
-                                                  f"return 'module.name'")
+        t.fail("pickled_globals(malicious file)", f"got {got!r}: the names are written 'module name' with a space",
+               hint="GLOBAL's argument is 'module name' with a space; return 'module.name'")
     t.equal(got, [name], what="pickled_globals(malicious file): the globals it would import")
     tc.manual_seed(0)
     model = tc.nn.Sequential(tc.nn.Linear(3, 2), tc.nn.ReLU(), tc.nn.Linear(2, 1))
@@ -235,9 +255,12 @@ def pickled_globals_check(t, pickled_globals):
     got = _call(t, "pickled_globals(pickle.dumps(Sequential(Linear, ReLU, Linear), protocol=2))", pickled_globals, data)
     if isinstance(got, (set, frozenset)) or isinstance(got, list) and got != expected and sorted(got) == expected:
         t.fail("pickled_globals(a whole Sequential model)",
-               f"the right names, but as {type(got).__name__} in the order {list(got)!r}: return a sorted list")
+               f"the right names, but as a {type(got).__name__} in the order {list(got)!r}, not as a sorted "
+               f"list",
+               hint="return a sorted list")
     if isinstance(got, list) and len(got) > len(set(got)):
         t.fail("pickled_globals(a whole Sequential model)",
-               f"{len(got)} names but only {len(set(got))} different ones: list each global once, sorted")
+               f"{len(got)} names but only {len(set(got))} different ones: some globals are listed more than once",
+               hint="list each global once, sorted")
     t.equal(got, expected, what="pickled_globals(a whole Sequential(Linear, ReLU, Linear), protocol 2)",
             hint="walk pickletools.genops(data); every GLOBAL opcode's argument is one global")

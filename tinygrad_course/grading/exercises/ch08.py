@@ -1,6 +1,7 @@
 """Chapter 08 (debugging and profiling): checks for per-parameter gradient norms, a forward-hook search
 for the first layer that produces NaN/Inf, op counting with the profiler, a scalar log with TensorBoard's
-smoothing, measuring the memory gradient checkpointing saves, and naming the cause of common errors.
+smoothing, measuring the memory gradient checkpointing saves, and naming the cause of common errors; the check of
+08.7 (anomaly detection) is in ch08_anomaly.py, imported here.
 """
 import math
 import tracemalloc
@@ -12,6 +13,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch08_anomaly  # noqa: F401  (registers 08.7)
 from .ch03 import digits
 
 
@@ -33,11 +35,16 @@ def grad_norms_check(t, grad_norms):
     t.equal(sorted(got), sorted(expected), what="the names grad_norms returns",
             hint="one entry per model.named_parameters() name")
     names = sorted(expected)
-    t.close([float(got[n]) for n in names], [expected[n] for n in names], what="the gradient norms",
-            rtol=1e-4, mistakes=[mistakes.custom(lambda g, e: np.allclose(g, e ** 2, rtol=1e-3),
-                                                 "that is the squared norm: take the square root"),
-                                 mistakes.custom(lambda g, e: np.all(g < e),
-                                                 "sum the squares of *all* entries, not the mean")])
+    t.close([float(got[n]) for n in names], [expected[n] for n in names],
+            what=f"the gradient norms of {', '.join(names)}", rtol=1e-4,
+            given="a 6-layer sigmoid MLP (Linear(64, 32) ... Linear(32, 10)) after one backward pass of "
+                  "cross_entropy on the first 64 digits",
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, e ** 2, rtol=1e-3),
+                                      "every value is the square of the expected norm",
+                                      "take the square root of the sum of squares"),
+                      mistakes.custom(lambda g, e: np.all(g < e),
+                                      "every value is smaller than the norm: the squares were averaged, not summed",
+                                      "sum the squares of *all* entries, not the mean")])
     model.zero_grad()
     head = tc.nn.Linear(3, 1)
     unused = tc.nn.Linear(3, 1)
@@ -133,7 +140,8 @@ def scalar_log_check(t, ScalarLog):
     steps, values = log.curve("loss/train")
     if len(steps) == 8:
         t.fail("curve('loss/train')", f"got the steps {list(steps)}: 5 values were logged as 'loss/train' and 3 as "
-                                      f"'loss/val', interleaved with 'loss/train'; keep one list per tag")
+                                      f"'loss/val', interleaved with 'loss/train', and the curve mixes both tags",
+               hint="keep one list of (step, value) per tag")
     t.equal(list(steps), [0, 10, 20, 30, 40], what="curve('loss/train') steps after 5 add_scalar calls at steps 0..40")
     kinds = sorted({type(v).__name__ for v in values})
     t.equal(kinds, ["float"], what="the types of the values curve('loss/train') returns after add_scalar(tag, loss "
@@ -155,10 +163,14 @@ def scalar_log_check(t, ScalarLog):
                 what=f"smoothed('loss/train', weight={weight}) of the values {train}", rtol=1e-5, mistakes=[
                     mistakes.custom(lambda g, e, p=plain: np.allclose(g, p),
                                     f"the first smoothed value is {plain[0]:g}, (1 - weight) times the first value: "
-                                    "the average started at 0 and is biased towards it"),
+                                    "the average started at 0 and is biased towards it",
+                                    "divide the average after value t by 1 - weight**t (the debiasing of the lecture, "
+                                    "section 6)"),
                     mistakes.custom(lambda g, e, sw=swapped: np.allclose(g, sw),
+                                    f"these are the values smoothed with weight {1 - weight:g}, not {weight:g} "
+                                    "(you swapped them)",
                                     "weight is the share of the previous average, 1 - weight the share of the new "
-                                    "value (you swapped them)")])
+                                    "value")])
 
 
 def _stack(depth=8, width=128):
@@ -220,8 +232,8 @@ def held_memory_check(t, held_memory):
            "held_memory(fn)'s first value to be what fn() returned (here a float32 array of 262144 ones)")
     if held < mib / 2:
         t.fail("held_memory(lambda: np.ones(262144, dtype=np.float32))",
-               f"measured {_mib(held)} for a result of 1.00 MiB: the result was freed before you measured; keep "
-               f"result = fn() alive until after reading the traced memory")
+               f"measured {_mib(held)} for a result of 1.00 MiB: the result was freed before you measured",
+               hint="keep result = fn() alive until after reading the traced memory")
     t.close(held / mib, 1.0, what="MiB held by held_memory(lambda: np.ones(262144, dtype=np.float32)) (1 MiB)",
             rtol=0.05)
     t.equal(tracemalloc.is_tracing(), False, what="tracemalloc still running after held_memory returned",
@@ -234,8 +246,9 @@ def held_memory_check(t, held_memory):
     _, held = held_memory(temporary_then_small)
     if held > 3 * mib:
         t.fail("held_memory(a function that makes a 4 MiB temporary and returns 1 MiB)",
-               f"measured {_mib(held)}: that is the peak (get_traced_memory()[1]); what stays held is the current "
-               f"size (get_traced_memory()[0]) after fn() minus before")
+               f"measured {_mib(held)}: that is the peak, which counts the 4 MiB temporary freed inside fn",
+               hint="what stays held is the current size (get_traced_memory()[0]) after fn() minus before; the peak "
+                    "is get_traced_memory()[1]")
     t.close(held / mib, 1.0, what="MiB held after a function that makes a 4 MiB temporary and returns 1 MiB",
             rtol=0.05)
     # using it: the graph of 8 Linear(128, 128) + ReLU blocks on a batch of 512, plain and checkpointed
@@ -315,8 +328,8 @@ def diagnose_check(t, diagnose):
             raise
         except Exception as exc:
             t.fail(f"diagnose(fn) for fn = {source!r}",
-                   f"diagnose itself raised {type(exc).__name__}: {str(exc)[:80]}: catch the exception fn raises "
-                   f"and return its cause")
+                   f"diagnose itself raised {type(exc).__name__}: {str(exc)[:80]} (the exception fn raises escaped)",
+                   hint="catch the exception fn raises (try/except) and return its cause")
         if got != cause and cause not in (None, "unknown"):
             message = ""
             try:
@@ -326,6 +339,8 @@ def diagnose_check(t, diagnose):
             same_type = sorted({c for s, f, c in _CASES if c not in (None, "unknown")} - {cause})
             t.fail(f"diagnose(fn) for fn = {source!r}, which raises {message!r}",
                    f"expected {cause!r}, got {got!r}" + (
-                       f"; every one of {same_type + [cause]} is a RuntimeError: tell them apart by the message"
-                       if got in same_type else ""))
+                       f"; every one of {same_type + [cause]} is a RuntimeError, and this one was taken for another"
+                       if got in same_type else ""),
+                   hint="tell them apart by the message (str(exc)), not by the exception's type"
+                   if got in same_type else None)
         t.equal(got, cause, what=f"diagnose(fn) for fn = {source!r}")

@@ -40,28 +40,35 @@ def average_check(t, average_gradients):
             tc.nn.functional.cross_entropy(m(xb[r::workers]), yb[r::workers]).backward()
         if step == 0:
             local = [m[0].weight.grad.numpy().copy() for m in replicas]
+            given = {"replica 0's layer-0 gradient": local[0], "replica 1's layer-0 gradient": local[1]}
         average_gradients(replicas)
         if step == 0:
             t.close(replicas[0][0].weight.grad, (local[0] + local[1]) / 2,
-                    what="replica 0's gradient for layer 0 after averaging",
+                    what="replica 0's gradient for layer 0 after average_gradients(2 replicas)", given=given,
                     mistakes=[mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-4),
-                                              "that is the sum: divide by the number of replicas")])
+                                              "that is the sum of the replicas' gradients, not their average",
+                                              "divide the sum by the number of replicas")])
             t.close(replicas[1][0].weight.grad, replicas[0][0].weight.grad,
-                    what="replica 1's gradient (must equal replica 0's)", atol=0)
+                    what="replica 1's gradient (must equal replica 0's)", atol=0, given=given)
         for o in opts:
             o.step()
         single_opt.zero_grad()
         tc.nn.functional.cross_entropy(single(xb), yb).backward()
         single_opt.step()
-    t.close(_flat(replicas[1]), _flat(replicas[0]), what="the replicas' weights after 4 steps", atol=0)
+    run = ("2 replicas of Linear(64, 16), Tanh, Linear(16, 10), SGD(lr=0.1, momentum=0.9), 4 steps on batches of "
+           "64 digits, each replica taking every other sample")
+    t.close(_flat(replicas[1]), _flat(replicas[0]), what="the replicas' weights after 4 steps", atol=0, given=run)
     t.close(_flat(replicas[0]), _flat(single), what="weights vs one model trained on the combined batches",
-            rtol=1e-4, atol=1e-5)
+            rtol=1e-4, atol=1e-5, given=run)
     three = [_model(seed=s) for s in range(3)]
     for i, m in enumerate(three):
         for p in m.parameters():
             p.grad = tc.full(tuple(p.shape), float(i))
     average_gradients(three)
-    t.close(three[2][2].bias.grad, np.ones(10), what="the average of gradients 0, 1 and 2 (three replicas)")
+    t.close(three[2][2].bias.grad, np.ones(10), what="replica 2's bias gradient after averaging three replicas",
+            given="three replicas whose every gradient is filled with 0.0, 1.0 and 2.0 (replica 0, 1, 2)",
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, 3 * e), "that is the sum of the three gradients, "
+                                      "not their average", "divide the sum by the number of replicas")])
 
 
 @exercise("09.2", title="shard the dataset like DistributedSampler", points=2)
@@ -84,14 +91,15 @@ def ring_check(t, ring_all_reduce):
     for world, n in [(2, 6), (3, 9), (4, 8), (3, 10)]:
         arrays = [rng.standard_normal(n) for _ in range(world)]
         originals = [a.copy() for a in arrays]
+        given = {f"rank {r}'s array": a for r, a in enumerate(originals)}
         results, sent = ring_all_reduce(arrays)
         total = np.sum(originals, axis=0)
-        t.equal(len(results), world, what=f"number of results for {world} ranks")
+        t.equal(len(results), world, what=f"number of results for {world} ranks", given=given)
         for r in range(world):
-            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)")
+            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)", given=given)
         if n % world == 0:
             t.equal([int(s) for s in sent], [2 * (world - 1) * n // world] * world,
-                    what=f"values sent by each rank ({world} ranks, {n} values)",
+                    what=f"values sent by each rank ({world} ranks, {n} values)", given=given,
                     hint="each of the 2 * (world - 1) steps sends one chunk of n / world values")
 
 
@@ -104,8 +112,10 @@ def ddp_check(t, SimpleDDP):
     ddp = SimpleDDP(replicas)
     t.close(_flat(replicas[1]), start, atol=0,
             what="replica 1's weights after SimpleDDP(replicas) (replicas built with different seeds)",
-            mistakes=[mistakes.custom(lambda g, e: True, "the copies start different: __init__ must copy replica "
-                                                         "0's parameters into every other replica (the broadcast)")])
+            mistakes=[mistakes.custom(lambda g, e: True, "the copies start different: replica 1 kept its own "
+                                                         "initial weights",
+                                      "__init__ must copy replica 0's parameters into every other replica (the "
+                                      "broadcast)")])
     t.close(_flat(replicas[0]), start, atol=0, what="replica 0's weights after SimpleDDP(replicas) (must not change)")
     single = _model(seed=0)
     opts = [tc.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in replicas]
@@ -135,11 +145,11 @@ def ddp_check(t, SimpleDDP):
             t.close(replicas[0][0].weight.grad, (local[0] + local[1]) / 2,
                     what="replica 0's gradient for layer 0 after ddp.backward(losses) on the first batch",
                     mistakes=[mistakes.custom(lambda g, e: np.allclose(g, 2 * e, rtol=1e-4),
-                                              "that is the sum of the replicas' gradients: divide by the number of "
-                                              "replicas"),
+                                              "that is the sum of the replicas' gradients, not their average",
+                                              "divide the sum by the number of replicas"),
                               mistakes.custom(lambda g, e, lo=local[0]: np.allclose(g, lo, rtol=1e-4),
-                                              "that is replica 0's own gradient: average the gradients after "
-                                              "every replica's backward")])
+                                              "that is replica 0's own gradient: it was not averaged with the others",
+                                              "average the gradients after every replica's backward")])
         for o in opts:
             o.step()
         single_opt.zero_grad()
@@ -168,19 +178,21 @@ def collectives_check(t, all_reduce, broadcast):
         for r in range(3):
             if r == 0 and np.allclose(ranks[0].numpy(), array[0]):
                 t.fail(f"all_reduce(ranks with values {values}, {op!r})",
-                       f"rank 0's tensor is unchanged ({values[0]}){' though you returned a result' if returned is not None else ''}"
-                       f": a collective changes every rank's tensor in place (copy_ under no_grad)")
+                       f"rank 0's tensor is unchanged ({values[0]}){' though you returned a result' if returned is not None else ''}",
+                       hint="a collective changes every rank's tensor in place (copy_ under no_grad)")
             t.close(ranks[r], expected, what=f"rank {r}'s tensor after all_reduce(ranks with values {values}, {op!r})",
                     mistakes=[mistakes.custom(
                         lambda g, e, r=r: r > 0 and not np.allclose(g, e),
                         "rank 0 is right but a later rank is not: you reduced again after rank 0's tensor was "
-                        "overwritten; compute the result once, from the original values, then copy it to every rank")])
+                        "overwritten",
+                        "compute the result once, from the original values, then copy it to every rank")])
     ranks = _ranks(values)
     broadcast(ranks, 1)
     for r in range(3):
         t.close(ranks[r], array[1], what=f"rank {r}'s tensor after broadcast(ranks with values {values}, src=1)",
                 mistakes=[mistakes.custom(lambda g, e: np.allclose(g, array[0]),
-                                          "that is rank 0's tensor: broadcast from src, not from rank 0")])
+                                          "that is rank 0's tensor, not the tensor of src=1",
+                                          "broadcast from src, not from rank 0")])
 
 
 def _throughput(batch_per_rank, compute_s, n_params, world, bandwidth, latency):
@@ -205,14 +217,17 @@ def throughput_check(t, ddp_throughput):
         comm = 2 * (world - 1) / world * n * 4 / bandwidth
         alternatives = [
             (batch / (compute + comm + 2 * (world - 1) * latency),
-             "that is one rank's throughput: all ranks together process world * batch_per_rank samples per step"),
-            (world * batch / (compute + comm), "the latency term is missing: every one of the 2 (W - 1) ring steps pays it"),
+             "that is one rank's throughput, not the throughput of all the ranks together",
+             "all ranks together process world * batch_per_rank samples per step"),
+            (world * batch / (compute + comm), "the latency term is missing",
+             "every one of the 2 (W - 1) ring steps pays the latency once"),
             (world * batch / (compute + comm / 4 + 2 * (world - 1) * latency),
-             "the data sent is counted in values, not bytes: a float32 gradient is 4 bytes"),
+             "the communication time is 4 times too short: the data sent is counted in values, not bytes",
+             "a float32 gradient is 4 bytes per value"),
             (world * batch / (compute + 2 * n * 4 / bandwidth + 2 * (world - 1) * latency) if world > 1 else None,
+             "the communication time is W / (W - 1) times too long: every rank sent the whole gradient twice",
              "each rank sends 2 (W - 1) / W of the gradient in a ring all-reduce, not all of it twice"),
-            (batch / compute if world == 1 else None, None),
         ]
         t.close(float(got), _throughput(*args), what=what, rtol=1e-6, mistakes=[
-            mistakes.custom(lambda g, e, a=a: a is not None and np.allclose(g, a, rtol=1e-6), hint)
-            for a, hint in alternatives if hint])
+            mistakes.custom(lambda g, e, a=a: a is not None and np.allclose(g, a, rtol=1e-6), name, fix)
+            for a, name, fix in alternatives])

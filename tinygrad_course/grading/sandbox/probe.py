@@ -163,6 +163,8 @@ class _CheckRewriter(ast.NodeTransformer):
             node.args, node.keywords = [node.args[0], _constant_text(what)], []
         elif func.attr == "raises":
             node.keywords = [k for k in node.keywords if k.arg not in ("hint", "what")]
+        elif func.attr == "fail":  # the deferred fix stays in the grader, like the hints of the other expectations
+            node.keywords = [k for k in node.keywords if k.arg != "hint"]
         return node
 
 
