@@ -134,7 +134,8 @@ def test_every_submission_gets_its_fair_grade(graded, name):
     _needs_the_kernel(name)
     case, row = CASES[name], _row(graded, name)
     got = {e: float(row[e]) for e in case.fair()}
-    assert got == {e: float(p) for e, p in case.fair().items()}, (row, [t for k, t in graded["feedback"].items() if k == name])
+    feedback = "\n".join(t for k, t in graded["feedback"].items() if k == name)
+    assert got == {e: float(p) for e, p in case.fair().items()}, f"{row}\n{feedback}"
     assert float(row["total"]) == sum(case.fair().values())
     assert case.problem in row["problem"]
     assert row["isolation"].startswith("kernel: Landlock" if KERNEL else "unsafe-audit-hook-only")
