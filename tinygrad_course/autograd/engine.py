@@ -14,7 +14,7 @@ import itertools
 from .. import seams
 from ..factories import tensor as make_tensor
 from ..factories import zeros_like
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
 from .grad_mode import _state
@@ -154,7 +154,7 @@ def _accumulate(var, grad, create_graph):
             grad = grad.detach()
             data = grad._data
             if not data.flags.writeable or data.base is not None or not data.flags.c_contiguous:
-                grad = grad.clone()
+                grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
         var.grad = grad
     elif create_graph or var.grad._requires_grad:
         var.grad = var.grad + grad
