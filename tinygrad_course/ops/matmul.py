@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import _state
+from ..autograd.node import profilers
 from ..tensor import _wrap
 from ._util import broadcast_shapes_checked, check_same_device, type_name
 from .broadcast_grad import _ARRAY_GRAD_DTYPES, _grad_like
@@ -80,8 +81,10 @@ def _grad_mat2(mat1, g, mat2):
 def _array_grads(g, a, b):
     """True when a product's backward may work on arrays (no graph being built, create_graph=False): the
     gradient and both operands share a float32/float64 dtype, so the products are those the recorded ops
-    would compute."""
-    return not _state.enabled and g.dtype is a.dtype is b.dtype and g.dtype in _ARRAY_GRAD_DTYPES
+    would compute. Under the profiler the products stay ops, so a table shows them (aten::mm) inside their
+    backward node, as PyTorch's does."""
+    return (not _state.enabled and g.dtype is a.dtype is b.dtype and g.dtype in _ARRAY_GRAD_DTYPES
+            and not profilers)
 
 
 def _mat_grads(g, a, b, need_a, need_b):
