@@ -15,6 +15,7 @@ from ..tensor import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32
+from .normalize_grads import normalize_grads_array
 from ._util import normalize_dim
 
 
@@ -352,7 +353,7 @@ class Normalize(Op):
         param_dims = tuple(i for i in range(x.ndim) if full[i] == 1)
         if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64") and (
                 weight is None or weight.dtype is x.dtype):
-            return _normalize_grads_array(ctx, g._data, x._data, weight, dims, param_dims)
+            return normalize_grads_array(ctx, x._xp, g._data, x._data, weight, dims, param_dims)
         if _recording() and not ctx.frozen:
             mean = x.mean(dims, keepdim=True)
             xc = x - mean
@@ -373,26 +374,6 @@ class Normalize(Op):
         if need[2]:
             gb = g.sum(param_dims).reshape(ctx.bias_shape)
         return gx, gw, gb
-
-
-def _normalize_grads_array(ctx, g, a, weight, dims, param_dims):
-    """`Normalize.backward` on arrays (create_graph=False): the same formulas, no recorded ops."""
-    need = ctx.needs_input_grad
-    rstd = ctx.rstd
-    xhat = (a - ctx.batch_mean) * rstd
-    gx = gw = gb = None
-    gxhat = g * weight._data.reshape(ctx.param_shape) if weight is not None else g
-    if need[0]:
-        if ctx.frozen:
-            gx = _wrap(gxhat * rstd)
-        else:
-            gx = _wrap((gxhat - gxhat.mean(axis=dims, keepdims=True)
-                        - xhat * (gxhat * xhat).mean(axis=dims, keepdims=True)) * rstd)
-    if need[1]:
-        gw = _wrap((g * xhat).sum(axis=param_dims).reshape(weight._data.shape))
-    if need[2]:
-        gb = _wrap(g.sum(axis=param_dims).reshape(ctx.bias_shape))
-    return gx, gw, gb
 
 
 class BatchNormalize(Normalize):
