@@ -14,7 +14,7 @@ import itertools
 from .. import seams
 from ..factories import tensor as make_tensor
 from ..factories import zeros_like
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .anomaly_mode import check_gradients
 from .anomaly_mode import state as _anomaly
 from .grad_mode import _state
@@ -142,6 +142,18 @@ def _nodes_leading_to(targets, nodes):
     return needed
 
 
+def _add_grads(a, b):
+    """The sum of two gradients reaching one input; on arrays when no graph is being built and they share
+    a float32/float64 dtype, shape and device (an Add op otherwise)."""
+    if not _state.enabled and a.dtype is b.dtype and a.dtype.name in _ARRAY_SUM_DTYPES \
+            and a._data.shape == b._data.shape and a._device == b._device:
+        return _wrap(a._data + b._data)
+    return a + b
+
+
+_ARRAY_SUM_DTYPES = ("float32", "float64")
+
+
 def _accumulate(var, grad, create_graph):
     """Add `grad` into `var.grad`, running the leaf's hooks first (PyTorch's AccumulateGrad)."""
     if var._hooks:
@@ -154,7 +166,7 @@ def _accumulate(var, grad, create_graph):
             grad = grad.detach()
             data = grad._data
             if not data.flags.writeable or data.base is not None or not data.flags.c_contiguous:
-                grad = grad.clone()
+                grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
         var.grad = grad
     elif create_graph or var.grad._requires_grad:
         var.grad = var.grad + grad
@@ -299,7 +311,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if buf is None:
                     buf = buffers[child] = [None] * child._num_outputs
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0 and pending is None:

@@ -78,6 +78,8 @@ class ScaledDotProductAttention(Op):
             p = _wrap(_attention_weights(xp, _masked_scores(xp, q._data, k._data, ctx.mask, ctx.scale),
                                          ctx.mask is not None)[0])
         need = ctx.needs_input_grad
+        if not _state.enabled and g.dtype is q.dtype:
+            return _attention_grads_array(xp, g._data, p._data, q._data, k._data, v._data, ctx.scale, need)
         gq = gk = gv = None
         if need[2]:
             gv = p.transpose(-2, -1) @ g
@@ -89,3 +91,18 @@ class ScaledDotProductAttention(Op):
             if need[1]:
                 gk = gs.transpose(-2, -1) @ q
         return gq, gk, gv, None, None
+
+
+def _attention_grads_array(xp, g, p, q, k, v, scale, need):
+    """The backward's five products and row reduction on arrays (create_graph=False)."""
+    gq = gk = gv = None
+    if need[2]:
+        gv = _wrap(xp.matmul(xp.swapaxes(p, -1, -2), g))
+    if need[0] or need[1]:
+        gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
+        gs = p * (gp - (gp * p).sum(axis=-1, keepdims=True)) * scale
+        if need[0]:
+            gq = _wrap(xp.matmul(gs, k))
+        if need[1]:
+            gk = _wrap(xp.matmul(xp.swapaxes(gs, -1, -2), q))
+    return gq, gk, gv, None, None

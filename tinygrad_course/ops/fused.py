@@ -15,6 +15,7 @@ from ..tensor import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32
+from .normalize_grads import normalize_grads_array
 from ._util import normalize_dim
 
 
@@ -350,6 +351,9 @@ class Normalize(Op):
         dims, shape = ctx.dims, ctx.param_shape
         full = (1,) * (x.ndim - len(shape)) + tuple(shape)
         param_dims = tuple(i for i in range(x.ndim) if full[i] == 1)
+        if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64") and (
+                weight is None or weight.dtype is x.dtype):
+            return normalize_grads_array(ctx, x._xp, g._data, x._data, weight, dims, param_dims)
         if _recording() and not ctx.frozen:
             mean = x.mean(dims, keepdim=True)
             xc = x - mean

@@ -1,5 +1,8 @@
 """View ops: view/reshape, permute, transpose, expand, squeeze/unsqueeze and aliases. Each returns a backend
 view that shares storage and strides with its input, as in PyTorch; `clone` and `to` (ToCopy) copy.
+
+Their backwards move no numbers, so when no graph is being built (create_graph=False) they reshape or
+transpose the gradient's array directly instead of recording a view op per gradient.
 """
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import numpy as np
 
 from .._backend import check_dtype_on_device, to_device_array
 from ..autograd.function import Op
+from ..autograd.grad_mode import _state
+from ..tensor import _wrap
 from ._util import normalize_dim
 from .broadcast_grad import sum_to_shape
 
@@ -51,6 +56,8 @@ class View(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if not _state.enabled:
+            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -74,6 +81,8 @@ class UnsafeView(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if not _state.enabled:
+            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -97,6 +106,8 @@ class Permute(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if not _state.enabled:
+            return _wrap(g._data.transpose(ctx.inverse))
         return g.permute(*ctx.inverse)
 
 
@@ -117,6 +128,8 @@ class Transpose(Op):
     def backward(ctx, g):
         if g.ndim == 0:
             return g
+        if not _state.enabled:
+            return _wrap(g._xp.swapaxes(g._data, ctx.d0, ctx.d1))
         return g.transpose(ctx.d0, ctx.d1)
 
 
@@ -170,6 +183,8 @@ class Squeeze(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if not _state.enabled:
+            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -185,6 +200,8 @@ class Unsqueeze(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if not _state.enabled:
+            return _wrap(g._xp.squeeze(g._data, ctx.d))
         return g.squeeze(ctx.d)
 
 

@@ -176,6 +176,101 @@ def _in_projection(query, key, value, weights, biases):
     return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
+def _mha_prologue(dtype, embed_dim, embed_dim_to_check, num_heads, key_padding_mask, attn_mask, need_weights,
+                  is_causal):
+    """Canonical (float) masks, the causal hint resolved and the embedding checked: (key_padding_mask,
+    attn_mask, is_causal, head_dim)."""
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype, "attn_mask", dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the mask is only a hint: attention below applies the causal mask itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    return key_padding_mask, attn_mask, is_causal, head_dim
+
+
+def _attn_mask_3d(attn_mask, bsz, num_heads, tgt_len, src_len):
+    """A 2-D (L, S) or 3-D (N * H, L, S) attention mask checked and made 3-D."""
+    if attn_mask is None:
+        return None
+    if attn_mask.ndim == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.ndim == 3:
+        if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(bsz * num_heads, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+
+
+def _merge_key_padding(attn_mask, key_padding_mask, bsz, num_heads, src_len):
+    """The (N, S) key padding mask checked and added to the 3-D attention mask (per head: (N * H, 1, S))."""
+    if key_padding_mask is None:
+        return attn_mask
+    if key_padding_mask.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
+    key_padding_mask = (key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+                        .reshape(bsz * num_heads, 1, src_len))
+    return key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+
+def _attn_mask_4d(attn_mask, bsz, num_heads, src_len):
+    """The 3-D mask as scaled_dot_product_attention takes it: (1, 1, L, S) or (N, H, L, S)."""
+    if attn_mask is None:
+        return None
+    if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+        return attn_mask.unsqueeze(0)
+    return attn_mask.reshape(bsz, num_heads, -1, src_len)
+
+
+def _packable(query, key, value, use_separate_proj_weight, bias_k, bias_v, add_zero_attn, static_k, static_v,
+              need_weights):
+    """Whether batched self-attention can take `_self_attention`'s packed path (PyTorch's
+    `_in_projection_packed`): one tensor as query, key and value, one in-projection weight, and none of the
+    extras (learned bias_k/bias_v, zero attention, static keys, returned weights)."""
+    return (query is key and key is value and query.ndim == 3 and not use_separate_proj_weight
+            and bias_k is None and bias_v is None and not add_zero_attn and static_k is None
+            and static_v is None and not need_weights)
+
+
+def _self_attention(x, batch_first, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, dropout_p,
+                    out_proj_weight, out_proj_bias, training, key_padding_mask, attn_mask, is_causal):
+    """Multi-head self-attention of x, (L, N, E) or (N, L, E) with batch_first, returning the same layout.
+
+    One product projects q, k and v together; one view, one permute and one unbind give each its heads
+    as (N, H, L, head_dim) views (no copies, no transposes of the input), as PyTorch's packed projection.
+    """
+    _mha_shape_check(x, x, x, key_padding_mask, attn_mask, num_heads)
+    bsz, length, embed_dim = x.shape if batch_first else (x.shape[1], x.shape[0], x.shape[2])
+    key_padding_mask, attn_mask, is_causal, head_dim = _mha_prologue(
+        x.dtype, embed_dim, embed_dim_to_check, num_heads, key_padding_mask, attn_mask, False, is_causal)
+    attn_mask = _attn_mask_3d(attn_mask, bsz, num_heads, length, length)
+    attn_mask = _merge_key_padding(attn_mask, key_padding_mask, bsz, num_heads, length)
+    attn_mask = _attn_mask_4d(attn_mask, bsz, num_heads, length)
+    lead = tuple(x.shape[:2])
+    proj = linear(x, in_proj_weight, in_proj_bias).view(*lead, 3, num_heads, head_dim)
+    q, k, v = proj.permute(2, 0, 3, 1, 4).unbind(0) if batch_first else proj.permute(2, 1, 3, 0, 4).unbind(0)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p if training else 0.0, is_causal)
+    out = (out.transpose(1, 2) if batch_first else out.permute(2, 0, 1, 3)).reshape(bsz * length, embed_dim)
+    return linear(out, out_proj_weight, out_proj_bias).view(*lead, embed_dim)
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
@@ -184,6 +279,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """Multi-head attention on (L, N, E) query and (S, N, E_k/E_v) key/value, like `F.multi_head_attention_forward`;
     returns (output (L, N, E), attention weights (N, L, S) averaged over heads, or per head, or None)."""
+    if _packable(query, key, value, use_separate_proj_weight, bias_k, bias_v, add_zero_attn, static_k, static_v,
+                 need_weights):
+        return _self_attention(query, False, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                               dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, attn_mask,
+                               is_causal), None
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -191,22 +291,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                       None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
-    if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                           "method `generate_square_subsequent_mask` to create this mask.")
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None  # the mask is only a hint: attention below applies the causal mask itself
-    else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        if key_padding_mask is not None:
-            is_causal = False
-    if embed_dim != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
-    head_dim = embed_dim // num_heads
-    if head_dim * num_heads != embed_dim:
-        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    key_padding_mask, attn_mask, is_causal, head_dim = _mha_prologue(
+        query.dtype, embed_dim, embed_dim_to_check, num_heads, key_padding_mask, attn_mask, need_weights, is_causal)
     if use_separate_proj_weight:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
@@ -219,18 +305,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
     q, k, v = _in_projection(query, key, value, weights, biases)
 
-    if attn_mask is not None:
-        if attn_mask.ndim == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.ndim == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    attn_mask = _attn_mask_3d(attn_mask, bsz, num_heads, tgt_len, src_len)
 
     if bias_k is not None and bias_v is not None:  # one learned extra key/value position
         k = cat([k, bias_k.repeat(1, bsz, 1)])
@@ -251,15 +326,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = None if attn_mask is None else _pad_last(attn_mask)
         key_padding_mask = None if key_padding_mask is None else _pad_last(key_padding_mask)
     src_len = k.shape[1]
-    if key_padding_mask is not None:
-        if key_padding_mask.shape[0] != bsz:
-            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
-        if key_padding_mask.shape[1] != src_len:
-            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                                 f"{key_padding_mask.shape[1]}")
-        key_padding_mask = (key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
-                            .reshape(bsz * num_heads, 1, src_len))
-        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    attn_mask = _merge_key_padding(attn_mask, key_padding_mask, bsz, num_heads, src_len)
     if not training:
         dropout_p = 0.0
 
@@ -279,11 +346,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             out, attn_weights = out.squeeze(1), attn_weights.squeeze(0)
         return out, attn_weights
 
-    if attn_mask is not None:
-        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
-            attn_mask = attn_mask.unsqueeze(0)
-        else:
-            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    attn_mask = _attn_mask_4d(attn_mask, bsz, num_heads, src_len)
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)

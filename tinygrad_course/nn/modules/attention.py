@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...factories import empty
 from .. import functional as F
 from .. import init
-from ..functional.attention import _canonical_masks
+from ..functional.attention import _canonical_masks, _packable, _self_attention
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -83,7 +83,16 @@ class MultiheadAttention(Module):
         key_padding_mask, attn_mask = _canonical_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
                                                        query.dtype)
         if self.batch_first and is_batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+            if self._qkv_same_embed_dim and _packable(query, key, value, False, self.bias_k, self.bias_v,
+                                                      self.add_zero_attn, None, None, need_weights):
+                # self-attention in the batch-first layout itself: no transposes of the input or output
+                return _self_attention(query, True, self.embed_dim, self.num_heads, self.in_proj_weight,
+                                       self.in_proj_bias, self.dropout, self.out_proj.weight, self.out_proj.bias,
+                                       self.training, key_padding_mask, attn_mask, is_causal), None
+            if query is key and key is value:  # one transpose for the three, as PyTorch
+                query = key = value = query.transpose(1, 0)
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = {} if self._qkv_same_embed_dim else {
             "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
             "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
