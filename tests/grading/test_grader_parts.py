@@ -259,3 +259,17 @@ def test_the_graders_recording_checker_takes_every_argument_a_check_may_pass():
         local = set(inspect.signature(getattr(Checker, name)).parameters)
         graded = set(inspect.signature(getattr(RecordingChecker, name)).parameters)
         assert local <= graded, f"RecordingChecker.{name} lacks {sorted(local - graded)}"
+
+
+def test_the_grader_parses_source_only_through_its_lock():
+    """The grader grades in threads, and CPython 3.11's ast conversion is not safe across threads (an honest
+    notebook once got 0 from "AST constructor recursion depth mismatch"): no grader module calls ast.parse
+    itself."""
+    from pathlib import Path
+
+    import tinygrad_course.grading as grading
+
+    root = Path(grading.__file__).parent
+    direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
+              if p.name != "parsing.py" and "ast.parse(" in p.read_text(encoding="utf-8")]
+    assert direct == [], direct

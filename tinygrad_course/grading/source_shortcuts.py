@@ -24,6 +24,7 @@ import textwrap
 import types
 from dataclasses import dataclass, field
 
+from .parsing import parse
 from .registry import get_exercise
 
 DYNAMIC = object()
@@ -337,7 +338,7 @@ def shortcut_findings(plan, solution_nb=None) -> dict[str, str]:
     for step in plan.steps:
         if step.kind == "code":
             try:
-                parsed.append((ast.parse(step.source), step.learner))
+                parsed.append((parse(step.source), step.learner))
             except (SyntaxError, ValueError, RecursionError):
                 continue
     trees = [tree for tree, _ in parsed]
@@ -379,7 +380,7 @@ def function_violations(functions, forbidden_names) -> list[str]:
     found = []
     for fn in functions:
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+            tree = parse(textwrap.dedent(inspect.getsource(fn)))
         except (OSError, TypeError, SyntaxError):
             continue
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or () if _filled(c))))

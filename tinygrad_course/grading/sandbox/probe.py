@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..parsing import parse
+
 OBSERVE = "__grader_observe__"
 CHECK = "__grader_check__"
 EXPECT = {"expect_close": "close", "expect_equal": "equal"}
@@ -126,7 +128,7 @@ def _prune(body: list, live: set[str], keep_names: set[str]) -> list:
 def make_probe(source: str) -> Probe:
     """The probe of a test cell's source (solution markers already removed)."""
     probe = Probe("")
-    tree = _Rewriter(probe).visit(ast.parse(source))
+    tree = _Rewriter(probe).visit(parse(source))
     learner_names = {n for _, names in probe.exercises for n in names}
     tree.body = _prune(tree.body, set(), learner_names)
     probe.source = ast.unparse(ast.fix_missing_locations(tree))
@@ -171,7 +173,7 @@ class _CheckRewriter(ast.NodeTransformer):
 def make_check_probe(module_source: str) -> str:
     """A chapter's check module as the worker runs it: every expectation loses its expected value, and code
     that only computed expected values is removed from each function that states expectations."""
-    tree = _CheckRewriter().visit(ast.parse(module_source))
+    tree = _CheckRewriter().visit(parse(module_source))
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(a.arg == "t" for a in node.args.args):
             params = {a.arg for a in node.args.args + node.args.kwonlyargs} | {a.arg for a in (node.args.vararg, node.args.kwarg) if a}

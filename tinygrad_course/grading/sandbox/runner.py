@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..parsing import parse
 from . import channel, containment
 from .isolation import Isolation
 from .plan import Step
@@ -68,7 +69,7 @@ def trusted_imports(solution_nb) -> list[tuple[str, str, str | None]]:
         if cell.cell_type != "code" or not meta.get("locked") or meta.get("grade") or meta.get("solution"):
             continue
         try:
-            tree = ast.parse(cell.source)
+            tree = parse(cell.source)
         except SyntaxError:
             continue
         for node in tree.body:
