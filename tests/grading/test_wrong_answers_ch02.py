@@ -4,7 +4,7 @@ import pytest
 
 import tinygrad_course as tc
 
-from .wrong_answers import assert_names_mistake, assert_stub_fails, solution, stub
+from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 unbroadcast, = solution("02", "unbroadcast")
 
@@ -318,11 +318,4 @@ NAMES = {"02.1": ("mul_backward",), "02.2": ("tanh_backward",), "02.3": ("matmul
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 
 
-@pytest.mark.parametrize("exercise", sorted(NAMES))
-def test_the_stub_fails(exercise):
-    assert_stub_fails(exercise, *stub("02", *NAMES[exercise]))
-
-
-def test_every_exercise_has_two_wrong_answers():
-    counts = {e: sum(1 for x, _, _ in CATALOGUE if x == e) for e in NAMES}
-    assert min(counts.values()) >= 2, counts
+test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02")

@@ -5,7 +5,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import nn
 
-from .wrong_answers import assert_names_mistake, assert_stub_fails, stub
+from .wrong_answers import assert_names_mistake, catalogue_tests
 
 F = nn.functional
 
@@ -217,11 +217,4 @@ NAMES = {"03.1": "Linear", "03.2": "count_parameters", "03.3": "Dropout", "03.4"
          "03.5": "init_weights", "03.6": "freeze_all_but_head", "03.7": "record_shapes", "03.8": "DigitClassifier"}
 
 
-@pytest.mark.parametrize("exercise", sorted(NAMES))
-def test_the_stub_fails(exercise):
-    assert_stub_fails(exercise, *stub("03", NAMES[exercise]))
-
-
-def test_every_exercise_has_two_wrong_answers():
-    counts = {e: sum(1 for x, _, _ in CATALOGUE if x == e) for e in NAMES}
-    assert min(counts.values()) >= 2, counts
+test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "03")

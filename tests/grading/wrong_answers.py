@@ -90,3 +90,24 @@ def both_failures(exercise: str, *objects) -> str:
 def unwritten_stub(*args, **kwargs):
     """What a released exercise stub does."""
     raise NotImplementedError("replace this line with your code")
+
+
+def catalogue_tests(names: dict, catalogue, chapter: str | None = None):
+    """The two tests every catalogue file has: each exercise's stub fails, and each exercise has at least two
+    wrong answers in `catalogue` ((exercise, objects, phrase) rows). `names` maps an exercise to the names its
+    stub defines (a name or a tuple), led by the chapter when `chapter` is not given."""
+
+    def defined(exercise):
+        entry = names[exercise]
+        entry = entry if isinstance(entry, tuple) else (entry,)
+        return (chapter, *entry) if chapter is not None else entry
+
+    @pytest.mark.parametrize("exercise", sorted(names))
+    def test_the_stub_fails(exercise):
+        assert_stub_fails(exercise, *stub(*defined(exercise)))
+
+    def test_every_exercise_has_two_wrong_answers():
+        counts = {e: sum(1 for x, _, _ in catalogue if x == e) for e in names}
+        assert min(counts.values()) >= 2, counts
+
+    return test_the_stub_fails, test_every_exercise_has_two_wrong_answers
