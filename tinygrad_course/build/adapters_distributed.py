@@ -38,7 +38,12 @@ def _keep_own(tensor, ranks, what: str) -> None:
         tensor.copy_(mine)
 
 
-def _finished(async_op):
+def _over_ranks(tensor, run, what: str, async_op):
+    """Gather every rank's `tensor`, let the learner's `run(ranks)` change the list in place, keep this rank's
+    entry; a finished Work for `async_op` (the result is already there)."""
+    ranks = _gathered(tensor)
+    run(ranks)
+    _keep_own(tensor, ranks, what)
     return Work(lambda: None, lambda: True) if async_op else None
 
 
@@ -56,10 +61,7 @@ def all_reduce(learner):
         if (name is None or not isinstance(tensor, Tensor) or not _is_default(group)
                 or (op is ReduceOp.AVG and not tensor.is_floating_point())):
             return original(tensor, op, group, async_op)
-        ranks = _gathered(tensor)
-        learner(ranks, name)
-        _keep_own(tensor, ranks, "your all_reduce")
-        return _finished(async_op)
+        return _over_ranks(tensor, lambda ranks: learner(ranks, name), "your all_reduce", async_op)
 
     return run
 
@@ -72,9 +74,6 @@ def broadcast(learner):
     def run(tensor, src, group=None, async_op=False):
         if not isinstance(tensor, Tensor) or not _is_default(group) or not 0 <= src < get_world_size():
             return original(tensor, src, group, async_op)
-        ranks = _gathered(tensor)
-        learner(ranks, src)
-        _keep_own(tensor, ranks, "your broadcast")
-        return _finished(async_op)
+        return _over_ranks(tensor, lambda ranks: learner(ranks, src), "your broadcast", async_op)
 
     return run
