@@ -8,13 +8,84 @@ second derivatives work.
 """
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.function import Op, _state
 from ..tensor import _wrap
 from .conv import _pad_array, conv_output_size, window_view
 
 
+def _window_max(xp, win, kh, kw, with_offsets=True):
+    """Maximum over the (kh, kw) window axes of `win` and, per window, the first offset i*kw+j holding it.
+
+    PyTorch's rule: a later value replaces the maximum only if it is greater (the first of equal maxima wins),
+    or if it is NaN (a window with NaNs gives NaN and the offset of its last NaN). The offsets are kept small
+    (uint8 for windows of up to 255 values): one running pass per offset, no int64 temporaries.
+    """
+    out = win[..., 0, 0].copy()
+    if not with_offsets:
+        for offset in range(1, kh * kw):
+            xp.maximum(out, win[..., offset // kw, offset % kw], out=out)
+        return out, None
+    k = xp.zeros(out.shape, dtype=xp.uint8 if kh * kw < 256 else xp.int32)
+    for offset in range(1, kh * kw):
+        v = win[..., offset // kw, offset % kw]
+        # offsets rise, so "k = offset where v is greater" is a maximum: no data-dependent branch (a masked
+        # copy with a random mask runs several times slower)
+        xp.maximum(k, (v > out) * k.dtype.type(offset), out=k)
+        xp.maximum(out, v, out=out)
+    if out.dtype.kind not in "iub":  # floating (bfloat16 has kind "V"): NaN can occur
+        nan = xp.isnan(out)
+        if nan.any():
+            for offset in range(kh * kw):
+                xp.copyto(k, offset, where=nan & xp.isnan(win[..., offset // kw, offset % kw]))
+    return out, k
+
+
+def _point_padded_maxima_inside(xp, out, k, fill, geometry, in_hw):
+    """Where a padded window's maximum equals the padding value (its real values are all -inf, or the dtype's
+    minimum), point k at the window's first real position, as PyTorch (which never reads padding) does."""
+    at_fill = out == fill
+    if not at_fill.any():
+        return
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), _ = geometry
+    oh, ow = out.shape[-2:]
+    rows, cols = xp.arange(oh).reshape(oh, 1) * sh - ph, xp.arange(ow) * sw - pw
+    for offset in reversed(range(kh * kw)):  # the last assignment, the first real offset, wins
+        r, q = rows + (offset // kw) * dh, cols + (offset % kw) * dw
+        inside = (r >= 0) & (r < in_hw[0]) & (q >= 0) & (q < in_hw[1])
+        xp.copyto(k, offset, where=at_fill & inside)
+
+
+def _flat_indices(xp, k, geometry):
+    """int64 flat indices into the H*W plane from window offsets k (PyTorch's `return_indices` values)."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), w = geometry
+    oh, ow = k.shape[-2:]
+    rows = (k // kw).astype(xp.int64)
+    rows *= dh * w
+    rows += (k % kw).astype(xp.int64) * dw
+    rows += (xp.arange(oh).reshape(oh, 1) * sh - ph) * w + (xp.arange(ow) * sw - pw)
+    return rows
+
+
+def _route_to_offsets(xp, g, k, in_shape, geometry):
+    """Max pooling's input gradient for non-overlapping windows: each window's gradient put at its argmax
+    offset (one masked copy per offset into the strided positions that offset read; nothing else written)."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), _ = geometry
+    n, c, h, w = in_shape
+    oh, ow = g.shape[-2:]
+    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
+    finite = bool(xp.isfinite(g).all())
+    for offset in range(kh * kw):
+        r, q = (offset // kw) * dh, (offset % kw) * dw
+        at = out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw]
+        if finite:  # g * (k == offset) writes g or 0 to every position this offset read, without branching
+            xp.multiply(g, k == offset, out=at)
+        else:  # inf or NaN times 0 would not be 0
+            xp.copyto(at, g, where=k == offset)
+    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w]) if ph or pw else out
+
+
 class MaxPool2d(Op):
-    """Maximum over each window; also returns the int64 flat indices of the maxima."""
+    """Maximum over each window; also returns the int64 flat indices of the maxima when asked for them."""
 
     node_name = "MaxPool2DWithIndicesBackward0"
     non_differentiable_outputs = (1,)
@@ -22,46 +93,27 @@ class MaxPool2d(Op):
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, dilation, want_indices=False):
         xp, a = x._xp, x._data
-        n, c, h, w = a.shape
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+        (kh, kw), (ph, pw) = kernel, padding
         fill = xp.iinfo(a.dtype).min if a.dtype.kind in "iu" else -xp.inf  # bfloat16 has kind "V"
         win = window_view(xp, _pad_array(xp, a, ph, pw, fill), kernel, stride, dilation)
-        _, _, oh, ow = win.shape[:4]
-        # running maximum over the kh*kw window offsets (each a strided view): no copy of the windows
-        out = win[..., 0, 0].copy()
-        for offset in range(1, kh * kw):
-            xp.maximum(out, win[..., offset // kw, offset % kw], out=out)
-        if not (want_indices or ctx.needs_input_grad):
-            return out, xp.zeros((0,), dtype=xp.int64)
-        # the first window offset holding the maximum (PyTorch picks the first on ties)
-        # (built in place: few full-size temporaries, so pooling does not set the step's peak memory)
-        k = xp.zeros(out.shape, dtype=xp.int64)
-        found = xp.zeros(out.shape, dtype=bool)
-        for offset in range(kh * kw):
-            hit = win[..., offset // kw, offset % kw] == out
-            hit &= ~found
-            if offset:
-                xp.copyto(k, offset, where=hit)
-            found |= hit
-        del found, hit
-        # flat index (oh*sh + (k // kw)*dh - ph) * w + ow*sw + (k % kw)*dw - pw
-        indices = k // kw
-        indices *= dh * w
-        k %= kw
-        k *= dw
-        indices += k
-        del k
-        indices += (xp.arange(oh).reshape(oh, 1) * sh - ph) * w + (xp.arange(ow) * sw - pw)
-        ctx.indices, ctx.in_shape = indices, a.shape
+        out, k = _window_max(xp, win, kh, kw, with_offsets=want_indices or any(ctx.needs_input_grad))
+        geometry = (kernel, stride, padding, dilation, a.shape[3])
+        if k is not None and (ph or pw):
+            _point_padded_maxima_inside(xp, out, k, fill, geometry, a.shape[2:])
         ctx._materialize = False  # the indices output never gets a gradient
-        ctx.overlap = sh < dh * (kh - 1) + 1 or sw < dw * (kw - 1) + 1
-        return out, indices.astype(xp.int64, copy=False)
+        ctx.k, ctx.geometry, ctx.in_shape = k, geometry, a.shape
+        ctx.overlap = stride[0] < dilation[0] * (kh - 1) + 1 or stride[1] < dilation[1] * (kw - 1) + 1
+        indices = _flat_indices(xp, k, geometry) if want_indices else xp.zeros((0,), dtype=xp.int64)
+        return out, indices
 
     @staticmethod
     def backward(ctx, g, _g_indices=None):
         if g is None:
             return None
-        return MaxUnpoolGrad.apply(g, ctx.indices, ctx.in_shape, ctx.overlap)
+        xp = g._xp
+        if not ctx.overlap and not _state.enabled:
+            return _wrap(_route_to_offsets(xp, g._data, ctx.k, ctx.in_shape, ctx.geometry))
+        return MaxUnpoolGrad.apply(g, _flat_indices(xp, ctx.k, ctx.geometry), ctx.in_shape, ctx.overlap)
 
 
 def _plane_scatter(xp, g, indices, in_shape, overlap):
