@@ -28,7 +28,7 @@ from ..autograd.autocast_state import autocast_state
 LOWER_PRECISION_OPS = frozenset({"Mm", "Mv", "Dot", "Bmm", "Matmul", "Addmm", "Conv2d"})
 
 FLOAT32_OPS = {
-    "cpu": frozenset({"CrossEntropy", "NllLoss"}),
+    "cpu": frozenset({"CrossEntropy", "CrossEntropyTargets", "NllLoss"}),
     "cuda": frozenset({"CrossEntropy", "NllLoss", "Softmax", "LogSoftmax", "Sum", "SumAll", "Prod", "ProdAll",
                        "Cumsum", "Exp", "Log", "Log1p", "Pow", "Rsqrt", "Normalize"}),
 }

@@ -95,7 +95,9 @@ def _reduce_rows(xp, per_row, reduction, denom, dtype):
     if reduction == "none":
         return per_row.astype(dtype, copy=False)
     total = per_row.sum()
-    if reduction == "mean":
+    if reduction == "mean" and type(denom) is float and denom:
+        total = total / denom
+    elif reduction == "mean":
         with _errstate(xp):
             total = total / denom
     return xp.asarray(total, dtype=dtype)
@@ -112,14 +114,14 @@ class CrossEntropy(Op):
     node_name = "NllLossBackward0"
 
     @staticmethod
-    def forward(ctx, x, coeff, reduction, denom):
+    def forward(ctx, x, coeff, reduction, denom, picked=False):
         xp = x._xp
         if x._device.type == "cuda":  # fused kernels; backward rebuilds the softmax from row statistics
-            per_row, ctx.row_stats = gpu_kernels.cross_entropy_forward(x._data, coeff)
+            per_row, ctx.row_stats = gpu_kernels.cross_entropy_forward(x._data, coeff, picked)
             p = None
         else:
             logp, p = _log_softmax_array(xp, x._data, 1)
-            per_row = -(coeff * logp).sum(axis=1)
+            per_row = -gpu_kernels.weighted_row_sums(xp, coeff, logp, picked)
         ctx.p, ctx.coeff, ctx.reduction, ctx.denom = p, coeff, reduction, denom
         ctx.save_for_backward(x)
         return _reduce_rows(xp, per_row, reduction, denom, x._data.dtype)
@@ -148,7 +150,7 @@ class NllLoss(Op):
     @staticmethod
     def forward(ctx, logp, coeff, reduction, denom):
         xp = logp._xp
-        per_row = -(coeff * logp._data).sum(axis=1)
+        per_row = -gpu_kernels.weighted_row_sums(xp, coeff, logp._data, True)  # targets are class indices
         ctx.coeff, ctx.reduction, ctx.denom, ctx.dtype = coeff, reduction, denom, logp._data.dtype
         return _reduce_rows(xp, per_row, reduction, denom, logp._data.dtype)
 

@@ -118,13 +118,27 @@ def _ce_kernels():
     weighted_nll = cp.ReductionKernel(
         "float32 x, float32 m, float32 logs, float32 c", "float32 y", "c * ((m - x) + logs)", "a + b", "y = a", "0",
         "tc_row_nll")
+    # class-index targets: a class the target does not pick adds 0 even where its log-probability is -inf
+    picked_nll = cp.ReductionKernel(
+        "float32 x, float32 m, float32 logs, float32 c", "float32 y", "(c != 0.0f ? c * ((m - x) + logs) : 0.0f)",
+        "a + b", "y = a", "0", "tc_row_nll_picked")
     backward = cp.ElementwiseKernel(
         "float32 x, float32 m, float32 logs, float32 c, float32 row_total, float32 scale", "float32 g",
         "g = (expf((x - m) - logs) * row_total - c) * scale", "tc_softmax_ce_backward")
-    return sum_exp, weighted_nll, backward
+    return sum_exp, weighted_nll, backward, picked_nll
 
 
-def cross_entropy_forward(x, coeff):
+def weighted_row_sums(xp, coeff, values, picked):
+    """Row sums of coeff * values. With `picked` (coefficients of class-index targets) a zero coefficient
+    contributes 0 even against an infinite value, as PyTorch's nll_loss reads only the target's entry; for
+    target probabilities 0 * inf stays nan, as in PyTorch."""
+    terms = coeff * values
+    if picked and not xp.isfinite(values).all():
+        terms = xp.where(coeff != 0, terms, 0)
+    return terms.sum(axis=1)
+
+
+def cross_entropy_forward(x, coeff, picked=False):
     """Per-row loss -sum_c coeff[i, c] * log_softmax(x)[i, c] of (M, C) logits, and the row statistics the
     backward needs instead of the whole softmax: the (M, 1) row maximum m and log(sum(exp(x - m))).
 
@@ -133,11 +147,11 @@ def cross_entropy_forward(x, coeff):
     xp = _array_module(x)
     m = x.max(axis=1, keepdims=True)
     if uses_kernel(x, coeff):
-        sum_exp, weighted_nll, _ = _ce_kernels()
+        sum_exp, weighted_nll, _, picked_nll = _ce_kernels()
         logs = xp.log(sum_exp(x, m, axis=1, keepdims=True))
-        return weighted_nll(x, m, logs, coeff, axis=1), (m, logs)
+        return (picked_nll if picked else weighted_nll)(x, m, logs, coeff, axis=1), (m, logs)
     logs = xp.log(xp.exp(x - m).sum(axis=1, keepdims=True))
-    return (coeff * ((m - x) + logs)).sum(axis=1), (m, logs)
+    return weighted_row_sums(xp, coeff, (m - x) + logs, picked), (m, logs)
 
 
 def cross_entropy_backward(x, stats, coeff, scale):

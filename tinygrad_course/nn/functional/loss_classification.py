@@ -8,6 +8,7 @@ from ...ops import fused as _fused
 from ...ops._util import first_out_of_range
 from ...ops.comparison import where
 from ...ops.composite import recorded_as
+from ...ops.cross_entropy_targets import CrossEntropyTargets
 from ...ops.loss_ops import BinaryCrossEntropyWithLogits as _BCEWithLogits
 from ...seams import ACTIVE, component
 from .loss_reduction import _check_reduction, _reduce, _reduction
@@ -56,6 +57,14 @@ def _coefficients(xp, target, num_classes, weight, ignore_index, label_smoothing
     return coeff, wt.sum()
 
 
+def _plain(t, num_classes, ignore_index):
+    """True when every class index is in [0, num_classes) and none is `ignore_index`: the fast path's case
+    (anything else takes the general path, which also raises the out-of-range error)."""
+    if not t.size or t.min() < 0 or t.max() >= num_classes:
+        return False
+    return not 0 <= ignore_index < num_classes or not (t == ignore_index).any()
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Cross-entropy between logits `input` (N, C, ...) and class indices or class probabilities.
@@ -84,9 +93,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             probs = probs * (1 - label_smoothing) + label_smoothing / c
         coeff = probs * weight._data.astype(dtype)[None, :] if weight is not None else probs
         denom = rows.shape[0]
+    elif weight is None and not label_smoothing and rows._device.type == "cpu" and _plain(tgt._data, c, ignore_index):
+        out = CrossEntropyTargets.apply(rows, tgt._data, reduction, float(tgt._data.shape[0]))
+        return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
     else:
         coeff, denom = _coefficients(xp, tgt, c, weight, ignore_index, label_smoothing, dtype)
-    out = _fused.CrossEntropy.apply(rows, coeff, reduction, denom)
+    out = _fused.CrossEntropy.apply(rows, coeff, reduction, denom, not tgt.dtype.is_floating_point)
     return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
 
 
