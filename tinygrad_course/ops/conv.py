@@ -10,30 +10,10 @@ from __future__ import annotations
 
 from ..autograd.function import Op, _state
 from ..tensor import _wrap
+from . import conv_runs
 from .lowp import matmul_arrays
-
-
-def conv_output_size(size, kernel, stride, padding, dilation):
-    """Output length along one spatial dim (PyTorch's formula)."""
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
-
-
-def _pad_array(xp, a, ph, pw, value=0.0):
-    """Zero- (or `value`-) pad the last two dims of `a` by (ph, pw) on each side."""
-    if ph == 0 and pw == 0:
-        return a
-    n, c, h, w = a.shape
-    out = xp.full((n, c, h + 2 * ph, w + 2 * pw), value, dtype=a.dtype)
-    out[:, :, ph:ph + h, pw:pw + w] = a
-    return out
-
-
-def window_view(xp, a, kernel, stride, dilation):
-    """View (N, C, OH, OW, kh, kw) of all kernel windows of a padded (N, C, H, W) array (no copy)."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1
-    win = xp.lib.stride_tricks.sliding_window_view(a, (span_h, span_w), axis=(2, 3))
-    return win[:, :, ::sh, ::sw, ::dh, ::dw]
+from .windows import conv_output_size, window_view
+from .windows import pad_array as _pad_array
 
 
 def im2col_array(xp, a, kernel, stride, padding, dilation):
@@ -69,6 +49,12 @@ def col2im_array(xp, cols, input_shape, kernel, stride, padding, dilation):
 # product per kernel offset, summed) instead of building the whole (C*kh*kw, N*OH*OW) patch matrix: as fast
 # for such C and kh*kw times less memory. With fewer channels the per-offset products are too thin for BLAS.
 _MIN_CHANNELS_PER_OFFSET = 8
+
+
+def _by_runs(groups, channels, stride):
+    """Whether a convolution goes through `conv_runs` (stride 1, no groups, enough input channels: with
+    one or a few channels the per-offset copies are too short to gain over im2col)."""
+    return groups == 1 and channels >= _MIN_CHANNELS_PER_OFFSET and tuple(stride) == (1, 1)
 
 
 def _input_block(xp, win, i, j):
@@ -165,6 +151,13 @@ class Conv2d(Op):
         xp = x._xp
         o, cg, kh, kw = weight._data.shape
         n = x._data.shape[0]
+        ctx.args = ((kh, kw), stride, padding, dilation)
+        ctx.groups = groups
+        ctx.x_shape = x._data.shape
+        ctx.save_for_backward(x, weight)
+        if _by_runs(groups, cg, stride):
+            return conv_runs.conv_forward(xp, x._data, weight._data, None if bias is None else bias._data, padding,
+                                          dilation)
         if groups == 1 and cg >= _MIN_CHANNELS_PER_OFFSET:
             out, (oh, ow) = _forward_by_offset(xp, x._data, weight._data, stride, padding, dilation)
         elif groups == 1:
@@ -176,38 +169,44 @@ class Conv2d(Op):
             out = matmul_arrays(xp, w_g, cols.reshape(groups, -1, cols.shape[1])).reshape(o, -1)
         if bias is not None:
             out += bias._data[:, None]
-        ctx.args = ((kh, kw), stride, padding, dilation)
-        ctx.groups = groups
-        ctx.x_shape = x._data.shape
-        ctx.save_for_backward(x, weight)
         return xp.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
 
     @staticmethod
     def backward(ctx, g):
         x, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
-        groups = ctx.groups
-        o = weight.shape[0]
-        g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
-        gx = gw = gb = None
-        if need[0] and groups == 1 and not _state.enabled:
-            gx = _wrap(_input_grad_array(x._xp, weight._data, g_cols_out._data, ctx.x_shape, *ctx.args))
-        elif need[0]:
-            if groups == 1:
-                g_cols = weight.reshape(o, -1).mT @ g_cols_out
-            else:
-                w_g = weight.reshape(groups, o // groups, -1)
-                g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
-            gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
-        if need[1] and groups == 1 and not _state.enabled:
-            gw = _wrap(_weight_grad_array(x._xp, x._data, g_cols_out._data, weight._data.shape, *ctx.args))
-        elif need[1]:
-            cols = Im2Col.apply(x, *ctx.args)
-            if groups == 1:
-                gw = (g_cols_out @ cols.mT).reshape(weight.shape)
-            else:
-                cols_g = cols.reshape(groups, -1, cols.shape[1])
-                gw = (g_cols_out.reshape(groups, o // groups, -1) @ cols_g.mT).reshape(weight.shape)
-        if len(need) > 2 and need[2]:
-            gb = g.sum((0, 2, 3))
+        if _by_runs(ctx.groups, weight.shape[1], ctx.args[1]) and not _state.enabled:
+            gx, gw = conv_runs.conv_backward(x._xp, x._data, weight._data, g._data, need[0], need[1], ctx.args[2],
+                                             ctx.args[3])
+            gx, gw = (None if a is None else _wrap(a) for a in (gx, gw))
+        else:
+            gx, gw = _patch_backward(ctx, g, x, weight, need)
+        gb = g.sum((0, 2, 3)) if len(need) > 2 and need[2] else None
         return gx, gw, gb
+
+
+def _patch_backward(ctx, g, x, weight, need):
+    """Input and weight gradients through the patch matrix: on arrays offset by offset when no graph is
+    being built, otherwise as recorded ops (Col2Im / Im2Col) so that they can be differentiated again."""
+    groups, o = ctx.groups, weight.shape[0]
+    g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
+    gx = gw = None
+    if need[0] and groups == 1 and not _state.enabled:
+        gx = _wrap(_input_grad_array(x._xp, weight._data, g_cols_out._data, ctx.x_shape, *ctx.args))
+    elif need[0]:
+        if groups == 1:
+            g_cols = weight.reshape(o, -1).mT @ g_cols_out
+        else:
+            w_g = weight.reshape(groups, o // groups, -1)
+            g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
+        gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
+    if need[1] and groups == 1 and not _state.enabled:
+        gw = _wrap(_weight_grad_array(x._xp, x._data, g_cols_out._data, weight._data.shape, *ctx.args))
+    elif need[1]:
+        cols = Im2Col.apply(x, *ctx.args)
+        if groups == 1:
+            gw = (g_cols_out @ cols.mT).reshape(weight.shape)
+        else:
+            cols_g = cols.reshape(groups, -1, cols.shape[1])
+            gw = (g_cols_out.reshape(groups, o // groups, -1) @ cols_g.mT).reshape(weight.shape)
+    return gx, gw

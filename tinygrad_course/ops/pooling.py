@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..autograd.function import Op, _state
 from ..tensor import _wrap
-from .conv import _pad_array, conv_output_size, window_view
+from .windows import conv_output_size, window_view
+from .windows import pad_array as _pad_array
 
 
 def _window_max(xp, win, kh, kw, with_offsets=True):
