@@ -334,12 +334,13 @@ class Normalize(Op):
             mean, var = (s.reshape(param_shape).astype(a.dtype, copy=False) for s in stats)
             xc = a - mean
         rstd = 1.0 / xp.sqrt(var + eps)
-        xhat = xc * rstd
-        out = xhat
+        # x-hat, then the affine map, in xc's own storage (values as x-hat * weight + bias; one temporary)
+        out = xc
+        out *= rstd
         if weight is not None:
-            out = out * weight._data.reshape(param_shape)
+            out *= weight._data.reshape(param_shape)
         if bias is not None:
-            out = out + bias._data.reshape(param_shape)
+            out += bias._data.reshape(param_shape)
         ctx.dims, ctx.param_shape, ctx.eps, ctx.frozen = dims, param_shape, eps, stats is not None
         # x is saved, and x-hat rebuilt from it in the backward: like PyTorch, nothing input-sized is kept besides x
         ctx.rstd, ctx.batch_mean, ctx.batch_var = rstd, mean, var
