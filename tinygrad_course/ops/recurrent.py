@@ -6,6 +6,13 @@ state with the stacked gate weights plus a few whole-array element-wise operatio
 time is written by hand (one graph node for the whole sequence, not one per gate op). Arrays go through the
 tensors' array module (`x._xp`, NumPy or CuPy).
 
+Inside the loops the arrays are gate-major, the transpose of what the op takes and returns: a step's gate
+pre-activations are (G, B) = W_hh @ h with h (H, B), rather than h @ W_hh.T (B, G). Each gate (i, f, g, o) is
+then a contiguous block of rows, so the per-gate element-wise operations run on contiguous memory instead of
+column slices (about twice as fast for these small arrays), and the matmul with the weights as stored is a bit
+faster too (measured with OpenBLAS, B=16, H=128). The inputs, outputs and gradients keep the batch-major
+layout; the conversions (`swap_last`) are one copy per array and sequence.
+
 The hand-written backward is used when the backward is not itself recorded. Under `create_graph=True` the
 backward recomputes the layer with framework ops (`reference_sequence`) and differentiates that, so second
 derivatives through the layer are exact, at the speed of the unfused path.
@@ -17,7 +24,7 @@ from ..autograd.function import Node, Op, _state
 from ..tensor import _wrap
 from .concat import stack
 from .lowp import _LOW
-from .recurrent_backward import gru_backward, lstm_backward, rnn_backward
+from .recurrent_backward import gru_backward, lstm_backward, rnn_backward, swap_last
 
 __all__ = ["recurrent_sequence", "reference_sequence"]
 
@@ -39,91 +46,105 @@ def _lstm_gate_scale(xp, H, dtype):
     return scale
 
 
-def _lstm_forward(xp, gi, h0, c0, w_hh_t, w_hr_t, mask, keep):
-    """gi: (T, B, 4H) input projections with both biases and w_hh_t the transposed hidden weights, both
-    pre-scaled by _lstm_gate_scale; w_hr_t the transposed projection. Returns outputs (T+1, B, Hout) with h0
-    first, the cell states (T+1, B, H) and, if `keep`, what the backward needs. Where `mask` (T, B, 1) is False
-the states stay as they were (finished sequences of a packed batch)."""
-    T, B = gi.shape[:2]
-    H = c0.shape[-1]
+def _full_column(xp, col, B):
+    """col (n,) repeated over B columns as a C-contiguous (n, B) array: adding or multiplying it runs faster
+    than broadcasting a column (n, 1)."""
+    full = xp.empty((col.shape[0], B), dtype=col.dtype)
+    full[...] = col[:, None]
+    return full
+
+
+def _lstm_forward(xp, gi, h0, c0, w_hh, w_hr, mask, keep):
+    """Gate-major (see the module docstring). gi: (T, 4H, B) input projections with both biases and w_hh
+    (4H, H) the hidden weights, both pre-scaled by _lstm_gate_scale; w_hr (Hout, H) the projection or None;
+    h0 (Hout, B), c0 (H, B); mask (T, 1, B) or None. Each step's gate activations overwrite its input
+    projections in gi. Returns the states (T+1, Hout, B) with h0 first, the cell states (T+1, H, B) and, if
+    `keep`, what the backward needs. Where `mask` is False the states stay as they were (finished sequences of a
+    packed batch)."""
+    T, G, B = gi.shape
+    H = G // 4
     dt = gi.dtype
     hs = xp.empty((T + 1,) + h0.shape, dtype=dt)
-    cs = xp.empty((T + 1, B, H), dtype=dt)
+    cs = xp.empty((T + 1, H, B), dtype=dt)
     hs[0], cs[0] = h0, c0
-    acts = xp.empty_like(gi) if keep else None
-    tanh_c = xp.empty((T, B, H), dtype=dt) if keep else None
-    hfull = xp.empty((T, B, H), dtype=dt) if keep and w_hr_t is not None else None
+    tanh_c = xp.empty((T, H, B), dtype=dt) if keep else None
+    hfull = xp.empty((T, H, B), dtype=dt) if keep and w_hr is not None else None
     # sigmoid(v) = 0.5 * tanh(0.5 v) + 0.5 for the i, f, o blocks, tanh for g: one tanh over all gates
-    scale = _lstm_gate_scale(xp, H, dt)
-    shift = xp.full(4 * H, 0.5, dtype=dt)
-    shift[2 * H:3 * H] = 0
-    a = xp.empty((B, 4 * H), dtype=dt)
-    tc = xp.empty((B, H), dtype=dt)
-    ig = xp.empty((B, H), dtype=dt)
+    scale = _full_column(xp, _lstm_gate_scale(xp, H, dt), B)
+    shift = 1 - scale
+    hh = xp.empty((G, B), dtype=dt)
+    tc = xp.empty((H, B), dtype=dt)
+    ig = xp.empty((H, B), dtype=dt)
     for t in range(T):
         if keep:
-            a, tc = acts[t], tanh_c[t]
-        xp.matmul(hs[t], w_hh_t, out=a)
-        a += gi[t]
+            tc = tanh_c[t]
+        a = gi[t]  # rows: the i, f, g, o blocks
+        xp.matmul(w_hh, hs[t], out=hh)
+        a += hh
         xp.tanh(a, out=a)
         a *= scale
         a += shift
         c = cs[t + 1]
-        xp.multiply(a[:, H:2 * H], cs[t], out=c)
-        xp.multiply(a[:, :H], a[:, 2 * H:3 * H], out=ig)
+        xp.multiply(a[H:2 * H], cs[t], out=c)
+        xp.multiply(a[:H], a[2 * H:3 * H], out=ig)
         c += ig
         xp.tanh(c, out=tc)
-        if w_hr_t is None:
-            xp.multiply(a[:, 3 * H:], tc, out=hs[t + 1])
+        if w_hr is None:
+            xp.multiply(a[3 * H:], tc, out=hs[t + 1])
         else:
-            h = a[:, 3 * H:] * tc
+            h = a[3 * H:] * tc
             if keep:
                 hfull[t] = h
-            xp.matmul(h, w_hr_t, out=hs[t + 1])
+            xp.matmul(w_hr, h, out=hs[t + 1])
         if mask is not None:
             hs[t + 1] = xp.where(mask[t], hs[t + 1], hs[t])
             cs[t + 1] = xp.where(mask[t], c, cs[t])
-    return hs, cs, (acts, tanh_c, hfull)
+    return hs, cs, (gi, tanh_c, hfull)
 
 
-def _gru_forward(xp, gi, h0, w_hh_t, b_hh, mask, keep):
-    """gi: (T, B, 3H) input projections with b_ih. PyTorch's GRU: r and z from both projections,
-    n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n)."""
-    T = gi.shape[0]
-    H = h0.shape[-1]
+def _gru_forward(xp, gi, h0, w_hh, b_hh, mask, keep):
+    """Gate-major: gi (T, 3H, B) input projections with b_ih, w_hh (3H, H), h0 (H, B). PyTorch's GRU: r and z
+    from both projections, n = tanh(gi_n + r * (W_hn h + b_hn)), h' = n + z * (h - n). Each step's r, z and n
+    overwrite its input projections in gi; the backward also needs W_hn h + b_hn."""
+    T, G, B = gi.shape
+    H = G // 3
     hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
     hs[0] = h0
-    rz_all = xp.empty(gi.shape[:2] + (2 * H,), dtype=gi.dtype) if keep else None
-    n_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
-    ghn_all = xp.empty(gi.shape[:2] + (H,), dtype=gi.dtype) if keep else None
+    ghn_all = xp.empty((T, H, B), dtype=gi.dtype) if keep else None
+    b_full = None if b_hh is None else _full_column(xp, b_hh, B)
+    gh = xp.empty((G, B), dtype=gi.dtype)
+    rn = xp.empty((H, B), dtype=gi.dtype)
     for t in range(T):
-        gh = hs[t] @ w_hh_t
-        if b_hh is not None:
-            gh += b_hh
-        rz = _sigmoid_(xp, gi[t, :, :2 * H] + gh[:, :2 * H])
-        ghn = gh[:, 2 * H:]
-        n = rz[:, :H] * ghn
-        n += gi[t, :, 2 * H:]
+        xp.matmul(w_hh, hs[t], out=gh)
+        if b_full is not None:
+            gh += b_full
+        rz, n = gi[t, :2 * H], gi[t, 2 * H:]
+        rz += gh[:2 * H]
+        _sigmoid_(xp, rz)
+        ghn = gh[2 * H:]
+        xp.multiply(rz[:H], ghn, out=rn)
+        n += rn
         xp.tanh(n, out=n)
         h = hs[t + 1]
         xp.subtract(hs[t], n, out=h)
-        h *= rz[:, H:]
+        h *= rz[H:]
         h += n
         if mask is not None:
             hs[t + 1] = xp.where(mask[t], h, hs[t])
         if keep:
-            rz_all[t], n_all[t], ghn_all[t] = rz, n, ghn
-    return hs, (rz_all, n_all, ghn_all)
+            ghn_all[t] = ghn
+    return hs, (gi, ghn_all)
 
 
-def _rnn_forward(xp, gi, h0, w_hh_t, relu, mask):
-    """gi: (T, B, H) input projections with both biases; h' = tanh(gi + W_hh h) (or relu)."""
+def _rnn_forward(xp, gi, h0, w_hh, relu, mask):
+    """Gate-major: gi (T, H, B) input projections with both biases, w_hh (H, H), h0 (H, B);
+    h' = tanh(gi + W_hh h) (or relu)."""
     T = gi.shape[0]
     hs = xp.empty((T + 1,) + h0.shape, dtype=gi.dtype)
     hs[0] = h0
     for t in range(T):
         h = hs[t + 1]
-        xp.matmul(hs[t], w_hh_t, out=h)
+        xp.matmul(w_hh, hs[t], out=h)
         h += gi[t]
         if relu:
             xp.maximum(h, 0, out=h)
@@ -140,12 +161,15 @@ def _arrays(low, *tensors):
     return tuple(None if t is None else t._data.astype("float32") if low else t._data for t in tensors)
 
 
-def _transposed(xp, w, scale=None):
-    """w.T (times `scale` along its columns) as a C-contiguous array: BLAS multiplies faster by it than by
-    the transposed view; one pass over w."""
-    if scale is None:
-        return xp.ascontiguousarray(w.T)
-    return xp.multiply(w.T, scale, out=xp.empty((w.shape[1], w.shape[0]), dtype=w.dtype))
+def _hidden_grads(xp, dGi2, dGh, hs, need_w, need_b):
+    """Gradients of W_hh and b_hh (or None where not needed), from the gate gradients dGi2 (T*B, G) and the
+    states h_{t-1} (hs, gate-major); for GRU only the first blocks (r, z): its n block is dGh (T, B, H)."""
+    hs2 = swap_last(xp, hs).reshape(dGi2.shape[0], -1) if need_w else None
+    if dGh is None:
+        return (dGi2.T @ hs2 if need_w else None), (dGi2.sum(axis=0) if need_b else None)
+    parts = (dGi2[:, :dGi2.shape[1] - dGh.shape[-1]], dGh.reshape(dGi2.shape[0], -1))
+    return (xp.concatenate([p.T @ hs2 for p in parts]) if need_w else None,
+            xp.concatenate([p.sum(axis=0) for p in parts]) if need_b else None)
 
 
 class _RecurrentSequence(Op):
@@ -163,39 +187,41 @@ class _RecurrentSequence(Op):
         T, B = X.shape[:2]
         if bh is not None and mode != "GRU":
             bias = bh if bias is None else bias + bh
-        scale = _lstm_gate_scale(xp, W_ih.shape[0] // 4, W_ih.dtype) if mode == "LSTM" else None
-        # the LSTM's weights and biases are pre-scaled (see _lstm_gate_scale)
-        W_ih_t, W_hh_t = _transposed(xp, W_ih, scale), _transposed(xp, W_hh, scale)
-        X2 = X.reshape(T * B, X.shape[2])
-        gi = (X2 @ W_ih_t).reshape(T, B, W_ih.shape[0])
+        G = W_ih.shape[0]
+        scale = _lstm_gate_scale(xp, G // 4, W_ih.dtype) if mode == "LSTM" else None
+        if scale is not None:  # the LSTM's weights and biases are pre-scaled (see _lstm_gate_scale)
+            W_ih, W_hh = W_ih * scale[:, None], W_hh * scale[:, None]
+            bias = None if bias is None else bias * scale
+        # gate-major input projections (T, G, B) = W_ih @ x_t.T for every step, in one batched matmul
+        gi = xp.matmul(W_ih, X.transpose(0, 2, 1))
         if bias is not None:
-            gi += bias if scale is None else bias * scale
+            gi += _full_column(xp, bias, B)
+        H0, C0 = H0.T, None if C0 is None else C0.T
+        M = None if M is None else M.transpose(0, 2, 1)  # (T, 1, B)
         keep = bool(ctx.needs_input_grad)
         cs = saved = None
         if mode == "LSTM":
-            hs, cs, saved = _lstm_forward(xp, gi, H0, C0, W_hh_t, None if W_hr is None else _transposed(xp, W_hr),
-                                          M, keep)
+            hs, cs, saved = _lstm_forward(xp, gi, H0, C0, W_hh, W_hr, M, keep)
         elif mode == "GRU":
-            hs, saved = _gru_forward(xp, gi, H0, W_hh_t, bh, M, keep)
+            hs, saved = _gru_forward(xp, gi, H0, W_hh, bh, M, keep)
         else:
-            hs = _rnn_forward(xp, gi, H0, W_hh_t, mode == "RNN_RELU", M)
-        out = hs[:0:-1] if reverse else hs[1:]
-        results = (out, hs[-1], cs[-1]) if mode == "LSTM" else (out, hs[-1])
+            hs = _rnn_forward(xp, gi, H0, W_hh, mode == "RNN_RELU", M)
+        out = (hs[:0:-1] if reverse else hs[1:]).transpose(0, 2, 1)
+        results = (out, hs[-1].T, cs[-1].T) if mode == "LSTM" else (out, hs[-1].T)
         if keep:
             ctx.mode, ctx.reverse, ctx.low = mode, reverse, low
-            ctx.arrays = (X2, hs, cs, saved, None if M is None else M.astype(hs.dtype))
+            ctx.arrays = (X, hs, cs, saved, None if M is None else M.astype(hs.dtype))
             ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks)
-        # copies: the saved states stay private
+        # C-contiguous copies in the batch-major layout: the saved states stay private
         dtype = x._data.dtype
-        return tuple(r.astype(dtype) if low else xp.ascontiguousarray(r) if reverse and r is out else r.copy()
-                     for r in results)
+        return tuple(r.astype(dtype, order="C") if low else r.copy() for r in results)
 
     @staticmethod
     def backward(ctx, d_out, d_h, d_c=None):
         if _state.enabled:  # create_graph: differentiate the unfused computation instead
             return _recorded_backward(ctx, (d_out, d_h, d_c))
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, _ = ctx.saved_tensors  # also checks in-place changes
-        X2, hs, cs, saved, mask = ctx.arrays
+        X, hs, cs, saved, mask = ctx.arrays
         xp = x._xp
         dO, dH, dC, W_ih, W_hh, W_hr = _arrays(ctx.low, d_out, d_h, d_c, w_ih, w_hh, w_hr)
         if dO is not None and ctx.reverse:
@@ -209,18 +235,16 @@ class _RecurrentSequence(Op):
             dGi, dGh, dh0 = rnn_backward(xp, dO, dH, hs, W_hh, ctx.mode == "RNN_RELU", mask)
             dc0 = dW_hr = None
         need = ctx.needs_input_grad
-        T, B = hs.shape[0] - 1, hs.shape[1]
-        G = dGi.shape[-1]
-        dGi2 = dGi.reshape(T * B, G)
-        dGh2 = dGi2 if dGh is None else dGh.reshape(T * B, G)
+        T, B = hs.shape[0] - 1, hs.shape[2]
+        X2 = X.reshape(T * B, X.shape[2])
+        dGi2 = dGi.reshape(T * B, dGi.shape[-1])
         dx = None
         if need[0]:
             dx = (dGi2 @ W_ih).reshape(T, B, X2.shape[1])
             dx = xp.ascontiguousarray(dx[::-1]) if ctx.reverse else dx
         dw_ih = dGi2.T @ X2 if need[3] else None
-        dw_hh = dGh2.T @ hs[:-1].reshape(T * B, hs.shape[-1]) if need[4] else None
         db_ih = dGi2.sum(axis=0) if need[5] else None
-        db_hh = dGh2.sum(axis=0) if need[6] else None
+        dw_hh, db_hh = _hidden_grads(xp, dGi2, dGh, hs[:-1], need[4], need[6])
         grads = (dx, dh0 if need[1] else None, dc0 if need[2] else None,
                  dw_ih, dw_hh, db_ih, db_hh, dW_hr if need[7] else None)
         inputs = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
