@@ -10,6 +10,9 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import sys
+
+import numpy as np
 
 from .. import seams
 from ..factories import tensor as make_tensor
@@ -154,6 +157,14 @@ def _add_grads(a, b):
 _ARRAY_SUM_DTYPES = ("float32", "float64")
 
 
+def _sole_view(data):
+    """True when `data` is a reshaped or transposed view of a whole NumPy array that nothing else references
+    (a backward's fresh result, such as a Linear weight's gradient transposed back): kept as `.grad` it
+    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds.
+    (The reference count 2 is `data`'s own reference to its base plus the call's argument.)"""
+    return type(data.base) is np.ndarray and data.base.nbytes == data.nbytes and sys.getrefcount(data.base) == 2
+
+
 def _accumulate(var, grad, create_graph):
     """Add `grad` into `var.grad`, running the leaf's hooks first (PyTorch's AccumulateGrad)."""
     if var._hooks:
@@ -165,7 +176,8 @@ def _accumulate(var, grad, create_graph):
         if not create_graph:
             grad = grad.detach()
             data = grad._data
-            if not data.flags.writeable or data.base is not None or not data.flags.c_contiguous:
+            if not data.flags.writeable or not data.flags.c_contiguous or (data.base is not None
+                                                                          and not _sole_view(data)):
                 grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
         var.grad = grad
     elif create_graph or var.grad._requires_grad:
