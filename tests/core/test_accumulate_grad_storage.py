@@ -7,12 +7,12 @@ import tinygrad_course as tc
 
 
 def test_linear_weight_gradient_is_kept_without_a_copy():
-    lin = tc.nn.Linear(5, 4)
-    lin(tc.randn(3, 5)).sum().backward()
+    lin = tc.nn.Linear(5, 4, device="cpu")  # NumPy arrays: the rule reads their reference counts
+    lin(tc.randn(3, 5, device="cpu")).sum().backward()
     data = lin.weight.grad._data
     assert data.base is not None and data.flags.c_contiguous  # the product's own array, transposed back
     first = data.copy()
-    lin(tc.randn(3, 5)).sum().backward()
+    lin(tc.randn(3, 5, device="cpu")).sum().backward()
     assert lin.weight.grad._data is data  # later backwards accumulate into it
     assert not np.array_equal(data, first)
 
@@ -39,4 +39,4 @@ def test_gradient_viewing_a_whole_kept_tensor_is_copied():
     w.register_hook(lambda g: kept.view(2, 3))
     (w * 1).sum().backward()
     w.grad.mul_(5)
-    np.testing.assert_array_equal(kept.numpy(), np.ones((3, 2)))
+    np.testing.assert_array_equal(kept.cpu().numpy(), np.ones((3, 2)))
