@@ -155,7 +155,8 @@ class Conv2d(Op):
         ctx.groups = groups
         ctx.x_shape = x._data.shape
         ctx.save_for_backward(x, weight)
-        if _by_runs(groups, cg, stride):
+        ctx.by_runs = _by_runs(groups, cg, stride)
+        if ctx.by_runs:
             return conv_runs.conv_forward(xp, x._data, weight._data, None if bias is None else bias._data, padding,
                                           dilation)
         if groups == 1 and cg >= _MIN_CHANNELS_PER_OFFSET:
@@ -175,7 +176,7 @@ class Conv2d(Op):
     def backward(ctx, g):
         x, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if _by_runs(ctx.groups, weight.shape[1], ctx.args[1]) and not _state.enabled:
+        if ctx.by_runs and not _state.enabled:
             gx, gw = conv_runs.conv_backward(x._xp, x._data, weight._data, g._data, need[0], need[1], ctx.args[2],
                                              ctx.args[3])
             gx, gw = (None if a is None else _wrap(a) for a in (gx, gw))

@@ -133,9 +133,10 @@ def weighted_row_sums(xp, coeff, values, picked):
     contributes 0 even against an infinite value, as PyTorch's nll_loss reads only the target's entry; for
     target probabilities 0 * inf stays nan, as in PyTorch."""
     terms = coeff * values
-    if picked and not xp.isfinite(values).all():
-        terms = xp.where(coeff != 0, terms, 0)
-    return terms.sum(axis=1)
+    sums = terms.sum(axis=1)
+    if picked and xp.isnan(sums).any():  # rare: look again, without the 0 * inf terms
+        sums = xp.where(coeff != 0, terms, 0).sum(axis=1)
+    return sums
 
 
 def cross_entropy_forward(x, coeff, picked=False):

@@ -69,7 +69,7 @@ def _flat_indices(xp, k, geometry):
 
 def _route_to_offsets(xp, g, k, in_shape, geometry):
     """Max pooling's input gradient for non-overlapping windows: each window's gradient put at its argmax
-    offset (one masked copy per offset into the strided positions that offset read; nothing else written)."""
+    offset (one pass per offset over the strided positions that offset read; nothing else written)."""
     (kh, kw), (sh, sw), (ph, pw), (dh, dw), _ = geometry
     n, c, h, w = in_shape
     oh, ow = g.shape[-2:]
