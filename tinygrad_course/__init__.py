@@ -21,8 +21,8 @@ from .factories import (as_tensor, bernoulli, empty_like, from_numpy, full_like,
                         rand_like, randint_like, randn_like, tensor, zeros_like)
 from .generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
                         set_rng_state)
-from .tensor import Size, Tensor
-from .binding import BOUND as _BOUND  # noqa: F401  (attaches the operators and methods to Tensor)
+from .shapes import Size
+from .tensor import Tensor
 from .methods.aliases import *  # noqa: F401,F403  (standalone functions: tc.prelu, tc.einsum, tc.meshgrid, ...)
 from .methods.legacy_types import *  # noqa: F401,F403  (tc.FloatTensor, tc.LongTensor, ...)
 from .methods.linalg import *  # noqa: F401,F403

@@ -10,7 +10,8 @@ from .ops.concat import cat as _cat
 from .ops.concat import stack as _stack
 from .ops.out_arg import supports_out
 from .shapes import broadcast_shapes, broadcast_shapes_checked  # noqa: F401  (tc.broadcast_shapes)
-from .tensor import Size, Tensor
+from .shapes import Size
+from .tensor import Tensor
 
 _METHOD_NAMES = (
     "add sub subtract mul multiply div divide true_divide floor_divide remainder pow square reciprocal neg negative "

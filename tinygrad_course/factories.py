@@ -14,7 +14,7 @@ from ._backend import (CPU, array_module, canonical_device, check_dtype_on_devic
                        to_device_array)
 from ._signatures import arange_args, randint_args, size_arg, space_args
 from .generator import Generator, _generator, default_generator, manual_seed, sampler  # noqa: F401
-from .tensor import Tensor, _wrap
+from .tensor_base import TensorBase, _wrap
 
 
 _MISSING = object()  # the default of an argument PyTorch requires, so the error can use PyTorch's words
@@ -29,7 +29,7 @@ def _infer_dtype(data):
         x = stack.pop()
         if isinstance(x, (list, tuple, range)):
             stack.extend(x)
-        elif isinstance(x, Tensor):
+        elif isinstance(x, TensorBase):
             kind = x.dtype if kind is None else _dt.promote_types(kind, x.dtype)
         elif isinstance(x, (bool, np.bool_)):
             kind = kind or _dt.bool_
@@ -48,7 +48,7 @@ def _infer_dtype(data):
 
 def _to_plain(data):
     """Replace tensors nested in lists by their values (so NumPy can build one array)."""
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return data.detach().cpu()._data
     if isinstance(data, (list, tuple, range)):
         return [_to_plain(x) for x in data]
@@ -64,7 +64,7 @@ def tensor(data=_MISSING, *, dtype=None, device=None, requires_grad=False, pin_m
     if data is _MISSING:
         raise TypeError('tensor() missing 1 required positional arguments: "data"')
     dev = requested_device(device)
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         arr = data.detach()._data.copy()
         dt = data.dtype
         dev = dev or data._device
@@ -122,7 +122,7 @@ def _place(arr, dev):
 
 def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but reuses `data`'s memory when dtype and device already match."""
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return data.to(dtype=dtype, device=device) if (dtype or device) else data
     if (isinstance(data, np.ndarray) and (dtype is None or _dt.to_dtype(dtype).np_dtype == data.dtype)
             and requested_device(device) in (None, CPU)):
@@ -130,7 +130,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
+def from_numpy(array: np.ndarray) -> TensorBase:
     """A tensor sharing memory with a NumPy array: changes to one show in the other."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
@@ -242,7 +242,7 @@ def linspace(*args, dtype=None, device=None, requires_grad=False, layout=None, p
     """`steps` evenly spaced values from start to end inclusive: `linspace(start, end, steps)`."""
     start, end, steps, _ = space_args("linspace", args, kwargs)
     _no_more(kwargs, "linspace")
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
     dt, dev, xp = _creation(dtype, device)
     return _finish(_place(np.linspace(start, end, steps).astype(dt.np_dtype), dev), requires_grad)
 
@@ -252,7 +252,7 @@ def logspace(*args, dtype=None, device=None, requires_grad=False, layout=None, p
     `logspace(start, end, steps, base=10.0)`."""
     start, end, steps, base = space_args("logspace", args, kwargs)
     _no_more(kwargs, "logspace")
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    start, end = (v.item() if isinstance(v, TensorBase) else v for v in (start, end))
     dt, dev, xp = _creation(dtype, device)
     return _finish(_place(np.logspace(start, end, steps, base=base).astype(dt.np_dtype), dev), requires_grad)
 
@@ -298,9 +298,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def normal(mean, std, size=None, *, generator=None, dtype=None, device=None):
     """Normal samples with the given mean and std (numbers with `size`, or tensors)."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean if isinstance(mean, Tensor) else None
-        s = std if isinstance(std, Tensor) else None
+    if isinstance(mean, TensorBase) or isinstance(std, TensorBase):
+        m = mean if isinstance(mean, TensorBase) else None
+        s = std if isinstance(std, TensorBase) else None
         shape = np.broadcast_shapes(*(t.shape for t in (m, s) if t is not None))
         ref = m if m is not None else s
         z = randn(tuple(shape), generator=generator, dtype=ref.dtype, device=ref.device)

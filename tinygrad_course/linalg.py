@@ -6,7 +6,7 @@ so higher derivatives work.
 from __future__ import annotations
 
 from ._unsupported import missing as _missing
-from .autograd.function import Op
+from .autograd.engine import Op
 from .ops import cross_distance as _L
 from .ops import reduce as _R
 from .ops._util import type_name

@@ -1,364 +1,716 @@
-"""`Tensor`: one backend array (NumPy on the CPU, CuPy on a GPU) plus the fields autograd fills in.
+"""`Tensor`: the class every tensor is -- its operators and methods, defined in this class's body and in the
+method families it lists as bases (as PyTorch's `torch.Tensor` subclasses its C base `torch._C.TensorBase`).
 
-This is the bottom of the framework (chapter 01): the object itself -- its storage, shape, strides,
-dtype and device, conversion to Python and NumPy, printing. It imports no math: the ops live in
-`ops/`, the autograd entry points (`backward`, hooks) in `autograd/tensor_autograd.py`, and
-`binding.py` attaches operators and methods to this class from above.
+Reading order: `TensorBase` (`tensor_base.py`) holds the data -- storage, shape, strides, dtype, device,
+printing. This class adds what a learner uses first, each a call of an op in `ops/` (`a * b` is
+`Mul.apply(a, b)`): arithmetic and comparison operators, element-wise math, reductions (`sum`, `mean`,
+`max`, ...), views (`view`, `reshape`, `transpose`, `expand`, ...) and autograd (`backward`,
+`register_hook`, `retain_grad`). The bases in `methods/` add the longer tail by family (conversions,
+products, indexing, in-place ops, sorting, linear algebra, ...). When two define one name, the first class
+in `Tensor.__mro__` wins: this body, then `TensorBase`, then the families in the order listed.
 """
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
 from . import dtypes as _dt
-from ._backend import CPU, array_module, device_of_array
-from ._namespace import namespace as _namespace
-from ._printing import tensor_repr
-from .shapes import Size, contiguous_strides, normalize_dim  # noqa: F401  (tc.Size is defined with the other shape rules)
+from .autograd.engine import backward as _backward
+from .autograd.hooks import OutputHooks, add_hook
+from .factories import empty, tensor
+from .methods import (
+    aliases,
+    conversion,
+    index_updates,
+    indexing,
+    inplace,
+    inplace_ops,
+    legacy_types,
+    linalg,
+    pointwise,
+    predicates,
+    products,
+    shaping,
+    sorting,
+    statistics,
+    storage,
+    unsupported,
+)
+from .ops import arithmetic as AR
+from .ops import comparison as CP
+from .ops import concat as CT
+from .ops import fused as F
+from .ops import indexing as IX
+from .ops import rearrange as RA
+from .ops import reduce as R
+from .ops import unary_math as UM
+from .ops import views as V
+from .ops._util import operand
+from .shapes import normalize_dim, shape_from_args
+from .tensor_base import TensorBase, _wrap, register_tensor_class
 
-_ndarray = np.ndarray
-_BY_NP = _dt._BY_NP
+_PLAIN = frozenset((float, int, bool))  # operands used as they are (anything else goes through `operand`)
 
 
-def _wrap(arr):
-    """A new tensor around backend array `arr` (no copy, no graph)."""
-    t = object.__new__(Tensor)
-    if type(arr) is not _ndarray:
-        if isinstance(arr, np.generic) or not hasattr(arr, "__cuda_array_interface__"):
-            arr = np.asarray(arr)
-        t._device = device_of_array(arr)
-    else:
-        t._device = CPU
-    t._data = arr
-    t.dtype = _BY_NP[arr.dtype]
-    t._requires_grad = False
-    t.grad = None
-    t.grad_fn = None
-    t._output_nr = 0
-    t._version = [0]
-    t._base = None
-    t._grad_acc = None
-    t._view_version = 0  # for views: the version of the shared storage when the view's grad_fn was made
-    t._hooks = None
-    t._name = None
-    return t
+def _operand(other):
+    """`other` as an operand of arithmetic: a tensor or Python number as it is, NumPy values converted; None
+    for anything else (the operator then returns NotImplemented, as Python expects)."""
+    if type(other) in _PLAIN or isinstance(other, TensorBase):
+        return other
+    return operand(other)
 
 
-class Tensor:
+def _compare(a, b, name):
+    b = operand(b)
+    return NotImplemented if b is None else CP.Compare.apply(a, b, op=name)
+
+
+class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods, products.ProductMethods,
+             indexing.IndexingMethods, inplace_ops.InplaceMethods, sorting.SortingMethods,
+             pointwise.PointwiseMethods, linalg.LinalgMethods, shaping.ShapingMethods,
+             index_updates.IndexUpdateMethods, storage.StorageMethods, statistics.StatisticsMethods,
+             aliases.AliasMethods, inplace_ops.InplaceTwins, predicates.PredicateMethods,
+             legacy_types.LegacyMethods, unsupported.UnsupportedMethods):
     """A multi-dimensional array that can record operations for automatic differentiation.
 
     Create tensors with `tc.tensor(data)` or the factory functions (`tc.zeros`, `tc.randn`, ...).
     `tc.Tensor(data)` also works and, as in PyTorch, gives float32 data.
     """
 
-    __slots__ = ("_data", "dtype", "_device", "_requires_grad", "grad", "grad_fn", "_output_nr", "_version",
-                 "_base", "_grad_acc", "_hooks", "_name", "_view_version", "__weakref__")
-    __array_priority__ = 1000  # make `ndarray + Tensor` defer to Tensor.__radd__
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor: `tc.Tensor([1, 2])` gives float32 data, `tc.Tensor(2, 3)` an uninitialised 2x3."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            t = tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
+        else:
+            t = empty(*(args or (0,)), dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
+        if cls is not Tensor:  # a subclass (e.g. a user's): same fields, its own type
+            t2 = object.__new__(cls)
+            for s in TensorBase.__slots__[:-1]:
+                setattr(t2, s, getattr(t, s))
+            return t2
+        return t
 
     def __init__(self, *args, **kwargs):
-        pass  # `Tensor(data)` is built by the legacy constructor that `methods/conversion.py` binds as __new__
-
-    # ---- basic attributes -------------------------------------------------------------------------
-    @property
-    def _xp(self):
-        return np if self._device is CPU else array_module(self._device)
-
-    @property
-    def shape(self) -> Size:
-        """The tensor's size, as a `tc.Size`."""
-        return Size(self._data.shape)
-
-    def size(self, dim=None):
-        """The shape (`tc.Size`), or the size of one dimension."""
-        if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[normalize_dim(dim, self.ndim)] if self.ndim else 1
-
-    @property
-    def device(self):
-        """The device the data lives on (`device(type='cpu')` or `device(type='cuda', index=0)`)."""
-        return self._device
-
-    @property
-    def is_cpu(self) -> bool:
-        """True if the tensor lives in host memory."""
-        return self._device.type == "cpu"
-
-    @property
-    def is_cuda(self) -> bool:
-        return self._device.type == "cuda"
-
-    @property
-    def ndim(self) -> int:
-        """Number of dimensions."""
-        return self._data.ndim
-
-    def dim(self) -> int:
-        """Number of dimensions (same as `ndim`)."""
-        return self._data.ndim
-
-    def numel(self) -> int:
-        """Number of elements."""
-        return int(self._data.size)
-
-    nelement = numel
-
-    def element_size(self) -> int:
-        """Bytes per element."""
-        return self.dtype.itemsize
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
-    @property
-    def nbytes(self) -> int:
-        return int(self._data.size) * self.dtype.itemsize
-
-    def stride(self, dim=None):
-        """Steps, in elements, between neighbours along each dimension (PyTorch's `stride()`)."""
-        item = self.dtype.itemsize
-        strides = [s // item for s in self._data.strides]
-        shape = self._data.shape
-        # NumPy gives a dim inserted by `None` stride 0; PyTorch gives it size * stride of the next dim.
-        for d in range(len(strides) - 1, -1, -1):
-            if shape[d] == 1 and strides[d] == 0:
-                strides[d] = shape[d + 1] * strides[d + 1] if d + 1 < len(strides) else 1
-        strides = tuple(strides)
-        if dim is None:
-            return strides
-        return strides[normalize_dim(dim, self.ndim)]
-
-    def storage_offset(self) -> int:
-        """Index of this view's first element within the storage it shares with its base."""
-        if self._base is None or self._data.size == 0:
-            return 0
-        return (_address(self._data) - _address(self._base._data)) // self.dtype.itemsize
-
-    def untyped_storage_size(self) -> int:
-        """Number of elements in the underlying storage (the base tensor's)."""
-        return (self._base or self)._data.size
-
-    def data_ptr(self) -> int:
-        """Address of the first element."""
-        return _address(self._data)
-
-    def _is_view(self) -> bool:
-        """True when this tensor is a view of another one (`_base`), like PyTorch's `Tensor._is_view()`."""
-        return self._base is not None
-
-    def is_contiguous(self, memory_format=None) -> bool:
-        """True when elements are laid out row-major without gaps (size-1 dims are ignored), i.e. the strides
-        are those of `shapes.contiguous_strides` wherever a dim has more than one element."""
-        shape = self._data.shape
-        if self._data.size == 0:
-            return True
-        return all(s == c for s, c, n in zip(self.stride(), contiguous_strides(shape), shape) if n != 1)
-
-    def is_floating_point(self) -> bool:
-        return self.dtype.is_floating_point
-
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """The legacy type name (`'tc.FloatTensor'`), or a copy converted to `dtype`: a dtype, a legacy
-        type (`tc.LongTensor`) or its name (`'torch.LongTensor'`, `'tc.cuda.FloatTensor'`)."""
-        if dtype is None:
-            prefix = "cuda." if self._device.type == "cuda" else ""
-            return _namespace() + "." + prefix + self.dtype._tensor_type
-        if isinstance(dtype, str):
-            ns, _, name = dtype.partition(".")
-            on_cuda = name.startswith("cuda.")
-            name = name[5:] if on_cuda else name
-            found = [d for d in _dt.ALL_DTYPES if d._tensor_type == name]
-            if ns not in ("torch", "tc", "tinygrad_course") or not found:
-                raise ValueError(f"invalid type: '{dtype}'")
-            return self.to(found[0], device="cuda" if on_cuda else "cpu")
-        if isinstance(getattr(dtype, "dtype", None), _dt.dtype):  # a legacy type such as tc.LongTensor
-            return self.to(dtype.dtype, device="cuda" if dtype.is_cuda else "cpu")
-        return self.to(dtype)
-
-    def __len__(self):
-        if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
-
-    def __hash__(self):
-        return id(self)
-
-    def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-                if self._data.size else "Boolean value of Tensor with no values is ambiguous"
-            )
-        return bool(self._data.reshape(()))
-
-    def __index__(self):
-        if self.dtype.category == 2 or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._data.reshape(()))
-
-    def __float__(self):
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __format__(self, spec):
-        if self.ndim == 0:
-            return self.item().__format__(spec)
-        return object.__format__(self, spec)
-
-    def __repr__(self):
-        return tensor_repr(self)
-
-    __str__ = __repr__
+        pass  # everything is done by __new__
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self.detach().cpu()._data, self._requires_grad, str(self._device)))
 
-    def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
-        a = self.cpu()._data
-        return a if dtype is None else a.astype(dtype)
+    # ---- arithmetic operators: `a * b` is `Mul.apply(a, b)` (a Python number or NumPy value may stand on either side)
+    def __add__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Add.apply(self, other)
 
-    # ---- conversion -----------------------------------------------------------------------------
-    def item(self):
-        """The value of a one-element tensor as a Python number."""
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar. "
-                "Hint: reduce it first (e.g. .sum() or .mean()), or index one element."
-            )
-        v = self._data.reshape(()).item() if self._device is CPU else self.cpu()._data.reshape(()).item()
-        return float(v) if self.dtype in (_dt.bfloat16, _dt.float16) else v
+    def __radd__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Add.apply(other, self)
 
-    def tolist(self):
-        """The data as (nested) Python lists of numbers."""
-        data = self.cpu()._data
-        if self.dtype in (_dt.bfloat16, _dt.float16):
-            data = data.astype(np.float32)
-        return data.tolist()
+    def __sub__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Sub.apply(self, other)
 
-    def numpy(self, *, force=False):
-        """The data as a NumPy array sharing memory (CPU tensors that do not require grad)."""
-        if force:
-            return self.detach().cpu()._data.copy()
-        if self._requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
-        if self._device.type != "cpu":
-            raise TypeError(
-                f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
-                "to host memory first."
-            )
-        return self._data
+    def __rsub__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Sub.apply(other, self)
 
-    # ---- autograd ---------------------------------------------------------------------------------
-    @property
-    def requires_grad(self) -> bool:
-        """Whether operations on this tensor are recorded for autograd."""
-        return self._requires_grad
+    def __mul__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Mul.apply(self, other)
 
-    @requires_grad.setter
-    def requires_grad(self, value):
-        self.requires_grad_(value)
+    def __rmul__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Mul.apply(other, self)
 
-    def requires_grad_(self, requires_grad=True):
-        """Set `requires_grad` in place (leaves only); returns self."""
-        if self.grad_fn is not None:
-            if not requires_grad:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
-                )
+    def __truediv__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Div.apply(other, self)
+
+    def __pow__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Pow.apply(self, other)
+
+    def __rpow__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Pow.apply(other, self)
+
+    def __floordiv__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.FloorDivide.apply(self, other)
+
+    def __rfloordiv__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.FloorDivide.apply(other, self)
+
+    def __mod__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Remainder.apply(self, other)
+
+    def __rmod__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else AR.Remainder.apply(other, self)
+
+    def __and__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(self, other, op="and")
+
+    def __rand__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(other, self, op="and")
+
+    def __or__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(self, other, op="or")
+
+    def __ror__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(other, self, op="or")
+
+    def __xor__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(self, other, op="xor")
+
+    def __rxor__(self, other):
+        other = _operand(other)
+        return NotImplemented if other is None else CP.Bitwise.apply(other, self, op="xor")
+
+    def eq(self, other):
+        """Element-wise `eq` comparison; a bool tensor (like `torch.eq`)."""
+        return _compare(self, other, "eq")
+
+    def ne(self, other):
+        """Element-wise `ne` comparison; a bool tensor (like `torch.ne`)."""
+        return _compare(self, other, "ne")
+
+    def lt(self, other):
+        """Element-wise `lt` comparison; a bool tensor (like `torch.lt`)."""
+        return _compare(self, other, "lt")
+
+    def le(self, other):
+        """Element-wise `le` comparison; a bool tensor (like `torch.le`)."""
+        return _compare(self, other, "le")
+
+    def gt(self, other):
+        """Element-wise `gt` comparison; a bool tensor (like `torch.gt`)."""
+        return _compare(self, other, "gt")
+
+    def ge(self, other):
+        """Element-wise `ge` comparison; a bool tensor (like `torch.ge`)."""
+        return _compare(self, other, "ge")
+
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = eq, ne, lt, le, gt, ge
+    greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+    __hash__ = TensorBase.__hash__  # (defining __eq__ would otherwise make tensors unhashable)
+
+    def __neg__(self):
+        return UM.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return UM.Abs.apply(self)
+
+    def __invert__(self):
+        if self.dtype.name == "bool":
+            return CP.Unary.apply(self, op="logical_not")
+        return CP.Unary.apply(self, op="bitwise_not")
+
+    # in-place operators
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    # ---- arithmetic methods -----------------------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        """self + alpha * other, with broadcasting."""
+        return AR.Add.apply(self, _operand(other), alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        """self - alpha * other, with broadcasting."""
+        return AR.Sub.apply(self, _operand(other), alpha=alpha)
+
+    subtract = sub
+
+    def mul(self, other):
+        """Element-wise product, with broadcasting."""
+        return AR.Mul.apply(self, _operand(other))
+
+    multiply = mul
+
+    def div(self, other, *, rounding_mode=None):
+        """True division (always floating), or 'trunc'/'floor' rounding division."""
+        if rounding_mode is None:
+            return AR.Div.apply(self, _operand(other))
+        if rounding_mode == "floor":
+            return AR.FloorDivide.apply(self, _operand(other))
+        if rounding_mode == "trunc":
+            q = AR.Div.apply(self, _operand(other)).trunc()
+            rd = _dt.result_type(self, _operand(other))
+            return q if rd.category == 2 else q.to(rd)
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+    divide = true_divide = div
+
+    def floor_divide(self, other):
+        return AR.FloorDivide.apply(self, _operand(other))
+
+    def remainder(self, other):
+        return AR.Remainder.apply(self, _operand(other))
+
+    def pow(self, exponent):
+        """self ** exponent, element-wise."""
+        return AR.Pow.apply(self, _operand(exponent))
+
+    def square(self):
+        """self ** 2 (bool and integer tensors give int64, like PyTorch)."""
+        return AR.Pow.apply(self, 2)
+
+    def reciprocal(self):
+        return AR.Div.apply(1.0, self)
+
+    def neg(self):
+        return UM.Neg.apply(self)
+
+    negative = neg
+
+    def abs(self):
+        return UM.Abs.apply(self)
+
+    absolute = abs
+
+    def sign(self):
+        return UM.Sign.apply(self)
+
+    def exp(self):
+        return UM.Exp.apply(self)
+
+    def log(self):
+        return UM.Log.apply(self)
+
+    def log1p(self):
+        return UM.Log1p.apply(self)
+
+    def log2(self):
+        return UM.Log.apply(self) / float(np.log(2.0))
+
+    def log10(self):
+        return UM.Log.apply(self) / float(np.log(10.0))
+
+    def expm1(self):
+        return UM.Exp.apply(self) - 1
+
+    def sqrt(self):
+        return UM.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return UM.Rsqrt.apply(self)
+
+    def sin(self):
+        return UM.Sin.apply(self)
+
+    def cos(self):
+        return UM.Cos.apply(self)
+
+    def tanh(self):
+        return UM.Tanh.apply(self)
+
+    def sigmoid(self):
+        return UM.Sigmoid.apply(self)
+
+    def relu(self):
+        return UM.Relu.apply(self)
+
+    def clamp(self, min=None, max=None):
+        """Limit values to [min, max] (either bound may be None)."""
+        if hasattr(min, "_data") or hasattr(max, "_data"):
+            out = self
+            if min is not None:
+                out = out.maximum(min) if hasattr(min, "_data") else CP.Clamp.apply(out, min=min)
+            if max is not None:
+                out = out.minimum(max) if hasattr(max, "_data") else CP.Clamp.apply(out, max=max)
+            return out
+        return CP.Clamp.apply(self, min=min, max=max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
+
+    def maximum(self, other):
+        return AR.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        return AR.Minimum.apply(self, other)
+
+    def where(self, condition, other):
+        """Elements of self where `condition`, else of `other` (like `torch.where(condition, self, other)`)."""
+        return CP.Where.apply(condition, self, _operand(other))
+
+    def floor(self):
+        return UM.ROUNDING["floor"].apply(self, op="floor")
+
+    def ceil(self):
+        return UM.ROUNDING["ceil"].apply(self, op="ceil")
+
+    def round(self, decimals=0):
+        if decimals:
+            return UM.ROUNDING["round"].apply(self * 10 ** decimals, op="round") / 10 ** decimals
+        return UM.ROUNDING["round"].apply(self, op="round")
+
+    def trunc(self):
+        return UM.ROUNDING["trunc"].apply(self, op="trunc")
+
+    def logical_not(self):
+        return CP.Unary.apply(self, op="logical_not")
+
+    def logical_and(self, other):
+        return CP.Compare.apply(self, _operand(other), op="and")
+
+    def logical_or(self, other):
+        return CP.Compare.apply(self, _operand(other), op="or")
+
+    def logical_xor(self, other):
+        return CP.Compare.apply(self, _operand(other), op="xor")
+
+    def bitwise_and(self, other):
+        return CP.Bitwise.apply(self, _operand(other), op="and")
+
+    def bitwise_or(self, other):
+        return CP.Bitwise.apply(self, _operand(other), op="or")
+
+    def bitwise_xor(self, other):
+        return CP.Bitwise.apply(self, _operand(other), op="xor")
+
+    def bitwise_not(self):
+        return CP.Unary.apply(self, op="bitwise_not")
+
+    def isnan(self):
+        return CP.Unary.apply(self, op="isnan")
+
+    def isinf(self):
+        return CP.Unary.apply(self, op="isinf")
+
+    def isfinite(self):
+        return CP.Unary.apply(self, op="isfinite")
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+        return bool(np.allclose(self.detach().cpu()._data, other.detach().cpu()._data, rtol, atol, equal_nan))
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _wrap(self._xp.isclose(self._data, other._data, rtol, atol, equal_nan))
+
+    def equal(self, other) -> bool:
+        return self.shape == other.shape and bool((self._data == other._data).all())
+
+    # ---- reductions -------------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        """Sum of all elements, or over `dim` (an int or tuple)."""
+        if dim is None and not keepdim:
+            return R.SumAll.apply(self, None, False, dtype)
+        return R.Sum.apply(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        """Mean of all elements, or over `dim`."""
+        if dim is None and not keepdim:
+            return R.MeanAll.apply(self, None, False, dtype)
+        return R.Mean.apply(self, dim, keepdim, dtype)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        """Variance; unbiased (divides by N-1) unless `unbiased=False` or `correction=0`."""
+        if isinstance(unbiased, bool) is False and dim is None:
+            dim, unbiased = unbiased, True
+        c = correction if correction is not None else (1 if unbiased else 0)
+        return R.Var.apply(self, dim, c, keepdim)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        """Standard deviation; unbiased unless `unbiased=False` or `correction=0`."""
+        if isinstance(unbiased, bool) is False and dim is None:
+            dim, unbiased = unbiased, True
+        c = correction if correction is not None else (1 if unbiased else 0)
+        return R.Std.apply(self, dim, c, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        """Largest element; with `dim`, a (values, indices) pair; with a tensor, `maximum`."""
+        if hasattr(dim, "_data"):
+            return self.maximum(dim)
+        if dim is None:
+            return R.MaxMinAll.apply(self, None, False, True)
+        return R.values_indices("max", *R.MaxMinDim.apply(self, dim, keepdim, True))
+
+    def min(self, dim=None, keepdim=False):
+        """Smallest element; with `dim`, a (values, indices) pair; with a tensor, `minimum`."""
+        if hasattr(dim, "_data"):
+            return self.minimum(dim)
+        if dim is None:
+            return R.MinAll.apply(self, None, False, False)
+        return R.values_indices("min", *R.MinDim.apply(self, dim, keepdim, False))
+
+    def amax(self, dim=(), keepdim=False):
+        return R.AmaxOp.apply(self, dim if dim != () else None, keepdim, True)
+
+    def amin(self, dim=(), keepdim=False):
+        return R.AminOp.apply(self, dim if dim != () else None, keepdim, False)
+
+    def argmax(self, dim=None, keepdim=False):
+        """Index of the largest element (flattened when `dim` is None)."""
+        return R.ArgMaxMin.apply(self, dim, keepdim, True)
+
+    def argmin(self, dim=None, keepdim=False):
+        """Index of the smallest element (flattened when `dim` is None)."""
+        return R.ArgMaxMin.apply(self, dim, keepdim, False)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        """Product of all elements, or over `dim`."""
+        if dim is None:
+            return R.ProdAll.apply(self, None, False, dtype)
+        return R.Prod.apply(self, dim, keepdim, dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        """Running sum along `dim`."""
+        return R.Cumsum.apply(self, dim, dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        """log(sum(exp(x))) over `dim`, computed stably."""
+        return R.Logsumexp.apply(self, dim, keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return R.AllAny.apply(self, dim, keepdim, op="all")
+
+    def any(self, dim=None, keepdim=False):
+        return R.AllAny.apply(self, dim, keepdim, op="any")
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """Vector p-norm over all elements or `dim` ('fro' is the 2-norm)."""
+        if p in ("fro", None):
+            p = 2
+        if p == "nuc":
+            raise NotImplementedError("nuclear norm is not supported")
+        return R.Norm.apply(self, float(p), dim, keepdim)
+
+    def softmax(self, dim, dtype=None):
+        """Softmax along `dim` (`torch.Tensor.softmax`); see `tc.nn.functional.softmax`."""
+        return F.Softmax.apply(self if dtype is None else self.to(dtype), dim)
+
+    def log_softmax(self, dim, dtype=None):
+        """log(softmax) along `dim`, computed stably (`torch.Tensor.log_softmax`)."""
+        return F.LogSoftmax.apply(self if dtype is None else self.to(dtype), dim)
+
+    # ---- shape and views -----------------------------------------------------------------------------
+    def view(self, *shape):
+        """Same data, new shape, without copying (fails if the strides do not allow it)."""
+        return V.View.apply(self, shape_from_args(shape))
+
+    def view_as(self, other):
+        return V.View.apply(self, other.shape)
+
+    def reshape(self, *shape):
+        """New shape: a view when possible, otherwise a copy."""
+        shape = shape_from_args(shape)
+        if self._data.flags.c_contiguous:
+            return V.View.apply(self, shape)
+        try:
+            return V.ReshapeAlias.apply(self, shape)  # the strides may still allow a view
+        except RuntimeError:
+            return V.UnsafeView.apply(self.contiguous(), shape)  # a copy: CloneBackward0 -> UnsafeViewBackward0
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dims start_dim..end_dim into one."""
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
+        if s > e:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if s == e:
             return self
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(
-                "only Tensors of floating point dtype can require gradients. "
-                "Hint: create it with dtype=tc.float32 (e.g. tc.tensor([1., 2.]))."
-            )
-        self._requires_grad = bool(requires_grad)
-        return self
+        shape = self._data.shape
+        return self.reshape(shape[:s] + (-1,) + shape[e + 1:])
+
+    def unflatten(self, dim, sizes):
+        """Split dimension `dim` into `sizes`."""
+        d = normalize_dim(dim, self.ndim)
+        shape = self._data.shape
+        return self.view(shape[:d] + tuple(sizes) + shape[d + 1:])
+
+    def squeeze(self, dim=None):
+        """Remove size-1 dimensions (all, or only `dim`)."""
+        return V.Squeeze.apply(self, dim)
+
+    def unsqueeze(self, dim):
+        """Insert a size-1 dimension at `dim`."""
+        return V.Unsqueeze.apply(self, dim)
+
+    def permute(self, *dims):
+        """Reorder dimensions (a view)."""
+        return V.Permute.apply(self, shape_from_args(dims))
+
+    def transpose(self, dim0, dim1):
+        """Swap two dimensions (a view)."""
+        return V.Transpose.apply(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        """Transpose of a matrix (<= 2-D)."""
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        if self.ndim < 2:
+            return V.AliasView.apply(self)
+        return V.T.apply(self, 0, 1)
 
     @property
-    def is_leaf(self) -> bool:
-        """True for tensors not created by a recorded operation (their `.grad` gets filled)."""
-        return self.grad_fn is None
+    def T(self):
+        """All dimensions reversed (the matrix transpose for 2-D tensors)."""
+        if self.ndim == 2:
+            return V.T.apply(self, 0, 1)
+        return V.Permute.apply(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
-    def data(self):
-        """A tensor sharing this one's storage but detached from the graph."""
-        return self.detach()
+    def mT(self):
+        """Transpose of the last two dimensions (a batch of matrices)."""
+        return self._matrix_transpose("tensor.mT")
 
-    @data.setter
-    def data(self, value):
-        self._data = value._data
-        self.dtype = value.dtype
-        self._device = value._device
+    @property
+    def mH(self):
+        """Conjugate transpose of the last two dimensions (the same as `mT` for real tensors)."""
+        return self._matrix_transpose("tensor.mH")
 
-    def detach(self):
-        """A tensor sharing this one's data, cut from the graph (`requires_grad=False`)."""
-        t = _wrap(self._data)
-        t._version = self._version
-        t._view_version = self._version[0]
-        t._base = self if self._base is None else self._base
-        return t
+    def adjoint(self):
+        """Conjugate transpose of the last two dimensions (a view; `mT` for real tensors)."""
+        return self._matrix_transpose("tensor.adjoint()")
 
-    def detach_(self):
-        """Cut this tensor from the graph in place."""
-        self.grad_fn = None
-        self._requires_grad = False
-        return self
+    @property
+    def H(self):
+        """Conjugate transpose of a matrix (the same as `T` on a 2-D real tensor)."""
+        if self.ndim == 0:
+            return self
+        if self.ndim != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.{hint}")
+        return V.T.apply(self, 0, 1)
 
-    # ---- helpers used by the engine ---------------------------------------------------------------
-    @staticmethod
-    def _zeros_meta(meta):
-        shape, dtype, device = meta
-        return _wrap(array_module(device).zeros(shape, dtype=dtype.np_dtype))
+    def _matrix_transpose(self, what):
+        if self.ndim < 2:
+            raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+        return V.Transpose.apply(self, -2, -1)
 
-    @staticmethod
-    def _ones_meta(meta):
-        shape, dtype, device = meta
-        return _wrap(array_module(device).ones(shape, dtype=dtype.np_dtype))
+    def expand(self, *sizes):
+        """Broadcast size-1 dims to `sizes` without copying (stride 0); -1 keeps a size."""
+        return V.Expand.apply(self, shape_from_args(sizes))
 
-    def _write(self, result):
-        """Copy `result`'s values into this tensor's storage (dtype rules and shape checks as in PyTorch)."""
-        if result.dtype is not self.dtype and not _dt.can_cast(result.dtype, self.dtype):
-            raise RuntimeError(
-                f"result type {_dt.type_name(result.dtype)} can't be cast to the desired output type {_dt.type_name(self.dtype)}"
-            )
-        if result._data.shape != self._data.shape:
-            raise RuntimeError(
-                f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the broadcast shape "
-                f"[{', '.join(map(str, result._data.shape))}]"
-            )
-        if not self._data.flags.writeable:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation."
-            )
-        self._xp.copyto(self._data, result._data, casting="unsafe")
-        self._version[0] += 1
+    def expand_as(self, other):
+        return V.Expand.apply(self, other.shape)
+
+    def repeat(self, *sizes):
+        """Tile the tensor `sizes` times along each dimension (a copy)."""
+        return RA.Repeat.apply(self, shape_from_args(sizes))
+
+    def flip(self, *dims):
+        """Reverse the order of elements along `dims` (a copy)."""
+        return RA.Flip.apply(self, shape_from_args(dims))
+
+    def narrow(self, dim, start, length):
+        """The slice start:start+length along `dim` (a view)."""
+        return IX.Narrow.apply(self, dim, int(start), int(length))
+
+    def split(self, split_size_or_sections, dim=0):
+        """Split into chunks of a given size (the last may be smaller), or of the listed sizes."""
+        size = self._data.shape[normalize_dim(dim, self.ndim)]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            if step <= 0 and size:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+            sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+        else:
+            sizes = list(split_size_or_sections)
+        return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
+
+    def chunk(self, chunks, dim=0):
+        """Split into `chunks` nearly equal pieces (like `torch.chunk`)."""
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        size = self._data.shape[normalize_dim(dim, self.ndim)]
+        step = -(-size // chunks)
+        return self.split(step, dim) if step else self.split([0] * 1, dim)
+
+    def unbind(self, dim=0):
+        """The slices along `dim`, as a tuple of views."""
+        return CT.Unbind.apply(self, dim)
+
+    def contiguous(self, memory_format=None):
+        """This tensor if already contiguous, else a contiguous copy."""
+        if self._data.flags.c_contiguous:
+            return self
+        return V.Clone.apply(self)
+
+    def clone(self, *, memory_format=None):
+        """A copy with its own storage (recorded in the graph)."""
+        return V.Clone.apply(self)
+
+    # ---- autograd ------------------------------------------------------------------------------------
+    @property
+    def retains_grad(self) -> bool:
+        """True when a non-leaf tensor keeps its `.grad` (see `retain_grad`)."""
+        fn = self.grad_fn
+        return bool(fn is not None and fn._retain_hooks and self._output_nr in fn._retain_hooks)
+
+    def retain_grad(self):
+        """Keep `.grad` for this non-leaf tensor during backward (leaves always keep it)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None:
+            return
+        if fn._retain_hooks is None:
+            fn._retain_hooks = {}
+        fn._retain_hooks[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` whenever this tensor's gradient is computed; it may return a new gradient."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is None:
+            return add_hook(self, "_hooks", hook)
+        if fn._tensor_pre_hooks is None:
+            fn._tensor_pre_hooks = {}
+        return add_hook(OutputHooks(fn._tensor_pre_hooks, self._output_nr), "hooks", hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute gradients of this tensor w.r.t. the graph leaves and accumulate them into `.grad`."""
+        _backward(self, None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
 
 
-def _address(arr):
-    if isinstance(arr, np.ndarray):
-        return arr.__array_interface__["data"][0]
-    return arr.data.ptr
+register_tensor_class(Tensor)
 
 
 def _rebuild(data, requires_grad, device):
+    """Unpickle a tensor (what `Tensor.__reduce_ex__` names)."""
     t = _wrap(data)
     if device != "cpu":
         t = t.to(device)
     t._requires_grad = requires_grad
     return t
-

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import tinygrad_course as tc
-from tinygrad_course.tensor import _wrap
+from tinygrad_course.tensor_base import _wrap
 
 NO_GPU = pytest.mark.skipif(tc.cuda.is_available(), reason="checks the behaviour without a GPU")
 

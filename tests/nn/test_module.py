@@ -5,7 +5,7 @@ import torch
 
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
-from tinygrad_course.autograd.function import module_stack
+from tinygrad_course.autograd.engine import module_stack
 from nn_helpers import assert_close, copy_weights, to_torch
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import tinygrad_course as tc
-from tinygrad_course.autograd.function import profilers
+from tinygrad_course.autograd.engine import profilers
 from tinygrad_course.profiler import ProfilerActivity, profile, record_function
 
 

@@ -2,7 +2,8 @@
 from . import functional
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad, record_backward
-from .function import Function, Node, RemovableHandle
+from .engine import Function, Node
+from .hooks import RemovableHandle
 from .grad_mode import (
     enable_grad,
     inference_mode,

@@ -1,9 +1,21 @@
-"""The backward engine: runs graph nodes in reverse order and accumulates leaf gradients.
+"""The autograd engine (chapter 02): how a call of an op is recorded as a graph node, and how `backward` runs
+the graph.
 
-The order is PyTorch's: a node runs once every node that consumes its output has run
-(dependency counting), and among ready nodes the most recently created goes first. No
-recursion is involved, so graphs of any depth work. After a node runs, its saved tensors
-are freed unless `retain_graph=True`.
+Recording. An op is a `Function` subclass with `forward` and `backward` side by side (the framework's own ops
+in `ops/` subclass `Op`). `MyOp.apply(*args)` runs `forward`; when gradients are enabled and an input
+requires grad, `_record` also makes the output's `grad_fn`: a `Node` that holds the graph edges to the
+inputs (`next_functions`) and each tensor input's shape and dtype. The node *is* the `ctx` that `forward` and
+`backward` receive, as in PyTorch. When nothing is recorded, `apply` makes the result and nothing else.
+
+Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it;
+a node runs once every node that consumes its output has sent its gradient (among ready nodes the most
+recently created first, as PyTorch does) -- Kahn's topological sort, done while running. `Node.apply` runs an
+op's `backward` and then, in one place for every op, sums each gradient back to its input's shape
+(`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
+`AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
+
+Extension points of the loop: tensor and node hooks (`_pre_hooks`, `_post_hooks`), `autograd.grad`'s capture
+of the gradients it returns, the profiler (`profilers`), anomaly detection and `record_backward()` traces.
 """
 from __future__ import annotations
 
@@ -11,23 +23,532 @@ import contextlib
 import heapq
 import itertools
 import sys
+import threading
+import weakref
 
 import numpy as np
 
 from .. import seams
-from ..factories import tensor as make_tensor
-from ..factories import zeros_like
-from ..tensor import Tensor, _wrap
-from .anomaly_mode import check_gradients
+from ..seams import backward_rule
+from ..shapes import broadcast_shapes_checked
+from ..tensor_base import TensorBase, _wrap
+from .anomaly_mode import check_gradients, remember_forward
 from .anomaly_mode import state as _anomaly
+from .autocast_state import autocast_state as _autocast
 from .grad_mode import _state
-from .node import AccumulateGrad, Node, profilers
+from .hooks import add_hook
+from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
 
+_sequence = itertools.count()
+
+
+class _ModuleStack(threading.local):
+    modules = ()
+
+
+module_stack = _ModuleStack()  # nn.Module.__call__ pushes/pops; nodes remember it (for tc.viz)
+
+# Active profilers (tc.profiler): each has record(name, fn, args, kwargs) that times one call.
+profilers = []
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
 _final_callbacks = []  # one list per running backward pass (innermost last)
 
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
 
+
+def _version_error(tensor, saved_version, node):
+    desc = f"[{tensor.type()} [{', '.join(map(str, tensor.shape))}]]"
+    if tensor.grad_fn is not None and tensor.grad_fn is not node:
+        where = f", which is output {tensor._output_nr} of {_op_name(tensor.grad_fn)},"
+    elif node is not None and tensor._base is None and tensor.grad_fn is None and not tensor._requires_grad:
+        where = f", which is output 0 of {_op_name(node)},"
+    else:
+        where = ""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"{desc}{where} is at version {tensor._version[0]}; expected version {saved_version} instead. "
+        "Hint: the tensor was changed in place (e.g. x += 1, x.add_(...), x[i] = v) after the forward pass "
+        "used it; compute a new tensor instead (x = x + 1) or clone it before modifying."
+    )
+
+
+def _op_name(node):
+    """PyTorch names the op, not its node, in the version error: "Mul" for MulBackward0."""
+    name = node.name()
+    return name[:name.index("Backward")] if "Backward" in name else name
+
+
+_ARRAY_TYPES = {}  # type -> whether it is a backend array type (NumPy or CuPy), filled as types are met
+
+
+def _is_array(value):
+    """Whether `value` is a backend array (NumPy or CuPy); remembered per type."""
+    t = type(value)
+    is_array = _ARRAY_TYPES[t] = hasattr(t, "__array_interface__") or hasattr(t, "__cuda_array_interface__")
+    return is_array
+
+
+class Node:
+    """A node of the backward graph, i.e. a tensor's `grad_fn` (also the `ctx` of its `Function`)."""
+
+    _fn = None  # the Function class whose backward this node runs
+
+    # Defaults so that freshly created nodes need few attribute writes.
+    _saved = ()
+    _saved_versions = ()
+    _released = False
+    _freed = False  # True once the arrays the op's forward kept on this node were dropped
+    _out_alias = None
+    _num_outputs = 1
+    _input_pos = None  # positions of the tensor arguments among all arguments (None: every argument is one)
+    _tensor_pre_hooks = None  # {output_nr: _HookDict}
+    _retain_hooks = None  # {output_nr: weakref to tensor}
+    _pre_hooks = None
+    _post_hooks = None
+    _materialize = True
+    view = False
+    save_output = False
+    modules = ()
+    next_functions = ()
+    needs_input_grad = ()
+
+    def name(self) -> str:
+        """PyTorch's name for this node, e.g. "MulBackward0"."""
+        return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    # ---- saving tensors for backward ---------------------------------------------------------
+    def save_for_backward(self, *tensors):
+        """Save tensors that `backward` needs; read them back with `ctx.saved_tensors`. (Built-in ops may
+        also save Python numbers in place of tensors.)"""
+        self._saved = tensors
+        self._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in tensors]
+
+    @property
+    def saved_tensors(self):
+        """The tensors saved in forward; raises if freed or modified in place since."""
+        if self._released:
+            raise RuntimeError(_FREED_MESSAGE)
+        for t, v in zip(self._saved, self._saved_versions):
+            if v is not None and t._version[0] != v:
+                raise _version_error(t, v, self)
+        outs = self.__dict__.get("_saved_outputs")
+        if outs and _state.enabled:  # create_graph: saved outputs must lead back to this node
+            return tuple(self._relinked(t, outs[i]) if i in outs else t for i, t in enumerate(self._saved))
+        return self._saved
+
+    @property
+    def saved_output(self):
+        """The op's own output as saved in forward (built-in ops that set `ctx.save_output = True`)."""
+        if self._released:
+            raise RuntimeError(_FREED_MESSAGE)
+        alias = self._out_alias
+        if alias._version[0] != self._out_version:
+            raise _version_error(alias, self._out_version, self)
+        if _state.enabled:  # create_graph: the output must lead back to this node for higher derivatives
+            return self._relinked(alias, 0)
+        return alias
+
+    def _relinked(self, saved, output_nr):
+        """A tensor sharing a saved output's data whose grad_fn is this node again.
+
+        Saved outputs are stored detached (a saved output holding its own grad_fn would be a
+        reference cycle); double backward needs the link back, so it is restored on use, as
+        PyTorch's SavedVariable does."""
+        t = _wrap(saved._data)
+        t._version = saved._version
+        t._requires_grad = True
+        t.grad_fn = self
+        t._output_nr = output_nr
+        return t
+
+    def _release(self):
+        """Free what this node kept for its backward (after it ran, without retain_graph): its saved tensors
+        and the arrays a built-in op's forward stored on it, as PyTorch frees saved variables (a custom
+        Function's own ctx attributes stay, as in PyTorch)."""
+        self._saved = ()
+        self._out_alias = None
+        self._released = True
+        if self._fn is not None and not self._fn._check_grads:  # a built-in op (an `Op`)
+            kept = self.__dict__
+            for name, value in list(kept.items()):
+                is_array = _ARRAY_TYPES.get(type(value))
+                if is_array is None:
+                    is_array = _is_array(value)
+                if is_array:
+                    del kept[name]
+                    self._freed = True
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs modified in place by a custom `forward` (their version is bumped)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs of a custom `forward` that have no gradient."""
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool):
+        """Whether `backward` receives zero tensors (True, default) or None for unused outputs."""
+        self._materialize = value
+
+    # ---- hooks --------------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """Call `fn(grad_inputs, grad_outputs)` after this node runs; it may return new grad_inputs."""
+        return add_hook(self, "_post_hooks", fn)
+
+    def register_prehook(self, fn):
+        """Call `fn(grad_outputs)` before this node runs; it may return new grad_outputs."""
+        return add_hook(self, "_pre_hooks", fn)
+
+    @property
+    def metadata(self) -> dict:
+        """A free-form dict attached to the node (as in PyTorch)."""
+        md = self.__dict__.get("_metadata")
+        if md is None:
+            md = self._metadata = {}
+        return md
+
+    # ---- running backward ---------------------------------------------------------------------
+    def apply(self, *grad_outputs):
+        """Run this node's backward on the gradients of its outputs; one gradient per next_function, each
+        reduced to its input's shape and dtype."""
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        fn = self._fn
+        # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
+        if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
+            grad_outputs = tuple(
+                TensorBase._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
+            )
+        backward = fn.backward
+        if seams.ACTIVE:  # build mode: a learner's backward rule for this op takes the reference's place
+            backward = backward_rule(fn.__name__) or backward
+        grads = backward(self, *grad_outputs)
+        return self._to_inputs(grads if type(grads) is tuple else (grads,))
+
+    __call__ = apply
+
+    def _to_inputs(self, grads):
+        """The gradients of the tensor inputs, each summed back to the input's shape and cast to its dtype."""
+        n, got = self._num_args, len(grads)
+        if got != n:
+            if self._fn._check_grads and (got < n and got == 1 and n > 1 or got > n and any(g is not None for g in grads[n:])):
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients (expected {n}, got {got})"
+                )
+            grads = grads + (None,) * (n - got) if got < n else grads[:n]
+        positions = self._input_pos
+        if positions is not None:
+            grads = tuple([grads[i] for i in positions])
+        out = []
+        for i, (g, (shape, dtype)) in enumerate(zip(grads, self._in_meta)):
+            if g is not None:
+                data = getattr(g, "_data", None)
+                if data is None:
+                    if not isinstance(g, TensorBase) and self._fn._check_grads:
+                        raise TypeError(f"function {self.name()} returned a gradient that is not a Tensor or None "
+                                        f"at index {i}")
+                else:
+                    if data.shape != shape:
+                        g = self._summed_to(i, g, shape)
+                    if g.dtype is not dtype:
+                        g = g.to(dtype)
+            out.append(g)
+        return tuple(out)
+
+    def _summed_to(self, i, g, shape):
+        """`g` summed over the dimensions broadcasting added or stretched, to the input's `shape`."""
+        try:
+            if tuple(broadcast_shapes_checked(shape, g._data.shape)) == g._data.shape:
+                return sum_to_shape(g, shape)
+        except RuntimeError:
+            pass
+        raise RuntimeError(
+            f"Function {self.name()} returned an invalid gradient at index {i} - got "
+            f"[{', '.join(map(str, g.shape))}] but expected shape compatible with [{', '.join(map(str, shape))}]"
+        )
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+# ---- recording ------------------------------------------------------------------------------------------
+def _record(ctx, args, needs):
+    """Make `ctx` the graph node of a call of its op on `args`: the edges to each tensor input's node
+    (`next_functions`), each tensor input's shape and dtype, the node's sequence number and modules."""
+    nexts, pos, meta = [], [], []
+    for i, a in enumerate(args):
+        if isinstance(a, TensorBase):
+            pos.append(i)
+            meta.append((a._data.shape, a.dtype))
+            if needs[i]:
+                if a._base is not None and a._view_version != a._version[0]:
+                    a._refresh_view_history()  # its base was modified in place after the view was made
+                fn = a.grad_fn
+                nexts.append((fn, a._output_nr) if fn is not None else (grad_accumulator(a), 0))
+            else:
+                nexts.append((None, 0))
+    ctx.next_functions = tuple(nexts)
+    ctx._in_meta = tuple(meta)
+    if len(pos) != len(args):
+        ctx._input_pos = tuple(pos)
+    ctx._num_args = len(args)
+    ctx._seq = next(_sequence)
+    ctx.modules = module_stack.modules
+    if _anomaly.enabled:
+        remember_forward(ctx)
+
+
+class _FunctionMeta(type):
+    """Gives every Function subclass its own node class, named like PyTorch's."""
+
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        node_name = ns.get("node_name") or f"{name}Backward"
+        attrs = {"_fn": cls, "__module__": cls.__module__,
+                 "view": getattr(cls, "view", False), "save_output": getattr(cls, "save_output", False)}
+        cls._Node = type(node_name, (Node,), attrs)
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom differentiable operations, like `torch.autograd.Function`.
+
+    Subclasses define `forward(ctx, *args)` (computed without recording a graph) and
+    `backward(ctx, *grad_outputs)` returning one gradient per forward argument (None for
+    non-tensors), and are called through `MyFunction.apply(*args)`.
+    """
+
+    _check_grads = True
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run forward; record a graph node when gradients are enabled and an input requires grad."""
+        needs = [isinstance(a, TensorBase) and a._requires_grad for a in args]
+        record = _state.enabled and any(needs)
+        ctx = cls._Node()
+        ctx.needs_input_grad = tuple(needs)
+        prev = _state.enabled
+        _state.enabled = False
+        try:
+            if cls.setup_context is not Function.setup_context:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _state.enabled = prev
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        for t in getattr(ctx, "_dirty", ()):
+            t._version[0] += 1
+        if not record:
+            return out
+        non_diff = {id(t) for t in getattr(ctx, "_non_diff", ())}
+        dirty = {id(t) for t in getattr(ctx, "_dirty", ())}
+        results = []
+        for t in outs:
+            if isinstance(t, TensorBase) and id(t) not in dirty:
+                if any(t is a for a in args) or t.grad_fn is not None:
+                    t = t.detach()  # a fresh output tensor, so the input keeps its own history
+            results.append(t)
+        _record(ctx, args, needs)
+        ctx._num_outputs = len(outs)
+        ctx._out_meta = [(t.shape, t.dtype, t.device) if isinstance(t, TensorBase) else None for t in results]
+        for i, t in enumerate(results):
+            if isinstance(t, TensorBase) and id(t) not in non_diff and t.dtype.is_floating_point:
+                t._requires_grad = True
+                t.grad_fn = ctx
+                t._output_nr = i
+        # A saved output would otherwise keep itself alive through its own grad_fn.
+        if ctx._saved:
+            saved, out_nrs = [], {}
+            for k, s in enumerate(ctx._saved):
+                nr = next((i for i, r in enumerate(results) if s is not None and s is r), None)
+                if nr is not None:
+                    out_nrs[k] = nr
+                    s = s.detach()
+                saved.append(s)
+            ctx._saved = tuple(saved)
+            if out_nrs:
+                ctx._saved_outputs = out_nrs
+        return results[0] if single else tuple(results)
+
+
+def _broadcast_error(args, error):
+    """PyTorch's RuntimeError for tensor arguments that do not broadcast (NumPy raises ValueError);
+    other errors are returned unchanged."""
+    if "broadcast" not in str(error):
+        return error
+    try:
+        broadcast_shapes_checked(*(a._data.shape for a in args if isinstance(a, TensorBase)))
+    except RuntimeError as mismatch:
+        return mismatch
+    return error
+
+
+class Op(Function):
+    """A built-in primitive: `forward` returns backend arrays, `backward` uses framework ops.
+
+    Class options: `differentiable = False` for ops whose outputs never require grad;
+    `view = True` when the output shares storage with input 0 (forward may override per call by
+    setting `ctx.view`); forward may set `ctx.save_output = True` to keep its output for backward
+    (read it back with `ctx.saved_output`), which avoids a reference cycle through the output.
+    Multi-output ops return a tuple of arrays; `non_differentiable_outputs` lists output indices
+    that never require grad (e.g. the indices of `max`). `ctx.needs_input_grad` is empty when the
+    call is not recorded, so `forward` saves nothing then.
+    """
+
+    _check_grads = False
+    differentiable = True
+    view = False
+    save_output = False
+    non_differentiable_outputs = ()
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if profilers:
+            return profilers[-1].record(cls.profile_name(), cls._apply, args, kwargs)
+        return cls._apply(*args, **kwargs)
+
+    @classmethod
+    def profile_name(cls) -> str:
+        """The op's name in profiler tables (PyTorch-style, e.g. "aten::mul")."""
+        return "aten::" + cls._Node.__name__.rsplit("Backward", 1)[0].lower()
+
+    @classmethod
+    def _apply(cls, *args, **kwargs):
+        if _autocast.active:  # tc.autocast: matmul/conv in float16/bfloat16, losses in float32
+            args = _autocast.cast_inputs(cls, args)
+        record = False
+        if _state.enabled and cls.differentiable:
+            for a in args:
+                if isinstance(a, TensorBase) and a._requires_grad:
+                    record = True
+                    break
+        ctx = cls._Node()
+        if record:
+            ctx.needs_input_grad = tuple([isinstance(a, TensorBase) and a._requires_grad for a in args])
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        except ValueError as e:
+            error = _broadcast_error(args, e)
+            if error is e:
+                raise
+            raise error from None
+        if type(out) is tuple:
+            results = tuple(_wrap(o) for o in out)
+        else:
+            results = None
+            res = _wrap(out)
+        if ctx.view:
+            src = args[0]
+            for r in (results if results is not None else (res,)):
+                r._version = src._version
+                r._view_version = src._version[0]
+                r._base = src if src._base is None else src._base
+        if not record:
+            return res if results is None else results
+        _record(ctx, args, ctx.needs_input_grad)
+        if results is None:
+            res._requires_grad = True
+            res.grad_fn = ctx
+            if ctx.save_output:
+                ctx._out_alias = alias = _wrap(out)
+                alias._version = res._version
+                ctx._out_version = res._version[0]
+            return res
+        ctx._num_outputs = len(results)
+        ctx._materialize = False  # multi-output ops' backward accepts None for unused outputs
+        skip = cls.non_differentiable_outputs
+        for i, r in enumerate(results):
+            if i not in skip:
+                r._requires_grad = True
+                r.grad_fn = ctx
+                r._output_nr = i
+        return results
+
+
+# ---- leaves: AccumulateGrad ------------------------------------------------------------------------------
+class AccumulateGrad(Node):
+    """The node that accumulates a leaf tensor's gradient into `leaf.grad` (its hooks run first)."""
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = float("inf")  # runs as soon as it is ready, like PyTorch's
+        self.next_functions = ()
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def apply(self, grad):
+        """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
+        accumulate(self.variable, grad, _state.enabled)
+        return ()
+
+
+def grad_accumulator(leaf):
+    """The leaf's `AccumulateGrad` node, made on first use and shared while anything holds it."""
+    acc = leaf._grad_acc() if leaf._grad_acc is not None else None
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf._grad_acc = weakref.ref(acc)
+    return acc
+
+
+def _sole_view(data):
+    """True when `data` is a reshaped or transposed view of a whole NumPy array that nothing else references
+    (a backward's fresh result, such as a Linear weight's gradient transposed back): kept as `.grad` it
+    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds.
+    (The reference count 2 is `data`'s own reference to its base plus the call's argument.)"""
+    return type(data.base) is np.ndarray and data.base.nbytes == data.nbytes and sys.getrefcount(data.base) == 2
+
+
+def accumulate(var, grad, create_graph):
+    """Add `grad` into `var.grad`, running the leaf's hooks first (PyTorch's AccumulateGrad)."""
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            res = hook(grad)
+            if res is not None:
+                grad = res
+    if var.grad is None:
+        if not create_graph:
+            data = grad._data
+            if grad._requires_grad or not data.flags.writeable or not data.flags.c_contiguous or (
+                    data.base is not None and not _sole_view(data)):
+                grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
+        var.grad = grad
+    elif create_graph or var.grad._requires_grad:
+        var.grad = var.grad + grad
+    else:
+        data = var.grad._data
+        if data.flags.writeable and data.shape == grad._data.shape:
+            data += grad._data
+            var.grad._version[0] += 1
+        else:
+            var.grad = (var.grad + grad).detach()
+
+
+# ---- running backward ------------------------------------------------------------------------------------
 def queue_callback(callback):
     """Run `callback()` once the current backward pass has finished, like PyTorch's
     `Variable._execution_engine.queue_callback` (DDP uses it to wait for its gradient all-reduces)."""
@@ -62,25 +583,18 @@ def record_backward():
         _recorders.remove(events)
 
 
-_ARRAY_TYPES = {}  # type -> whether it is a backend array type (NumPy or CuPy), filled as types are met
-
-
-def _is_array_type(t):
-    return hasattr(t, "__array_interface__") or hasattr(t, "__cuda_array_interface__")
-
-
-def _make_root_grads(outputs, grad_outputs, create_graph):
+def _root_grads(outputs, grad_outputs, create_graph):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
-            if out.numel() != 1:
+            if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
+            if out.dtype.category != 2:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = Tensor._ones_meta((out.shape, out.dtype, out.device))
+            g = _wrap(out._xp.ones(out._data.shape, dtype=out.dtype.np_dtype))
         else:
-            if not isinstance(g, Tensor):
-                g = make_tensor(g, dtype=out.dtype, device=out.device)
+            if not isinstance(g, TensorBase):
+                g = _wrap(out._xp.asarray(g, dtype=out.dtype.np_dtype))
             if tuple(g.shape) != tuple(out.shape):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape of {out.shape}."
@@ -103,12 +617,12 @@ def _root_node(t, i):
     if t.grad_fn is not None:
         return t.grad_fn
     if t._requires_grad:
-        return t._grad_accumulator()
+        return grad_accumulator(t)
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
 def _count_dependencies(roots):
-    """Number of graph edges pointing at each node reachable from `roots`, and those nodes in DFS post-order."""
+    """Number of graph edges pointing at each node reachable from `roots`, and the set of those nodes."""
     deps = {}
     seen = set(roots)
     stack = list(seen)  # a node reached from two roots (outputs of one multi-output op) is walked once
@@ -122,9 +636,6 @@ def _count_dependencies(roots):
                 seen.add(child)
                 stack.append(child)
     return deps, seen
-
-
-_NODE_RELEASE = Node._release
 
 
 def _nodes_leading_to(targets, nodes):
@@ -145,53 +656,42 @@ def _nodes_leading_to(targets, nodes):
     return needed
 
 
-def _add_grads(a, b):
-    """The sum of two gradients reaching one input; on arrays when no graph is being built and they share
-    a float32/float64 dtype, shape and device (an Add op otherwise)."""
-    if not _state.enabled and a.dtype is b.dtype and a.dtype.name in _ARRAY_SUM_DTYPES \
-            and a._data.shape == b._data.shape and a._device == b._device:
-        return _wrap(a._data + b._data)
-    return a + b
+class _Capture:
+    """What `autograd.grad` returns: the gradients reaching its `inputs`, and the nodes worth running."""
+
+    def __init__(self, inputs, nodes):
+        self.positions = {}  # (node, output_nr) -> positions in inputs
+        for pos, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (grad_accumulator(t), 0)
+            self.positions.setdefault(key, []).append(pos)
+        self.needed = _nodes_leading_to([k[0] for k in self.positions], nodes)
+        self.grads = [None] * len(inputs)
+
+    def take(self, node, grads):
+        for nr, g in enumerate(grads):
+            for pos in self.positions.get((node, nr), ()):
+                self.grads[pos] = g
+
+    def skips(self, node):
+        """True for a node from which no input can be reached (its backward need not run)."""
+        return node not in self.needed or not any(c in self.needed for c, _ in node.next_functions)
+
+    def result(self, allow_unused, create_graph):
+        for pos, g in enumerate(self.grads):
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {pos} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if g is not None and not create_graph:
+                self.grads[pos] = g.detach()
+        return tuple(self.grads)
 
 
-_ARRAY_SUM_DTYPES = ("float32", "float64")
-
-
-def _sole_view(data):
-    """True when `data` is a reshaped or transposed view of a whole NumPy array that nothing else references
-    (a backward's fresh result, such as a Linear weight's gradient transposed back): kept as `.grad` it
-    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds.
-    (The reference count 2 is `data`'s own reference to its base plus the call's argument.)"""
-    return type(data.base) is np.ndarray and data.base.nbytes == data.nbytes and sys.getrefcount(data.base) == 2
-
-
-def _accumulate(var, grad, create_graph):
-    """Add `grad` into `var.grad`, running the leaf's hooks first (PyTorch's AccumulateGrad)."""
-    if var._hooks:
-        for hook in list(var._hooks.values()):
-            res = hook(grad)
-            if res is not None:
-                grad = res
-    if var.grad is None:
-        if not create_graph:
-            grad = grad.detach()
-            data = grad._data
-            if not data.flags.writeable or not data.flags.c_contiguous or (data.base is not None
-                                                                          and not _sole_view(data)):
-                grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
-        var.grad = grad
-    elif create_graph or var.grad._requires_grad:
-        var.grad = var.grad + grad
-    else:
-        data = var.grad._data
-        if data.flags.writeable and data.shape == grad._data.shape:
-            data += grad._data
-            var.grad._version[0] += 1
-        else:
-            var.grad = (var.grad + grad).detach()
-
-
-def _run_tensor_pre_hooks(node, grads):
+def _pre_hooks(node, grads):
+    """Hooks on the tensors this node made (`register_hook`, `retain_grad`), then the node's pre-hooks."""
     grads = list(grads)
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
@@ -214,31 +714,33 @@ def _run_tensor_pre_hooks(node, grads):
     return grads
 
 
+def _run_node(node, grads):
+    """Run one node's backward, with the profiler, anomaly check and post-hooks around it."""
+    if profilers:
+        out = profilers[-1].record(node.name(), node.apply, grads, {})
+    else:
+        out = node.apply(*grads)
+    if _anomaly.enabled:
+        check_gradients(node, out)
+    if node._post_hooks:
+        for hook in list(node._post_hooks.values()):
+            res = hook(out, tuple(grads))
+            if res is not None:
+                out = tuple(res)
+    return out
+
+
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate=True):
     """Backpropagate from `outputs`. With `accumulate`, leaf grads go into `.grad` (tensor.backward);
     otherwise the gradients of `inputs` are returned (autograd.grad)."""
-    grads = _make_root_grads(outputs, grad_outputs, create_graph)
+    grads = _root_grads(outputs, grad_outputs, create_graph)
     roots = [_root_node(t, i) for i, t in enumerate(outputs)]
     deps, nodes = _count_dependencies(roots)
-
-    capture = None  # (node, output_nr) -> position in inputs
-    needed = None
-    if inputs is not None:
-        capture = {}
-        for pos, t in enumerate(inputs):
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0)
-            capture.setdefault(key, []).append(pos)
-        needed = _nodes_leading_to([k[0] for k in capture], nodes)
-    captured = [None] * (len(inputs) if inputs is not None else 0)
-
-    buffers = {}
+    capture = _Capture(inputs, nodes) if inputs is not None else None
+    buffers = {}  # node -> the gradients of its outputs received so far
     for node, t, g in zip(roots, outputs, grads):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._num_outputs
+        buf = buffers.setdefault(node, [None] * node._num_outputs)
         nr = t._output_nr if t.grad_fn is not None else 0
         buf[nr] = g if buf[nr] is None else buf[nr] + g
 
@@ -247,75 +749,44 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     heapq.heapify(ready)
     # build mode: a learner's topological sort decides the order (checked); nothing to call otherwise
     order = learner_order(roots, nodes) if seams.ACTIVE else None
-    pending = iter(order) if order is not None else None
-    heappop, heappush = heapq.heappop, heapq.heappush
+    order = iter(order) if order is not None else None
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
         while True:
-            if pending is None:
+            if order is None:
                 if not ready:
                     break
-                node = heappop(ready)[2]
+                node = heapq.heappop(ready)[2]
             else:
-                node = next(pending, None)
+                node = next(order, None)
                 if node is None:
                     break
                 if node not in buffers:  # no gradient reached it
                     continue
             node_grads = buffers.pop(node)
-            if needed is not None and node not in needed:
+            if capture is not None and node not in capture.needed:
                 out = (None,) * len(node.next_functions)
             else:
                 if node._tensor_pre_hooks or node._retain_hooks or node._pre_hooks:
-                    node_grads = _run_tensor_pre_hooks(node, node_grads)
+                    node_grads = _pre_hooks(node, node_grads)
                 if capture is not None:
-                    for nr, g in enumerate(node_grads):
-                        for pos in capture.get((node, nr), ()):
-                            captured[pos] = g
+                    capture.take(node, node_grads)
                 if type(node) is AccumulateGrad:
                     if accumulate and node_grads[0] is not None:
-                        _accumulate(node.variable, node_grads[0], create_graph)
+                        node.apply(node_grads[0])
                     for events in _recorders:
                         events.append((node, tuple(node_grads), ()))
                     continue
                 # `is None`, never `==`: comparing tensors would run the element-wise comparison op
-                no_grads = node_grads[0] is None if node._num_outputs == 1 else all(g is None for g in node_grads)
-                if no_grads or (
-                        needed is not None and not any(c in needed for c, _ in node.next_functions)):
+                if all(g is None for g in node_grads) or (capture is not None and capture.skips(node)):
                     out = (None,) * len(node.next_functions)
                 else:
-                    if profilers:
-                        out = profilers[-1].record(node.name(), node.apply, node_grads, {})
-                    else:
-                        out = node.apply(*node_grads)
-                    if _anomaly.enabled:
-                        check_gradients(node, out)
-                    if node._post_hooks:
-                        for hook in list(node._post_hooks.values()):
-                            res = hook(out, tuple(node_grads))
-                            if res is not None:
-                                out = tuple(res)
-                if _recorders:
-                    for events in _recorders:
-                        events.append((node, tuple(node_grads), tuple(out)))
+                    out = _run_node(node, node_grads)
+                for events in _recorders:
+                    events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    # free what this node kept for its backward now that it has run (Node._release),
-                    # including the arrays a built-in op's forward stored on it, as PyTorch frees saved
-                    # variables (a custom Function's own ctx attributes stay, as in PyTorch)
-                    node._saved = ()
-                    node._out_alias = None
-                    node._released = True
-                    kept = node.__dict__ if not node._fn._check_grads else {}
-                    for name, value in list(kept.items()):
-                        is_array = _ARRAY_TYPES.get(type(value))
-                        if is_array is None:
-                            is_array = _ARRAY_TYPES[type(value)] = _is_array_type(type(value))
-                        if is_array:
-                            del kept[name]
-                            node._freed = True
-                    if type(node)._release is not _NODE_RELEASE:  # an op that frees more itself (a fused RNN)
-                        node._release()
+                    node._release()
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue
@@ -323,33 +794,21 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if buf is None:
                     buf = buffers[child] = [None] * child._num_outputs
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else _add_grads(buf[nr], g)
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0 and pending is None:
-                    heappush(ready, (-child._seq, next(tie), child))
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                deps[child] -= 1
+                if deps[child] == 0 and order is None:
+                    heapq.heappush(ready, (-child._seq, next(tie), child))
     finally:
         _state.enabled = prev_mode
-
-    if inputs is not None:
-        for pos, g in enumerate(captured):
-            if g is None and not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {pos} appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
-                )
-            if g is not None and not create_graph:
-                captured[pos] = g.detach()
-        return tuple(captured)
-    return None
+    return capture.result(allow_unused, create_graph) if capture is not None else None
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate gradients of `tensors` into the leaves' `.grad`, like `torch.autograd.backward`."""
-    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    tensors = (tensors,) if isinstance(tensors, TensorBase) else tuple(tensors)
     if grad_tensors is None:
         grad_tensors = (None,) * len(tensors)
-    elif isinstance(grad_tensors, Tensor):
+    elif isinstance(grad_tensors, TensorBase):
         grad_tensors = (grad_tensors,)
     else:
         grad_tensors = tuple(grad_tensors)
@@ -357,12 +816,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     with _callbacks_at_end():
         if inputs is not None:
-            inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+            inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
             grads = run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs,
                                  allow_unused=True, accumulate=False)
             for t, g in zip(inputs, grads):
                 if g is not None:
-                    _accumulate(t, g, create_graph)
+                    accumulate(t, g, create_graph)
             return
         run_backward(tensors, grad_tensors, retain_graph, create_graph)
 
@@ -370,11 +829,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated), like `torch.autograd.grad`."""
-    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    outputs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
+    elif isinstance(grad_outputs, TensorBase):
         grad_outputs = (grad_outputs,)
     else:
         grad_outputs = tuple(grad_outputs)
@@ -386,5 +845,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         result = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
                               allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        result = tuple(zeros_like(t) if g is None else g for t, g in zip(inputs, result))
+        result = tuple(_wrap(t._xp.zeros(t._data.shape, dtype=t.dtype.np_dtype)) if g is None else g
+                       for t, g in zip(inputs, result))
     return result

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..factories import randn_like, zeros_like
 from ..seams import component
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 from .engine import grad as _grad
 from .grad_mode import enable_grad, no_grad
 
@@ -67,7 +67,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     naming the input and output whose Jacobians differ.
     """
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, TensorBase) and x.requires_grad]
     for i in diff:
         if inputs[i].dtype.name != "float64":
             warnings.warn(
@@ -98,13 +98,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _outputs(func, inputs)
     if grad_outputs is None:
         grad_outputs = tuple(randn_like(o, dtype=o.dtype).requires_grad_(True) for o in outs)
-    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    diff = [x for x in inputs if isinstance(x, TensorBase) and x.requires_grad]
 
     def first_grads(*args):
         xs, gos = args[:len(inputs)], args[len(inputs):]
         with enable_grad():
             os_ = _outputs(func, xs)
-            d = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+            d = [x for x in xs if isinstance(x, TensorBase) and x.requires_grad]
             gs = _grad(os_, d, grad_outputs=gos, create_graph=True, allow_unused=True)
         return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, d))
 

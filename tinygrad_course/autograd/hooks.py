@@ -41,3 +41,19 @@ def add_hook(owner, attr, fn):
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle
+
+
+class OutputHooks:
+    """The hook dict of one output of a graph node (`node._tensor_pre_hooks[output_nr]`), shaped for `add_hook`:
+    `Tensor.register_hook` on a non-leaf tensor stores its hook here."""
+
+    def __init__(self, table, output_nr):
+        self.table, self.output_nr = table, output_nr
+
+    @property
+    def hooks(self):
+        return self.table.get(self.output_nr)
+
+    @hooks.setter
+    def hooks(self, value):
+        self.table[self.output_nr] = value

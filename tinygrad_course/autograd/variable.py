@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import warnings
 
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
-        return isinstance(other, Tensor)
+        return isinstance(other, TensorBase)
 
     def __call__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:
             raise TypeError("Variable data has to be a tensor, but got NoneType")
-        if not isinstance(data, Tensor):
+        if not isinstance(data, TensorBase):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",

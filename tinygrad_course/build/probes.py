@@ -13,7 +13,7 @@ import numpy as np
 from .. import factories as F
 from .. import nn, optim
 from ..amp.grad_scaler import GradScaler
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from ..autograd.grad_mode import no_grad
 from ..autograd.gradcheck import gradcheck, numerical_jacobian
 from ..debugging import first_nonfinite_module, grad_stats

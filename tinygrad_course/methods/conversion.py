@@ -1,14 +1,12 @@
-"""Conversions as Tensor methods: `to` (dtype and/or device), `cpu`, `cuda`, `float`, `long`, ..., and the
-legacy constructor `tc.Tensor(data)`."""
+"""Conversions as Tensor methods: `to` (dtype and/or device), `cpu`, `cuda`, `float`, `long`, ..."""
 from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._backend import canonical_device
 from .._backend import device as device_cls
-from ..factories import empty, tensor
 from ..ops.sparse_coo import to_sparse as _to_sparse
 from ..ops.views import ToCopy
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 class ConversionMethods:
@@ -16,26 +14,12 @@ class ConversionMethods:
 
     __slots__ = ()
 
-    @staticmethod
-    def __new__(cls, *args, **kwargs):
-        """The legacy constructor: `tc.Tensor([1, 2])` gives float32 data, `tc.Tensor(2, 3)` an uninitialised 2x3."""
-        if len(args) == 1 and not isinstance(args[0], int):
-            t = tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
-        else:
-            t = empty(*(args or (0,)), dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
-        if cls is not Tensor:  # a subclass (e.g. a user's): same fields, its own type
-            t2 = object.__new__(cls)
-            for s in Tensor.__slots__[:-1]:
-                setattr(t2, s, getattr(t, s))
-            return t2
-        return t
-
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False):
         """Convert dtype and/or device: `t.to(tc.float64)`, `t.to("cuda")`, `t.to(other)`."""
         for a in args:
             if isinstance(a, _dt.dtype):
                 dtype = a
-            elif isinstance(a, Tensor):
+            elif isinstance(a, TensorBase):
                 dtype, device = a.dtype, a.device
             elif isinstance(a, (str, device_cls)):
                 device = a

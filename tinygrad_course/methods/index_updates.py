@@ -7,7 +7,7 @@ from ..ops import index_update as IU
 from ..ops import indexing as IX
 from ..ops import views as V
 from ..ops._util import as_tensor_like
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "index_add", "index_copy", "index_fill", "masked_scatter", "put", "index_put", "index_put_", "scatter_reduce",
@@ -110,7 +110,7 @@ class IndexUpdateMethods:
 
     def index_put(self, indices, values, accumulate=False):
         """A copy with `self[indices] = values` (or `+=`), like `torch.index_put`."""
-        nidx, _ = IX.normalize_index(tuple(indices), Tensor)
+        nidx, _ = IX.normalize_index(tuple(indices), TensorBase)
         return IU.IndexPut.apply(self, as_tensor_like(values, self), nidx, accumulate)
 
     def index_put_(self, indices, values, accumulate=False):

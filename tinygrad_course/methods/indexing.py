@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ops import gather_scatter as GS
 from ..ops import indexing as IX
 from ..ops._util import operand as _operand
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 class IndexingMethods:
@@ -44,18 +44,18 @@ class IndexingMethods:
     def __getitem__(self, idx):
         if type(idx) is int:
             return IX.SelectItem.apply(self, (idx,), True)
-        nidx, basic = IX.normalize_index(idx, Tensor)
+        nidx, basic = IX.normalize_index(idx, TensorBase)
         if basic:
             op = IX.SelectItem if all(type(i) is int for i in nidx) else IX.GetItem
             return op.apply(self, nidx, True)
         return IX.AdvancedGetItem.apply(self, nidx, False)
 
     def __setitem__(self, idx, value):
-        nidx, basic = IX.normalize_index(idx, Tensor)
-        value = _operand(value) if not isinstance(value, Tensor) else value
+        nidx, basic = IX.normalize_index(idx, TensorBase)
+        value = _operand(value) if not isinstance(value, TensorBase) else value
         if value is None:
             raise TypeError("can't assign a value of this type to a tensor")
-        if isinstance(value, Tensor) and value._data.size and value.dtype is not self.dtype:
+        if isinstance(value, TensorBase) and value._data.size and value.dtype is not self.dtype:
             value = value.to(self.dtype)
         if basic:
             IX._check_bounds(self._data.shape, nidx)

@@ -3,8 +3,8 @@
 An in-place op runs its out-of-place twin on the old values and writes the result into the tensor's
 storage (`_write`, in the core); the tensor takes the result's history and its version counter goes up,
 so a backward that saved the old values raises PyTorch's error. Writing through a view gives the base
-the history (`CopySlices`, as in PyTorch) and re-derives the view from it. `binding.py` attaches these
-methods to `Tensor`; the engine calls `_refresh_view_history` through the tensor.
+the history (`CopySlices`, as in PyTorch) and re-derives the view from it. `Tensor` lists this family as a
+base; the engine calls `_refresh_view_history` through the tensor.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import _state
 from ..ops.indexing import AdvancedGetItem, AsStridedView, CopySlices
-from ..tensor import _address, _wrap
+from ..tensor_base import _address, _wrap
 
 
 class InplaceMachinery:

@@ -9,7 +9,7 @@ from ..ops import arithmetic as AR
 from ..ops import indexing as IX
 from ..ops import unary_math as UM
 from ..ops._util import operand as _operand
-from ..tensor import Tensor, _wrap
+from ..tensor_base import TensorBase, _wrap
 
 
 class InplaceMethods:
@@ -73,7 +73,7 @@ class InplaceMethods:
 
     def copy_(self, src, non_blocking=False):
         """Copy `src`'s values (broadcast and converted) into this tensor."""
-        if not isinstance(src, Tensor):
+        if not isinstance(src, TensorBase):
             src = tensor(src)
 
         return self._inplace(IX.Overwrite.apply, src.to(dtype=self.dtype, device=self.device), "CopyBackwards")
@@ -141,19 +141,55 @@ def _inplace_variant(name, zero_grad=False):
     return method
 
 
-_PLAIN_INPLACE = ("absolute bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp_max clamp_min cos cumsum divide "
-                  "expm1 floor floor_divide log10 log1p log2 multiply negative reciprocal remainder round rsqrt sign "
-                  "sin square subtract tril triu true_divide trunc").split()
-_PLAIN_INPLACE += "logical_and logical_not logical_or logical_xor".split()
-_COMPARISON_INPLACE = "eq ne lt le gt ge greater greater_equal less less_equal not_equal".split()
-
-
 class InplaceTwins:
-    """`cos_`, `ge_`, ...: generated in-place twins; `binding.py` binds them last, so a family that
-    writes its own `name_` keeps it."""
+    """`cos_`, `ge_`, ...: the in-place twins of out-of-place methods (listed after the families in `Tensor`'s
+    bases, so a family that writes its own `name_` keeps it). Comparisons' twins carry a zero gradient."""
 
     __slots__ = ()
 
-
-for _name in _PLAIN_INPLACE + _COMPARISON_INPLACE:
-    setattr(InplaceTwins, _name + "_", _inplace_variant(_name, zero_grad=_name in _COMPARISON_INPLACE))
+    absolute_ = _inplace_variant("absolute")
+    bitwise_and_ = _inplace_variant("bitwise_and")
+    bitwise_not_ = _inplace_variant("bitwise_not")
+    bitwise_or_ = _inplace_variant("bitwise_or")
+    bitwise_xor_ = _inplace_variant("bitwise_xor")
+    ceil_ = _inplace_variant("ceil")
+    clamp_max_ = _inplace_variant("clamp_max")
+    clamp_min_ = _inplace_variant("clamp_min")
+    cos_ = _inplace_variant("cos")
+    cumsum_ = _inplace_variant("cumsum")
+    divide_ = _inplace_variant("divide")
+    expm1_ = _inplace_variant("expm1")
+    floor_ = _inplace_variant("floor")
+    floor_divide_ = _inplace_variant("floor_divide")
+    log10_ = _inplace_variant("log10")
+    log1p_ = _inplace_variant("log1p")
+    log2_ = _inplace_variant("log2")
+    multiply_ = _inplace_variant("multiply")
+    negative_ = _inplace_variant("negative")
+    reciprocal_ = _inplace_variant("reciprocal")
+    remainder_ = _inplace_variant("remainder")
+    round_ = _inplace_variant("round")
+    rsqrt_ = _inplace_variant("rsqrt")
+    sign_ = _inplace_variant("sign")
+    sin_ = _inplace_variant("sin")
+    square_ = _inplace_variant("square")
+    subtract_ = _inplace_variant("subtract")
+    tril_ = _inplace_variant("tril")
+    triu_ = _inplace_variant("triu")
+    true_divide_ = _inplace_variant("true_divide")
+    trunc_ = _inplace_variant("trunc")
+    logical_and_ = _inplace_variant("logical_and")
+    logical_not_ = _inplace_variant("logical_not")
+    logical_or_ = _inplace_variant("logical_or")
+    logical_xor_ = _inplace_variant("logical_xor")
+    eq_ = _inplace_variant("eq", zero_grad=True)
+    ne_ = _inplace_variant("ne", zero_grad=True)
+    lt_ = _inplace_variant("lt", zero_grad=True)
+    le_ = _inplace_variant("le", zero_grad=True)
+    gt_ = _inplace_variant("gt", zero_grad=True)
+    ge_ = _inplace_variant("ge", zero_grad=True)
+    greater_ = _inplace_variant("greater", zero_grad=True)
+    greater_equal_ = _inplace_variant("greater_equal", zero_grad=True)
+    less_ = _inplace_variant("less", zero_grad=True)
+    less_equal_ = _inplace_variant("less_equal", zero_grad=True)
+    not_equal_ = _inplace_variant("not_equal", zero_grad=True)

@@ -12,7 +12,7 @@ from .._backend import set_default_device
 from .._namespace import namespace
 from ..factories import empty, tensor
 from ..shapes import Size
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 METHOD_FUNCTIONS: tuple[str, ...] = ()
 __all__ = [d._tensor_type for d in _dt.ALL_DTYPES] + ["set_default_tensor_type"]
@@ -22,7 +22,7 @@ class _LegacyTensorType(type):
     """Metaclass: instances are the tensors of one dtype on the CPU; calling it builds one."""
 
     def __instancecheck__(cls, other):
-        return (isinstance(other, Tensor) and other.dtype is cls.dtype
+        return (isinstance(other, TensorBase) and other.dtype is cls.dtype
                 and other.device.type == ("cuda" if cls.is_cuda else "cpu"))
 
     def __call__(cls, *args, device=None):
@@ -30,7 +30,7 @@ class _LegacyTensorType(type):
         device = device if device is not None or not cls.is_cuda else "cuda"
         if not args:
             return empty(0, dtype=dtype, device=device)
-        if len(args) == 1 and isinstance(args[0], Tensor):
+        if len(args) == 1 and isinstance(args[0], TensorBase):
             if args[0].dtype is not dtype:
                 raise TypeError(f"expected {dtype} (got {args[0].dtype}) for tc.{cls.__name__}(tensor); "
                                 f"convert it with tensor.to({dtype}) or tensor.type(tc.{cls.__name__}).")

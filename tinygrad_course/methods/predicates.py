@@ -8,9 +8,6 @@ from ..ops.sparse_coo import strided
 METHOD_FUNCTIONS: tuple[str, ...] = ()
 __all__: list[str] = []
 
-_ALWAYS_FALSE = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_mtia", "is_maia", "is_xla", "is_hpu", "is_vulkan",
-                 "is_mkldnn", "is_quantized", "is_sparse", "is_sparse_csr", "is_nested")
-
 
 def _false(name):
     def getter(self) -> bool:
@@ -26,9 +23,20 @@ class PredicateMethods:
 
     __slots__ = ()
 
-    for _name in _ALWAYS_FALSE:
-        locals()[_name] = _false(_name)
-    del _name
+    is_xpu = _false("is_xpu")
+    is_mps = _false("is_mps")
+    is_meta = _false("is_meta")
+    is_ipu = _false("is_ipu")
+    is_mtia = _false("is_mtia")
+    is_maia = _false("is_maia")
+    is_xla = _false("is_xla")
+    is_hpu = _false("is_hpu")
+    is_vulkan = _false("is_vulkan")
+    is_mkldnn = _false("is_mkldnn")
+    is_quantized = _false("is_quantized")
+    is_sparse = _false("is_sparse")
+    is_sparse_csr = _false("is_sparse_csr")
+    is_nested = _false("is_nested")
 
     @property
     def layout(self):

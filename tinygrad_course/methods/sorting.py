@@ -10,7 +10,7 @@ from ..ops import cumulative as CU
 from ..ops import sorting as S
 from ..ops import sorting_search as Q
 from ..ops._util import check_same_device, normalize_dim, normalize_dims, type_name
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "cumprod",

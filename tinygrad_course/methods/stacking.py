@@ -9,7 +9,7 @@ from ..dtypes import int64
 from ..factories import arange, empty, tensor
 from ..ops._util import normalize_dim, type_name
 from ..ops.concat import cat, stack
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = ()
 __all__: list[str] = [

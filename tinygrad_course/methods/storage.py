@@ -12,7 +12,7 @@ from .. import _shared, cuda
 from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import empty, full, ones, tensor, zeros
 from ..shapes import shape_from_args
-from ..tensor import Tensor, _wrap
+from ..tensor_base import TensorBase, _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = ("is_complex", "resize_as_")
 __all__: list[str] = []
@@ -62,7 +62,7 @@ class StorageMethods:
 
     def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         """A copy of `data` with this tensor's dtype and device (unless given), like `Tensor.new_tensor`."""
-        if isinstance(data, Tensor):
+        if isinstance(data, TensorBase):
             warnings.warn(
                 "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                 "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",

@@ -7,7 +7,8 @@ from multiprocessing.reduction import ForkingPickler
 
 from .. import _shared
 from ..nn.parameter import Parameter
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor
+from ..tensor_base import _wrap
 
 
 def rebuild_shared(path, size, offset, shape, strides, dtype, requires_grad, is_parameter):

@@ -10,7 +10,7 @@ from ..factories import empty_like, sampler
 from ..factories import eye as identity_matrix
 from ..factories import tensor as tensor_
 from ..ops.comparison import where
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",

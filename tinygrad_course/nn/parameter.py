@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..factories import empty
 from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 class Parameter(Tensor):
@@ -18,7 +19,7 @@ class Parameter(Tensor):
         if data is None:
             data = empty(0)
         p = object.__new__(cls)
-        for slot in Tensor.__slots__[:-1]:
+        for slot in TensorBase.__slots__[:-1]:  # the data fields (not __weakref__)
             setattr(p, slot, getattr(data, slot))
         p.grad = None
         p.grad_fn = None

@@ -15,7 +15,7 @@ from ..shapes import (  # noqa: F401
     normalize_dim,
     normalize_dims,
 )
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 def check_same_device(a, b):
@@ -106,7 +106,7 @@ _PLAIN_OPERANDS = {float, int, bool}
 
 def operand(o):
     """A tensor or Python scalar usable in arithmetic, or None when the type is not supported."""
-    if type(o) in _PLAIN_OPERANDS or isinstance(o, Tensor):  # tensors (any subclass) and numbers
+    if type(o) in _PLAIN_OPERANDS or isinstance(o, TensorBase):  # tensors (any subclass) and numbers
         return o
     if isinstance(o, np.generic):
         return o.item()
@@ -119,6 +119,6 @@ def operand(o):
 
 def as_tensor_like(x, like=None):
     """`x` as a tensor (on `like`'s device when it is not one already)."""
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x
     return _tensor(x, device=like.device if like is not None else None)

@@ -6,8 +6,8 @@ are computed stably, gradients at the kinks are PyTorch's and `grad_fn` carries 
 """
 from __future__ import annotations
 
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from . import fused as _fused
 from .concat import cat
 

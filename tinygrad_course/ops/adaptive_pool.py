@@ -3,7 +3,7 @@ end = ceil((i+1)*in/out)), with the flat plane indices of the maxima. Windows sh
 repeat their last position, which changes neither the maximum nor the first index reaching it."""
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from .pooling import MaxUnpoolGrad
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from ._util import binary_operands
 from .broadcast_grad import _grad_like, _meta
 

@@ -8,9 +8,9 @@ ops, so `create_graph=True` gives second derivatives (it then rebuilds the weigh
 """
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from .fused import Softmax
 
 

@@ -6,7 +6,7 @@ from .. import dtypes as _dt
 from .. import seams
 from ..autograd.grad_mode import _state
 from ..autograd.sum_to_shape import sum_to_shape
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 _ARRAY_GRAD_DTYPES = (_dt.float32, _dt.float64)
 

@@ -5,8 +5,8 @@ differentiable; `where` and `clamp` pass the gradient through where their input 
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from ._util import as_array, binary_operands, check_same_device, operand
 from .broadcast_grad import _grad_like, _meta
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 
 from ..autograd.engine import grad as _grad
-from ..autograd.function import Function
+from ..autograd.engine import Function
 from ..autograd.grad_mode import _state, enable_grad
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 
 class _Composite(Function):
@@ -22,7 +22,7 @@ class _Composite(Function):
 
     @staticmethod
     def forward(ctx, fn, kwargs, *args):
-        leaves = [a.detach().requires_grad_(True) if isinstance(a, Tensor) and a._requires_grad else a for a in args]
+        leaves = [a.detach().requires_grad_(True) if isinstance(a, TensorBase) and a._requires_grad else a for a in args]
         with enable_grad():
             out = fn(*leaves, **kwargs)
         ctx.fn, ctx.kwargs, ctx.args = fn, kwargs, args
@@ -31,7 +31,7 @@ class _Composite(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        wanted = [i for i, a in enumerate(ctx.args) if isinstance(a, Tensor) and a._requires_grad]
+        wanted = [i for i, a in enumerate(ctx.args) if isinstance(a, TensorBase) and a._requires_grad]
         if _state.enabled:  # create_graph=True: differentiate a fresh composition of the real inputs
             with enable_grad():
                 out = ctx.fn(*ctx.args, **ctx.kwargs)
@@ -58,10 +58,10 @@ def recorded_as(node_name: str):
     def decorate(fn):
         @functools.wraps(fn)
         def recorded(*args, **kwargs):
-            if not _state.enabled or not any(isinstance(a, Tensor) and a._requires_grad
+            if not _state.enabled or not any(isinstance(a, TensorBase) and a._requires_grad
                                              for a in (*args, *kwargs.values())):
                 return fn(*args, **kwargs)
-            tensor_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Tensor)}
+            tensor_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, TensorBase)}
             if tensor_kwargs:  # tensors passed by keyword become positional so the node sees them
                 names = list(tensor_kwargs)
                 plain = {k: v for k, v in kwargs.items() if k not in tensor_kwargs}

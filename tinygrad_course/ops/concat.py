@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .. import factories
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from ._util import check_same_device, normalize_dim
 
 

@@ -8,8 +8,9 @@ strided additions (no Python loop over the batch or the pixels).
 """
 from __future__ import annotations
 
-from ..autograd.function import Op, _state
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..autograd.grad_mode import _state
+from ..tensor_base import _wrap
 from . import conv_runs
 from .lowp import matmul_arrays
 from .windows import conv_output_size, window_view

@@ -8,7 +8,7 @@ written with differentiable framework ops, so second derivatives work.
 """
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from .conv import Conv2d, Im2Col
 from .windows import conv_output_size
 from .lowp import matmul_arrays

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import check_same_device, normalize_dim, type_name
 from .broadcast_grad import _grad_like
 from .products import _in_float32, _same_dtype

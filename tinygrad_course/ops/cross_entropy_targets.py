@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from .fused import CrossEntropy, _log_softmax_array, _recording, _reduce_rows
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import normalize_dim, type_name
 from .reduce import _sum_dtype
 from .sorting import _at_least_1d, _PickAlongDim, comparable

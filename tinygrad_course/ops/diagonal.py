@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..factories import eye
 from ._util import check_same_device, normalize_dim
 

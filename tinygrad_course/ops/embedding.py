@@ -1,9 +1,9 @@
 """Embedding lookup (`F.embedding`): rows of a weight matrix picked by integer indices."""
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..factories import zeros
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from ._util import first_out_of_range
 
 

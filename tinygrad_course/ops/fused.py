@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.function import Op, _state
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..autograd.grad_mode import _state
+from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32

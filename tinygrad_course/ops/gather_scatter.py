@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import factories
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import first_out_of_range, normalize_dim
 from .comparison import where
 from .indexing import IndexPutZeros, _pad_to, _wrap

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import factories
 from ..shapes import broadcast_shapes
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import first_out_of_range, normalize_dim, type_name
 from .broadcast_grad import sum_to_shape
 from .indexing import AdvancedGetItem, _pad_to, _shape_str, _wrap, check_index_arrays

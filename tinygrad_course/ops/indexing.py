@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from ._util import first_out_of_range, normalize_dim
 from .broadcast_grad import _grad_like, sum_to_shape
 
@@ -25,17 +25,17 @@ def _plain_sequence(seq):
     return seq
 
 
-def normalize_index(idx, Tensor):
+def normalize_index(idx, TensorBase):
     """Translate a PyTorch index into a NumPy one; returns (index, is_basic)."""
     if isinstance(idx, list) and len(idx) < 32 and any(
-            isinstance(i, (Tensor, list, tuple, range, slice, np.ndarray)) or i is None or i is Ellipsis for i in idx):
+            isinstance(i, (TensorBase, list, tuple, range, slice, np.ndarray)) or i is None or i is Ellipsis for i in idx):
         idx = tuple(idx)  # PyTorch (like old NumPy) reads a short list holding sequences as a tuple of indices
     if not isinstance(idx, tuple):
         idx = (idx,)
     out = []
     basic = True
     for i in idx:
-        if isinstance(i, Tensor):
+        if isinstance(i, TensorBase):
             if i.dtype.name == "bool" or i.dtype.category == 1:
                 if i.ndim == 0 and i.dtype.name != "bool":
                     out.append(int(i._data))
@@ -49,7 +49,7 @@ def normalize_index(idx, Tensor):
                 raise ValueError("step must be greater than zero")
             out.append(i)
         elif isinstance(i, (list, tuple, range, np.ndarray)) or isinstance(i, bool):
-            nested_tensors = isinstance(i, (list, tuple)) and any(isinstance(v, (Tensor, list, tuple)) for v in i)
+            nested_tensors = isinstance(i, (list, tuple)) and any(isinstance(v, (TensorBase, list, tuple)) for v in i)
             arr = np.asarray(_plain_sequence(i) if nested_tensors else i)
             if arr.size == 0 and arr.dtype.kind == "f":
                 arr = arr.astype(np.int64)  # an empty list indexes nothing, as in PyTorch

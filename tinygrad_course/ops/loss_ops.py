@@ -5,7 +5,7 @@ go through the composite in `nn.functional` (see `ops/composite.py`). Backwards 
 `create_graph=True` works."""
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 
 
 def _reduced(xp, loss, reduction):

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..autograd.node import profilers
-from ..tensor import _wrap
+from ..autograd.engine import profilers
+from ..tensor_base import _wrap
 from ._util import broadcast_shapes_checked, check_same_device, type_name
 from .broadcast_grad import _ARRAY_GRAD_DTYPES, _grad_like
 from .lowp import matmul_arrays

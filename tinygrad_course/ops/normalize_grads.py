@@ -3,7 +3,7 @@ being built (create_graph=False): the formulas of the recorded backward in the s
 step, writing in place where that saves an input-sized temporary."""
 from __future__ import annotations
 
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 
 def normalize_grads_array(ctx, xp, g, a, weight, dims, param_dims):

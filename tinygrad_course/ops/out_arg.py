@@ -16,7 +16,7 @@ import warnings
 from .._namespace import namespace
 from ..autograd.grad_mode import is_grad_enabled
 from ..dtypes import can_cast, type_name
-from ..tensor import Tensor
+from ..tensor_base import TensorBase
 
 _CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
@@ -40,10 +40,10 @@ _RESIZE_WARNING = (
 
 def _tensors(args, kwargs):
     for a in list(args) + list(kwargs.values()):
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             yield a
         elif isinstance(a, (list, tuple)):
-            yield from (x for x in a if isinstance(x, Tensor))
+            yield from (x for x in a if isinstance(x, TensorBase))
 
 
 def _check_dtype(name, result, out):
@@ -78,7 +78,7 @@ def write_out(name: str, result, out):
             raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors")
         written = [write_out(name, r, o) for r, o in zip(result, out)]
         return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
-    if not isinstance(out, Tensor):
+    if not isinstance(out, TensorBase):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     _check_dtype(name, result, out)
     if tuple(out.shape) != tuple(result.shape):
@@ -105,7 +105,7 @@ def supports_out(name: str, fn):
             return fn(*args, **kwargs)
         outs = out if isinstance(out, (tuple, list)) else (out,)
         if is_grad_enabled() and any(t.requires_grad for t in (*_tensors(args, kwargs), *outs)
-                                     if isinstance(t, Tensor)):
+                                     if isinstance(t, TensorBase)):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                                "differentiation, but one of the arguments requires grad.")
         rule = "mean.dtype_out" if name == "mean" and len(args) == 1 and "dim" not in kwargs else name

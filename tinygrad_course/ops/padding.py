@@ -1,7 +1,7 @@
 """Constant padding (`F.pad` in "constant" mode), differentiable."""
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from .indexing import IndexPutZeros
 
 

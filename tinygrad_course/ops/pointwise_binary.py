@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..factories import full
 from ._util import as_array, binary_operands, type_name
 from .broadcast_grad import _grad_like, _meta

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import type_name
 from .erf import erf
 from .unary_math import Sign, _float_array

@@ -8,8 +8,9 @@ second derivatives work.
 """
 from __future__ import annotations
 
-from ..autograd.function import Op, _state
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..autograd.grad_mode import _state
+from ..tensor_base import _wrap
 from .windows import conv_output_size, window_view
 from .windows import pad_array as _pad_array
 

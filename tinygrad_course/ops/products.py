@@ -9,7 +9,7 @@ import string
 
 import numpy as np
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..factories import eye, ones
 from ._util import check_same_device, type_name
 from .broadcast_grad import sum_to_shape

@@ -3,7 +3,7 @@ gradient back (repeat sums the copies).
 """
 from __future__ import annotations
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ._util import normalize_dim
 
 

@@ -20,8 +20,9 @@ derivatives through the layer are exact, at the speed of the unfused path.
 from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
-from ..autograd.function import Node, Op, _state
-from ..tensor import _wrap
+from ..autograd.engine import Node, Op
+from ..autograd.grad_mode import _state
+from ..tensor_base import _wrap
 from .concat import stack
 from .lowp import _LOW
 from .recurrent_backward import gru_backward, lstm_backward, rnn_backward, swap_last

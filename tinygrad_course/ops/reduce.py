@@ -13,8 +13,8 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import factories
 from .._namespace import namespace
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from ._util import normalize_dim, normalize_dims
 
 

@@ -6,8 +6,8 @@ from collections import namedtuple
 
 from .. import dtypes as _dt
 from .._namespace import namespace
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from ._util import normalize_dims
 from .reduce import _unreduce
 

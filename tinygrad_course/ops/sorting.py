@@ -10,8 +10,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import factories
-from ..autograd.function import Op
-from ..tensor import _wrap
+from ..autograd.engine import Op
+from ..tensor_base import _wrap
 from ._util import (
     broadcast_shapes_checked,
     check_same_device,

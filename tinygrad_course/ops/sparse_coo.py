@@ -12,11 +12,12 @@ import numpy as np
 
 from .._namespace import namespace
 from .._unsupported import UnsupportedError
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from .concat import cat as _cat
 from ..factories import tensor as _tensor
 from ..factories import zeros
-from ..tensor import Size, Tensor
+from ..shapes import Size
+from ..tensor_base import TensorBase
 
 
 class _Layout:
@@ -42,7 +43,7 @@ class SparseCOOTensor:
     is_sparse_csr = False
     layout = sparse_coo
 
-    def __init__(self, indices: Tensor, values: Tensor, size, coalesced: bool = False):
+    def __init__(self, indices: TensorBase, values: TensorBase, size, coalesced: bool = False):
         self._indices_t, self._values_t = indices, values
         self._size = Size(size)
         self._coalesced = coalesced
@@ -81,19 +82,19 @@ class SparseCOOTensor:
         """True when entries are sorted with no duplicate coordinates."""
         return self._coalesced
 
-    def _indices(self) -> Tensor:
+    def _indices(self) -> TensorBase:
         return self._indices_t
 
-    def _values(self) -> Tensor:
+    def _values(self) -> TensorBase:
         return self._values_t
 
-    def indices(self) -> Tensor:
+    def indices(self) -> TensorBase:
         """The `(ndim, nnz)` coordinates (only on a coalesced tensor, as in PyTorch)."""
         if not self._coalesced:
             raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
         return self._indices_t
 
-    def values(self) -> Tensor:
+    def values(self) -> TensorBase:
         """The `(nnz,)` stored values (only on a coalesced tensor, as in PyTorch)."""
         if not self._coalesced:
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
@@ -114,7 +115,7 @@ class SparseCOOTensor:
             0, _tensor(inverse.astype(np.int64)), self._values_t)
         return SparseCOOTensor(new_idx, vals, self._size, True)
 
-    def to_dense(self) -> Tensor:
+    def to_dense(self) -> TensorBase:
         """The dense tensor with the stored values summed at their coordinates (differentiable in the values)."""
         flat = _tensor(np.ravel_multi_index(tuple(self._indices_t.numpy()), tuple(self._size)).astype(np.int64)
                        if self._nnz() else np.zeros(0, dtype=np.int64))
@@ -173,7 +174,7 @@ class SparseCOOTensor:
 
     def matmul(self, other):
         """Sparse (n, m) @ dense (m, k) or dense vector (m,)."""
-        if isinstance(other, Tensor) and other.ndim == 1:
+        if isinstance(other, TensorBase) and other.ndim == 1:
             return mm(self, other.unsqueeze(1)).squeeze(1)
         return mm(self, other)
 
@@ -189,13 +190,13 @@ class SparseCOOTensor:
                                    f"addition does not currently support broadcasting)")
             return SparseCOOTensor(_cat([self._indices_t, other._indices_t], 1),
                                    _cat([self._values_t, other._values_t], 0), self._size)
-        if isinstance(other, Tensor):
+        if isinstance(other, TensorBase):
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
         return NotImplemented
 
     def __radd__(self, other):
         """dense + sparse is dense."""
-        if isinstance(other, Tensor):
+        if isinstance(other, TensorBase):
             return other + self.to_dense()
         return NotImplemented
 
@@ -203,7 +204,7 @@ class SparseCOOTensor:
         return self + other
 
     def __getattr__(self, name):
-        if not name.startswith("__") and hasattr(Tensor, name):
+        if not name.startswith("__") and hasattr(TensorBase, name):
             raise UnsupportedError(f"sparse tensors do not implement .{name}() in tinygrad_course. Instead, make "
                                    f"the tensor dense with .to_dense() first.")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -271,8 +272,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
                       check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with `values[k]` at coordinate `indices[:, k]`, like `torch.sparse_coo_tensor`;
     `size` defaults to the smallest shape holding every coordinate."""
-    indices = indices if isinstance(indices, Tensor) else _tensor(indices)
-    values = values if isinstance(values, Tensor) else _tensor(values, dtype=dtype)
+    indices = indices if isinstance(indices, TensorBase) else _tensor(indices)
+    values = values if isinstance(values, TensorBase) else _tensor(values, dtype=dtype)
     if dtype is not None:
         values = values.to(dtype)
     if device is not None:
@@ -290,7 +291,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     return SparseCOOTensor(indices, values, tuple(size), bool(is_coalesced))
 
 
-def to_sparse(dense: Tensor, sparse_dim=None, *, layout=None) -> SparseCOOTensor:
+def to_sparse(dense: TensorBase, sparse_dim=None, *, layout=None) -> SparseCOOTensor:
     """The nonzero entries of a dense tensor as a coalesced sparse COO tensor (`Tensor.to_sparse`)."""
     nz = np.nonzero(dense.detach().cpu().numpy())
     idx = _tensor(np.stack(nz).astype(np.int64) if nz else np.zeros((dense.ndim, 0), dtype=np.int64))

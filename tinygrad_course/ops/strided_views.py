@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..shapes import storage_index
 from ._util import normalize_dim
 from .indexing import IndexPutZeros, _shape_str, _wrap

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 
 _ARRAY_GRAD_DTYPES = (_dt.float32, _dt.float64)
 

@@ -11,9 +11,9 @@ import math
 import numpy as np
 
 from .._backend import check_dtype_on_device, to_device_array
-from ..autograd.function import Op
+from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from ._util import normalize_dim
 from .broadcast_grad import sum_to_shape
 

@@ -1,7 +1,7 @@
 """`Adagrad`: per-coordinate learning rates from the sum of squared gradients (like `torch.optim.Adagrad`)."""
 from __future__ import annotations
 
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
 
 

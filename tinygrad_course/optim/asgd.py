@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from .optimizer import Optimizer, advance_step, bump_version, check_float, new_step_count, params_with_grads
 
 

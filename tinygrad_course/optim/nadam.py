@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import _wrap
+from ..tensor_base import _wrap
 from ._array_math import addcdiv_, addcmul_
 from .adam import _lerp_, _weight_decay
 from .optimizer import Optimizer, advance_step, bump_version, check_betas, check_float, new_step_count, \

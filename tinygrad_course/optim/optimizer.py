@@ -15,9 +15,10 @@ from itertools import chain
 
 import numpy as np
 
-from ..autograd.function import add_hook
+from ..autograd.hooks import add_hook
 from ..autograd.grad_mode import enable_grad
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor
+from ..tensor_base import _wrap
 
 
 class _RequiredParameter:

@@ -1,6 +1,6 @@
 """`tc.profiler.profile` and `record_function`, in the spirit of `torch.profiler`.
 
-While a `profile` is active it sits on `tinygrad_course.autograd.function.profilers`; every op
+While a `profile` is active it sits on `tinygrad_course.autograd.engine.profilers`; every op
 call and every backward node then goes through `record(name, fn, args, kwargs)`, which times the
 call. Calls nest (an op calling other ops, a backward node running forward ops, a user's
 `record_function` range), so a stack of open calls splits each call's total time into its *self*
@@ -15,7 +15,7 @@ import threading
 import time
 
 from .._backend import cupy_module
-from ..autograd.function import profilers
+from ..autograd.engine import profilers
 from ..cuda import synchronize as _synchronize
 from ..tensor import Tensor
 from .events import EventList, FunctionEvent

@@ -41,7 +41,9 @@ from ..cuda import is_available as _cuda_is_available
 from ..dtypes import _BY_NAME, _BY_NP
 from ..dtypes import dtype as _dtype
 from ..nn.parameter import Parameter
-from ..tensor import Size, Tensor, _wrap
+from ..shapes import Size
+from ..tensor import Tensor
+from ..tensor_base import _wrap
 from .pickling import dumps as _dumps
 from .pickling import loads as _loads
 from .pickling import stream_name as _stream_name

@@ -14,7 +14,7 @@ from ...dtypes import bool_, float32, float64
 from ...factories import ones, zeros
 from ...ops.attention import ScaledDotProductAttention
 from ...ops.concat import cat
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 from .dropout import dropout
 from .linear import linear
 from .padding import pad

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...ops._util import broadcast_shapes_checked
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -7,7 +7,7 @@ import warnings
 
 from ...factories import sampler
 from ...ops import fused as _fused
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

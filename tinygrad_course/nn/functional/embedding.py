@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...autograd.grad_mode import no_grad
 from ...dtypes import int64
 from ...ops.embedding import Embedding as _Embedding
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):

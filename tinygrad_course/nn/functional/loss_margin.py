@@ -4,7 +4,7 @@ Compositions of framework ops (as most are in PyTorch), so gradients reach every
 from __future__ import annotations
 
 from ...ops.comparison import where
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 from ...ops.activation import _Softplus
 from ...ops.composite import recorded_as
 from ._utils import _shape_str

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...autograd.grad_mode import no_grad
 from ...ops import fused as _fused
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 from ._utils import _shape_str
 from .padding import pad
 from .pooling import avg_pool2d

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...ops import adaptive_pool as _adaptive
 from ...ops import pooling as _pool
 from ...ops.pooling import MaxUnpoolGrad
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 from ._utils import _batched, _pair, _shape_str, _single
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...tensor import _wrap
+from ...tensor_base import _wrap
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}

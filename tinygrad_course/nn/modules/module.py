@@ -7,7 +7,7 @@ A module registers parameters, buffers and submodules when they are assigned as 
 """
 from __future__ import annotations
 
-from ...autograd.function import _HookDict
+from ...autograd.hooks import _HookDict
 from ...autograd.grad_mode import no_grad
 from ...dtypes import dtype as _dtype
 from ...dtypes import float16, float32, float64

@@ -3,7 +3,8 @@ hooks, and full backward (pre-)hooks that see the gradients of the module's inpu
 """
 from __future__ import annotations
 
-from ...autograd.function import Function, RemovableHandle, module_stack
+from ...autograd.engine import Function, module_stack
+from ...autograd.hooks import RemovableHandle
 from ...autograd.grad_mode import is_grad_enabled
 from ...tensor import Tensor
 

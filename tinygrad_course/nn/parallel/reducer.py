@@ -29,13 +29,14 @@ from __future__ import annotations
 import sys
 
 from ...autograd.engine import queue_callback
-from ...autograd.function import AccumulateGrad
+from ...autograd.engine import AccumulateGrad
 from ...autograd.grad_mode import is_grad_enabled
 from ...distributed.collectives import all_reduce, broadcast
 from ...distributed.process_group import get_rank, get_world_size
 from ...dtypes import int64
 from ...factories import tensor
-from ...tensor import Tensor, _wrap
+from ...tensor import Tensor
+from ...tensor_base import _wrap
 
 _FIRST_BUCKET_BYTES = 1024 * 1024  # PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES, used when bucket_cap_mb is default
 

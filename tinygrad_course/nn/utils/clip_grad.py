@@ -4,7 +4,8 @@ from __future__ import annotations
 from ...autograd.grad_mode import no_grad
 from ...factories import tensor
 from ...seams import component
-from ...tensor import Tensor, _wrap
+from ...tensor import Tensor
+from ...tensor_base import _wrap
 
 
 def _grads(parameters):
