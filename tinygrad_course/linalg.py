@@ -11,7 +11,6 @@ from .ops import cross_distance as _L
 from .ops import reduce as _R
 from .ops._util import type_name
 from .ops.out_arg import supports_out
-from .ops.broadcast_grad import _grad_like
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "det", "inv", "solve", "LinAlgError"]
 
@@ -92,7 +91,6 @@ class Solve(Op):
                                f"({n}x{n} and {rows}x{cols})")
         ctx.vector = vector
         ctx.save_for_backward(A)
-        ctx.shapes = (A._data.shape, B._data.shape)
         b = B._data[..., None] if vector else B._data
         if A.ndim > 2:  # B shared by a batch of matrices
             b = A._xp.broadcast_to(b, A._data.shape[:-2] + b.shape[-2:])
@@ -107,8 +105,7 @@ class Solve(Op):
         gv, Xv = (gB.unsqueeze(-1), X.unsqueeze(-1)) if ctx.vector else (gB, X)
         gA = -(gv @ Xv.mT) if ctx.needs_input_grad[0] else None
         need_b = ctx.needs_input_grad[1]
-        return (_grad_like(gA, ctx.shapes[0], A.dtype) if gA is not None else None,
-                _grad_like(gB, ctx.shapes[1], A.dtype) if need_b else None)
+        return gA, gB if need_b else None
 
 
 def inv(A):

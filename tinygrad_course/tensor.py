@@ -619,7 +619,7 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
 
     def expand(self, *sizes):
         """Broadcast size-1 dims to `sizes` without copying (stride 0); -1 keeps a size."""
-        return V.Expand.apply(self, shape_from_args(sizes))
+        return V.Expand.apply(self, sizes[0] if len(sizes) == 1 and type(sizes[0]) is tuple else shape_from_args(sizes))
 
     def expand_as(self, other):
         return V.Expand.apply(self, other.shape)

@@ -23,11 +23,11 @@ _BY_NP = _dt._BY_NP
 def _wrap(arr):
     """A new tensor around backend array `arr` (no copy, no graph)."""
     t = object.__new__(_tensor_class)
-    if type(arr) is not _ndarray:
-        if isinstance(arr, np.generic) or not hasattr(arr, "__cuda_array_interface__"):
-            arr = np.asarray(arr)
-        t._device = device_of_array(arr)
+    if type(arr) is not _ndarray and hasattr(arr, "__cuda_array_interface__") and not isinstance(arr, np.generic):
+        t._device = device_of_array(arr)  # a CuPy array
     else:
+        if type(arr) is not _ndarray:
+            arr = np.asarray(arr)  # a NumPy scalar (what full reductions give) or anything array-like
         t._device = CPU
     t._data = arr
     t.dtype = _BY_NP[arr.dtype]

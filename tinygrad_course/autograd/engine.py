@@ -129,8 +129,13 @@ class Node:
     def save_for_backward(self, *tensors):
         """Save tensors that `backward` needs; read them back with `ctx.saved_tensors`. (Built-in ops may
         also save Python numbers in place of tensors.)"""
+        if not self.needs_input_grad and self._fn is not None and not self._fn._check_grads:
+            return  # a built-in op whose call is not recorded
         self._saved = tensors
-        self._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in tensors]
+        versions = []
+        for t in tensors:
+            versions.append(t._version[0] if isinstance(t, TensorBase) else None)
+        self._saved_versions = versions
 
     @property
     def saved_tensors(self):
@@ -246,10 +251,9 @@ class Node:
                 )
             grads = grads + (None,) * (n - got) if got < n else grads[:n]
         positions = self._input_pos
-        if positions is not None:
-            grads = tuple([grads[i] for i in positions])
         out = []
-        for i, (g, (shape, dtype)) in enumerate(zip(grads, self._in_meta)):
+        for i, (shape, dtype) in enumerate(self._in_meta):
+            g = grads[i if positions is None else positions[i]]
             if g is not None:
                 data = getattr(g, "_data", None)
                 if data is None:
@@ -455,6 +459,8 @@ class Op(Function):
             if error is e:
                 raise
             raise error from None
+        if record:
+            _record(ctx, args, ctx.needs_input_grad)
         if type(out) is tuple:
             results = tuple(_wrap(o) for o in out)
         else:
@@ -468,7 +474,6 @@ class Op(Function):
                 r._base = src if src._base is None else src._base
         if not record:
             return res if results is None else results
-        _record(ctx, args, ctx.needs_input_grad)
         if results is None:
             res._requires_grad = True
             res.grad_fn = ctx
@@ -591,7 +596,8 @@ def _root_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out.dtype.category != 2:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = _wrap(out._xp.ones(out._data.shape, dtype=out.dtype.np_dtype))
+            g = _wrap(np.ones((), out.dtype.np_dtype) if type(out._data) is np.ndarray else
+                      out._xp.ones(out._data.shape, dtype=out.dtype.np_dtype))
         else:
             if not isinstance(g, TensorBase):
                 g = _wrap(out._xp.asarray(g, dtype=out.dtype.np_dtype))
@@ -779,7 +785,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         events.append((node, tuple(node_grads), ()))
                     continue
                 # `is None`, never `==`: comparing tensors would run the element-wise comparison op
-                if all(g is None for g in node_grads) or (capture is not None and capture.skips(node)):
+                no_grads = node_grads[0] is None if node._num_outputs == 1 else all(g is None for g in node_grads)
+                if no_grads or (capture is not None and capture.skips(node)):
                     out = (None,) * len(node.next_functions)
                 else:
                     out = _run_node(node, node_grads)

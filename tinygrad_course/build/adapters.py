@@ -13,7 +13,7 @@ import numpy as np
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
 from ..autograd.sum_to_shape import sum_to_shape
-from ..factories import tensor, zeros
+from ..factories import tensor
 from ..seams import reference
 from ..shapes import Size
 
@@ -51,32 +51,17 @@ def _check_shape(g, shape, i):
         raise RuntimeError(f"returned a gradient of shape {got} for input {i}, expected {want}")
 
 
-def _fit(g, meta, i=0):
-    """The learner's gradient in the input's shape and dtype (meta: (shape, dtype)), as the engine needs."""
-    if g is None or meta is None:
-        return None
-    shape, dtype = meta
-    _check_shape(g, shape, i)
-    if tuple(g.shape) != tuple(shape):
-        g = sum_to_shape(g, shape)
-    return g if g.dtype is dtype else g.to(dtype)
-
-
 def mul_backward(learner):
     """MulBackward0: mul_backward(grad, a, b) with Python numbers passed as they were multiplied."""
 
-    def operand(saved, scalar, meta, g):
-        if saved is not None:
+    def operand(saved, g):
+        if hasattr(saved, "_data"):
             return saved
-        if scalar is not None:  # a Python number, given to the learner as a 0-d tensor
-            return tensor(scalar, dtype=g.dtype, device=g.device)
-        return zeros(meta[0], dtype=meta[1], device=g.device)  # not needed: the framework saved nothing
+        return tensor(saved, dtype=g.dtype, device=g.device)  # a Python number, given as a 0-d tensor
 
     def rule(ctx, g):
         a, b = ctx.saved_tensors
-        ga, gb = learner(g, operand(a, ctx.a_scalar, ctx.ma, g), operand(b, ctx.b_scalar, ctx.mb, g))
-        need = ctx.needs_input_grad
-        return (_fit(ga, ctx.ma, 0) if need[0] else None), (_fit(gb, ctx.mb, 1) if need[1] else None)
+        return learner(g, operand(a, g), operand(b, g))  # the engine sums each back to its input's shape
 
     return rule
 

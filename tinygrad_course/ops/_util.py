@@ -6,7 +6,6 @@ import numbers
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.grad_mode import _state  # noqa: F401  (re-exported for ops that branch on grad mode)
 from ..dtypes import TYPE_NAMES, type_name  # noqa: F401  (re-exported for the ops' error messages)
 from ..factories import tensor as _tensor
 from ..shapes import (  # noqa: F401
@@ -45,48 +44,6 @@ def as_array(x, dt, xp):
     if x.dtype is dt:
         return d
     return d.astype(dt.np_dtype)
-
-
-def binary_operands(a, b, float_only=False):
-    """Arrays of `a` and `b` converted to their PyTorch result dtype (and that dtype)."""
-    da = getattr(a, "_data", None)
-    db = getattr(b, "_data", None)
-    if da is not None:
-        rd = a.dtype
-        # the common cases first, with nothing to convert: two tensors of one dtype on one device, and a
-        # float tensor with a Python float
-        if (b.dtype is rd and a._device is b._device) if db is not None else (
-                type(b) is float and rd.category == 2):
-            if float_only and rd.category != 2:
-                rd = _dt.float_result(rd)
-                return da.astype(rd.np_dtype), db.astype(rd.np_dtype), rd
-            return da, (b if db is None else db), rd
-    ta = da is not None
-    tb = db is not None
-    if ta and tb:
-        check_same_device(a, b)
-        rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)
-        xp = a._xp
-        if a._device is not b._device and a._device != b._device:
-            return _with_cpu_scalar(a, b, _dt.float_result(rd) if float_only else rd)
-    elif ta and type(b) in _dt.PYTHON_SCALARS:  # the most common mixed case: tensor (op) number
-        rd = _dt.with_python_scalar(a.dtype, b)
-        xp = a._xp
-    else:
-        rd = _dt.result_type(a, b)
-        xp = (a if ta else b)._xp if ta or tb else None  # two numbers (tc.where(cond, 1.0, 0.0))
-    if float_only:
-        rd = _dt.float_result(rd)
-    return as_array(a, rd, xp), as_array(b, rd, xp), rd
-
-
-def _with_cpu_scalar(a, b, rd):
-    """Operands where one tensor is a 0-d CPU tensor and the other lives on a GPU: as in PyTorch, the CPU
-    value takes part as a scalar (a NumPy scalar, which CuPy accepts) and the result lives on the GPU."""
-    xa, xb = as_array(a, rd, a._xp), as_array(b, rd, b._xp)
-    if a._device.type == "cpu":
-        return xa[()], xb, rd
-    return xa, xb[()], rd
 
 
 def first_out_of_range(idx, n, negative_ok=False):

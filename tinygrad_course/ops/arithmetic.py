@@ -1,8 +1,11 @@
 """Binary arithmetic with broadcasting and PyTorch's type promotion: add, sub, mul, div, pow, remainder,
 floor_divide, maximum, minimum.
 
-Every op reduces its gradients back to each input's shape with `sum_to_shape` (the broadcast dimensions
-are summed) and casts them to the input's dtype (`_grad_like`).
+Each op is its math: `forward` computes on the operands' arrays in their promoted dtype (`binary_operands`;
+NumPy computes a low-precision dtype with a Python float in float32, so each result is cast to that dtype),
+`backward` returns the gradient of each operand as the textbook writes it. A gradient may still have the
+broadcast shape or the result's dtype: the engine sums it back to each input's shape and casts it to the
+input's dtype after every backward (`Node._to_inputs`), and drops the gradients of Python numbers.
 """
 from __future__ import annotations
 
@@ -10,44 +13,49 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
-from ._util import binary_operands
-from .broadcast_grad import _grad_like, _meta
-
-_ARRAY_GRAD_DTYPES = (_dt.float32, _dt.float64)
+from ._util import as_array, check_same_device
 
 
-def _array_operand(g, v):
-    """`v`'s array (or `v` itself, a Python number) when a backward may compute `g (op) v` on arrays
-    directly -- no graph is being built (create_graph=False), `g` is float32/float64 and `v` is a Python
-    float/int or a tensor of `g`'s dtype on its device -- else None (the recorded op is used)."""
-    if _state.enabled or g.dtype not in _ARRAY_GRAD_DTYPES:
-        return None
-    if type(v) is float or type(v) is int:
-        return v
-    if getattr(v, "dtype", None) is g.dtype and v._device is g._device:
-        return v._data
-    return None
+def binary_operands(a, b, float_only=False):
+    """Arrays of `a` and `b` converted to their PyTorch result dtype (and that dtype)."""
+    da = getattr(a, "_data", None)
+    db = getattr(b, "_data", None)
+    if da is not None:
+        rd = a.dtype
+        # the common cases first, with nothing to convert: two tensors of one dtype on one device, and a
+        # float tensor with a Python float
+        if (b.dtype is rd and a._device is b._device) if db is not None else (
+                type(b) is float and rd.category == 2):
+            if float_only and rd.category != 2:
+                rd = _dt.float_result(rd)
+                return da.astype(rd.np_dtype), db.astype(rd.np_dtype), rd
+            return da, (b if db is None else db), rd
+    ta = da is not None
+    tb = db is not None
+    if ta and tb:
+        check_same_device(a, b)
+        rd = a.dtype if a.dtype is b.dtype else _dt.result_type(a, b)
+        xp = a._xp
+        if a._device is not b._device and a._device != b._device:
+            return _with_cpu_scalar(a, b, _dt.float_result(rd) if float_only else rd)
+    elif ta and type(b) in _dt.PYTHON_SCALARS:  # the most common mixed case: tensor (op) number
+        rd = _dt.with_python_scalar(a.dtype, b)
+        xp = a._xp
+    else:
+        rd = _dt.result_type(a, b)
+        xp = (a if ta else b)._xp if ta or tb else None  # two numbers (tc.where(cond, 1.0, 0.0))
+    if float_only:
+        rd = _dt.float_result(rd)
+    return as_array(a, rd, xp), as_array(b, rd, xp), rd
 
 
-def _times(g, v):
-    """g * v in a backward."""
-    a = _array_operand(g, v)
-    return g * v if a is None else _wrap(g._data * a)
-
-
-def _as_dtype(out, rd):
-    """`out` in result dtype `rd` (NumPy computes bfloat16 with a Python float in float32)."""
-    return out if out.dtype == rd.np_dtype else out.astype(rd.np_dtype)
-
-
-def _save_operands(ctx, a, b):
-    """Save a (for b's gradient) and b (for a's gradient) when they are tensors and needed."""
-    need = ctx.needs_input_grad
-    if need:  # empty when nothing is recorded
-        ctx.save_for_backward(a if need[1] and ctx.ma is not None else None,
-                              b if need[0] and ctx.mb is not None else None)
+def _with_cpu_scalar(a, b, rd):
+    """Operands where one tensor is a 0-d CPU tensor and the other lives on a GPU: as in PyTorch, the CPU
+    value takes part as a scalar (a NumPy scalar, which CuPy accepts) and the result lives on the GPU."""
+    xa, xb = as_array(a, rd, a._xp), as_array(b, rd, b._xp)
+    if a._device.type == "cpu":
+        return xa[()], xb, rd
+    return xa, xb[()], rd
 
 
 class Add(Op):
@@ -56,16 +64,12 @@ class Add(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         xa, xb, rd = binary_operands(a, b)
-        ctx.ma, ctx.mb, ctx.alpha = _meta(a), _meta(b), alpha
-        return _as_dtype(xa + xb if alpha == 1 else xa + xb * alpha, rd)
+        ctx.alpha = alpha
+        return (xa + xb if alpha == 1 else xa + xb * alpha).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
-        ga = _grad_like(g, *ctx.ma) if ctx.needs_input_grad[0] else None
-        gb = None
-        if ctx.needs_input_grad[1]:
-            gb = _grad_like(g if ctx.alpha == 1 else g * ctx.alpha, *ctx.mb)
-        return ga, gb
+    def backward(ctx, grad):
+        return grad, grad if ctx.alpha == 1 else grad * ctx.alpha
 
 
 class Sub(Op):
@@ -85,14 +89,12 @@ class Sub(Op):
                 "Subtraction, the `-` operator, with a bool tensor is not supported. "
                 "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
             )
-        ctx.ma, ctx.mb, ctx.alpha = _meta(a), _meta(b), alpha
-        return _as_dtype(xa - xb if alpha == 1 else xa - xb * alpha, rd)
+        ctx.alpha = alpha
+        return (xa - xb if alpha == 1 else xa - xb * alpha).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
-        ga = _grad_like(g, *ctx.ma) if ctx.needs_input_grad[0] else None
-        gb = _grad_like(-g if ctx.alpha == 1 else g * (-ctx.alpha), *ctx.mb) if ctx.needs_input_grad[1] else None
-        return ga, gb
+    def backward(ctx, grad):
+        return grad, -grad if ctx.alpha == 1 else grad * -ctx.alpha
 
 
 class Mul(Op):
@@ -101,21 +103,13 @@ class Mul(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        _save_operands(ctx, a, b)
-        ctx.a_scalar = a if ctx.ma is None else None
-        ctx.b_scalar = b if ctx.mb is None else None
-        return _as_dtype(xa * xb, rd)
+        ctx.save_for_backward(a, b)
+        return (xa * xb).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = gb = None
-        if ctx.needs_input_grad[0]:
-            ga = _grad_like(_times(g, b if b is not None else ctx.b_scalar), *ctx.ma)
-        if ctx.needs_input_grad[1]:
-            gb = _grad_like(_times(g, a if a is not None else ctx.a_scalar), *ctx.mb)
-        return ga, gb
+        return grad * b, grad * a
 
 
 class Div(Op):
@@ -124,32 +118,14 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b, float_only=True)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        need = ctx.needs_input_grad
-        if need:  # b's gradient needs a and b; a's needs b
-            ctx.save_for_backward(a if need[1] and ctx.ma is not None else None,
-                                  b if ctx.mb is not None else None)
-        ctx.a_scalar = a if ctx.ma is None else None
-        ctx.b_scalar = b if ctx.mb is None else None
+        ctx.save_for_backward(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _as_dtype(xa / xb, rd)
+            return (xa / xb).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        b_val = b if b is not None else ctx.b_scalar
-        ga = gb = None
-        if ctx.needs_input_grad[0]:
-            arr = _array_operand(g, b_val)
-            if arr is None:
-                ga = _grad_like(g / b_val, *ctx.ma)
-            else:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ga = _grad_like(_wrap(g._data / arr), *ctx.ma)
-        if ctx.needs_input_grad[1]:
-            a_val = a if a is not None else ctx.a_scalar
-            gb = _grad_like(-g * a_val / (b_val * b_val), *ctx.mb)
-        return ga, gb
+        return grad / b, -grad * a / (b * b)
 
 
 class Pow(Op):
@@ -161,43 +137,34 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        if ctx.needs_input_grad and _meta(b) is not None:
-            ctx.__class__ = _POW_NODES[_meta(a) is not None]
-        if rd.category < 2 and ctx is not None and _meta(b) is None and xb < 0:
+        tensor_a, tensor_b = hasattr(a, "_data"), hasattr(b, "_data")
+        if ctx.needs_input_grad and tensor_b:
+            ctx.__class__ = _POW_NODES[tensor_a]
+        if rd.category < 2 and not tensor_b and xb < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if rd.category < 2 and hasattr(xb, "shape") and bool((xb < 0).any()):
-            return _integer_pow(a._xp if _meta(a) is not None else b._xp, xa, xb, rd)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        ctx.a_scalar = a if ctx.ma is None else None
-        ctx.b_scalar = b if ctx.mb is None else None
-        ctx.save_for_backward(a if ctx.ma is not None else None, b if ctx.mb is not None else None)
-        if ctx.mb is not None and ctx.needs_input_grad and ctx.needs_input_grad[1]:
+            return _integer_pow(a._xp if tensor_a else b._xp, xa, xb, rd)
+        ctx.save_for_backward(a, b)
+        if tensor_b and ctx.needs_input_grad and ctx.needs_input_grad[1]:
             ctx.save_output = True
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return _as_dtype(xa ** xb, rd)
+            return (xa ** xb).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = gb = None
-        if ctx.needs_input_grad[0]:
-            if b is None:
-                e = ctx.b_scalar
-                ga = g * e * a ** (e - 1) if e != 0 else g * 0
-            else:
-                ga = g * b * a ** (b - 1)
+        if ctx.needs_input_grad[0]:  # b * a ** (b - 1), and 0 where b == 0 (even at a == 0)
+            if hasattr(b, "_data"):
+                ga = grad * b * a ** (b - 1)
                 ga = ga.masked_fill((b == 0) & (a == 0), 0.0) if ga.numel() else ga
-            ga = _grad_like(ga, *ctx.ma)
-        if ctx.needs_input_grad[1]:
-            out = ctx.saved_output
-            base = a if a is not None else ctx.a_scalar
-            log_base = base.log() if a is not None else np.log(base) if base > 0 else float("nan")
-            gb = g * out * log_base
-            if a is not None:
-                gb = gb.masked_fill((a == 0) & (b >= 0), 0.0)
-            elif base == 0:
-                gb = gb.masked_fill(b >= 0, 0.0)
-            gb = _grad_like(gb, *ctx.mb)
+            else:
+                ga = grad * b * a ** (b - 1) if b != 0 else grad * 0
+        if ctx.needs_input_grad[1] and hasattr(b, "_data"):  # a ** b * log(a), and 0 where a == 0 and b >= 0
+            log_a = a.log() if hasattr(a, "_data") else np.log(a) if a > 0 else float("nan")
+            gb = grad * ctx.saved_output * log_a
+            gb = gb.masked_fill((a == 0) & (b >= 0), 0.0) if hasattr(a, "_data") else (
+                gb.masked_fill(b >= 0, 0.0) if a == 0 else gb)
         return ga, gb
 
 
@@ -218,21 +185,15 @@ class Remainder(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        if ctx.mb is not None:
-            ctx.save_for_backward(a if ctx.ma is not None else None, b)
-        xp = (a if ctx.ma is not None else b)._xp
+        ctx.save_for_backward(a, b)
+        xp = (a if hasattr(a, "_data") else b)._xp
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _as_dtype(xp.remainder(xa, xb), rd)
+            return (xp.remainder(xa, xb)).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
-        ga = _grad_like(g, *ctx.ma) if ctx.needs_input_grad[0] else None
-        gb = None
-        if ctx.needs_input_grad[1]:
-            a, b = ctx.saved_tensors
-            gb = _grad_like(-g * (a / b).floor(), *ctx.mb)
-        return ga, gb
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad, -grad * (a / b).floor()
 
 
 class FloorDivide(Op):
@@ -242,15 +203,16 @@ class FloorDivide(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        xp = (a if _meta(a) is not None else b)._xp
+        xp = (a if hasattr(a, "_data") else b)._xp
         if rd.category != 2 and np.any(xb == 0):
             raise RuntimeError("ZeroDivisionError")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _as_dtype(xp.floor_divide(xa, xb), rd)
+            return (xp.floor_divide(xa, xb)).astype(rd.np_dtype, copy=False)
 
 
 class Maximum(Op):
-    """Element-wise maximum of two tensors (`Minimum` reuses it with the comparison flipped)."""
+    """Element-wise maximum of two tensors: the gradient goes to the larger, half to each on a tie (PyTorch's
+    rule). `Minimum` reuses it with the comparison flipped."""
 
     node_name = "MaximumBackward0"
     pick = "maximum"
@@ -262,14 +224,14 @@ class Maximum(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
         ctx.save_for_backward(a, b)
-        return _as_dtype(getattr(a._xp, ctx._fn.pick)(xa, xb), rd)
+        return (getattr(a._xp, ctx._fn.pick)(xa, xb)).astype(rd.np_dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _minmax_grads(ctx, g, ctx._fn.wins(a, b), a == b)
+        share = ctx._fn.wins(a, b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+        return grad * share, grad * (1 - share)
 
 
 class Minimum(Maximum):
@@ -279,11 +241,3 @@ class Minimum(Maximum):
     @staticmethod
     def wins(a, b):
         return a < b
-
-
-def _minmax_grads(ctx, g, a_wins, tie):
-    """Gradient of maximum/minimum: to the winner; split in half on ties (PyTorch's rule)."""
-    wa = a_wins.to(g.dtype) + tie.to(g.dtype) * 0.5
-    ga = _grad_like(g * wa, *ctx.ma) if ctx.needs_input_grad[0] else None
-    gb = _grad_like(g * (1 - wa), *ctx.mb) if ctx.needs_input_grad[1] else None
-    return ga, gb

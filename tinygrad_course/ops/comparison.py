@@ -7,8 +7,8 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from ._util import as_array, binary_operands, check_same_device, operand
-from .broadcast_grad import _grad_like, _meta
+from ._util import as_array, check_same_device, operand
+from .arithmetic import binary_operands
 
 
 class Clamp(Op):
@@ -53,15 +53,12 @@ class Where(Op):
             if getattr(t, "_data", None) is not None:
                 check_same_device(cond, t)
         ctx.save_for_backward(cond)
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
         return xp.where(cond._data, xa, xb).astype(rd.np_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         (cond,) = ctx.saved_tensors
-        ga = _grad_like(g * cond, *ctx.ma) if ctx.needs_input_grad[1] else None
-        gb = _grad_like(g * ~cond, *ctx.mb) if ctx.needs_input_grad[2] else None
-        return None, ga, gb
+        return None, g * cond, g * ~cond
 
 
 # ---- non-differentiable: comparisons and logic ----------------------------------------------------

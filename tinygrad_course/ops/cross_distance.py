@@ -9,7 +9,6 @@ import numpy as np
 
 from ..autograd.engine import Op
 from ._util import check_same_device, normalize_dim, type_name
-from .broadcast_grad import _grad_like
 from .products import _in_float32, _same_dtype
 
 
@@ -37,7 +36,7 @@ class Cross(Op):
         if a._data.shape[d] != 3 or b._data.shape[d] != 3:
             raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
                                f"Got {a._data.shape[d]} and {b._data.shape[d]}")
-        ctx.dim, ctx.shapes = d, (a._data.shape, b._data.shape)
+        ctx.dim = d
         ctx.save_for_backward(a, b)
         xp = a._xp
         return _cross_arrays(xp, xp.broadcast_to(a._data, shape), xp.broadcast_to(b._data, shape), d)
@@ -45,10 +44,7 @@ class Cross(Op):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        ga = _grad_like(Cross.apply(b.expand(g.shape), g, ctx.dim), ctx.shapes[0], a.dtype) if need[0] else None
-        gb = _grad_like(Cross.apply(g, a.expand(g.shape), ctx.dim), ctx.shapes[1], b.dtype) if need[1] else None
-        return ga, gb
+        return Cross.apply(b.expand(g.shape), g, ctx.dim), Cross.apply(g, a.expand(g.shape), ctx.dim)
 
 
 def _pnorm_arrays(xp, d, p, axis):
@@ -106,7 +102,4 @@ class Cdist(Op):
         else:
             coeff = (diff.sign() * diff.abs() ** (p - 1) / dist ** (p - 1)).masked_fill(dist == 0, 0.0)
         weighted = g.unsqueeze(-1) * coeff
-        need = ctx.needs_input_grad
-        g1 = _grad_like(weighted.sum(-2), x1.shape, x1.dtype) if need[0] else None
-        g2 = _grad_like(-weighted.sum(-3), x2.shape, x2.dtype) if need[1] else None
-        return g1, g2
+        return weighted.sum(-2), -weighted.sum(-3)

@@ -9,7 +9,7 @@ from .. import factories
 from ..shapes import broadcast_shapes
 from ..autograd.engine import Op
 from ._util import first_out_of_range, normalize_dim, type_name
-from .broadcast_grad import sum_to_shape
+from ..autograd.sum_to_shape import sum_to_shape
 from .indexing import AdvancedGetItem, _pad_to, _shape_str, _wrap, check_index_arrays
 
 

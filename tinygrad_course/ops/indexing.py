@@ -9,7 +9,7 @@ import numpy as np
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
 from ._util import first_out_of_range, normalize_dim
-from .broadcast_grad import _grad_like, sum_to_shape
+from ..autograd.sum_to_shape import sum_to_shape
 
 
 def _is_basic(idx):
@@ -177,7 +177,6 @@ class CopySlices(Op):
         v = value._data if getattr(value, "_data", None) is not None else value
         data[idx] = v
         ctx.idx, ctx.basic = idx, basic
-        ctx.vmeta = (value._data.shape, value.dtype) if getattr(value, "_data", None) is not None else None
         return data
 
     @staticmethod
@@ -190,7 +189,7 @@ class CopySlices(Op):
             g_old = g * _wrap(mask)
         if ctx.needs_input_grad[1]:
             sel = (SelectItem if ctx.basic else AdvancedGetItem).apply(g, ctx.idx, ctx.basic)
-            g_val = _grad_like(sel, *ctx.vmeta)
+            g_val = sel
         return g_old, g_val
 
 
@@ -284,15 +283,13 @@ class Overwrite(Op):
     def forward(ctx, t, value, node="FillBackward0"):
         xp = t._xp
         data = value._data if getattr(value, "_data", None) is not None else value
-        ctx.vmeta = (value._data.shape, value.dtype) if getattr(value, "_data", None) is not None else None
         if node != "FillBackward0":
             ctx.__class__ = Overwrite._node_class(node)
         return xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape)
 
     @staticmethod
     def backward(ctx, g):
-        g_value = _grad_like(g, *ctx.vmeta) if ctx.vmeta is not None and ctx.needs_input_grad[1] else None
-        return (g * 0 if ctx.needs_input_grad[0] else None), g_value
+        return g * 0, g
 
     @staticmethod
     def _node_class(name):

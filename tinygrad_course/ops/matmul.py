@@ -8,7 +8,7 @@ from ..autograd.grad_mode import _state
 from ..autograd.engine import profilers
 from ..tensor_base import _wrap
 from ._util import broadcast_shapes_checked, check_same_device, type_name
-from .broadcast_grad import _ARRAY_GRAD_DTYPES, _grad_like
+from .. import dtypes as _dt
 from .lowp import matmul_arrays
 
 
@@ -88,7 +88,7 @@ def _array_grads(g, a, b):
     gradient and both operands share a float32/float64 dtype, so the products are those the recorded ops
     would compute. Under the profiler the products stay ops, so a table shows them (aten::mm) inside their
     backward node, as PyTorch's does."""
-    return (not _state.enabled and g.dtype is a.dtype is b.dtype and g.dtype in _ARRAY_GRAD_DTYPES
+    return (not _state.enabled and g.dtype is a.dtype is b.dtype and g.dtype in (_dt.float32, _dt.float64)
             and not profilers)
 
 
@@ -152,9 +152,9 @@ class Matmul(Op):
             g2 = g2.unsqueeze(-1)
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = _grad_like(g2 @ b2.mT, a2.shape, a.dtype).reshape(a.shape)
+            ga = (g2 @ b2.mT).squeeze(-2) if a.ndim == 1 else g2 @ b2.mT
         if ctx.needs_input_grad[1]:
-            gb = _grad_like(a2.mT @ g2, b2.shape, b.dtype).reshape(b.shape)
+            gb = (a2.mT @ g2).squeeze(-1) if b.ndim == 1 else a2.mT @ g2
         return ga, gb
 
 
@@ -254,14 +254,13 @@ class Addmm(Op):
     def forward(ctx, bias, x, w):
         _check_matmul(x, w)
         ctx.save_for_backward(x, w)
-        ctx.bias_shape = bias._data.shape if bias is not None else None
         return _linear_array(x._xp, x._data, w._data, None if bias is None else bias._data)
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gb = _grad_like(g, ctx.bias_shape, g.dtype) if need[0] else None
+        gb = g if need[0] else None
         if _array_grads(g, x, w):
             gx, gw = _mat_grads(g, x, w, need[1], need[2])
             return gb, gx, gw

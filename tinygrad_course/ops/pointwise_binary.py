@@ -11,8 +11,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.engine import Op
 from ..factories import full
-from ._util import as_array, binary_operands, type_name
-from .broadcast_grad import _grad_like, _meta
+from ._util import as_array, type_name
+from .arithmetic import binary_operands
 
 
 def _tensor_or_full(v, like):
@@ -43,27 +43,20 @@ class Binary(Op):
         xa, xb, rd = binary_operands(a, b, float_only=fn.float_only)
         if rd is _dt.bool_ and fn.int_name is None and not fn.float_only and fn.bool_name:
             raise NotImplementedError(f"\"{fn.bool_name}_cpu\" not implemented for 'Bool'")
-        ctx.ma, ctx.mb = _meta(a), _meta(b)
-        if ctx.needs_input_grad:
-            ctx.save_for_backward(a if ctx.ma is not None else None, b if ctx.mb is not None else None)
-            ctx.scalars = (a, b)
-            ctx.save_output = fn.uses_output
-        xp = (a if ctx.ma is not None else b)._xp
+        ctx.save_for_backward(a, b)
+        ctx.save_output = fn.uses_output and bool(ctx.needs_input_grad)
+        tensor_a, tensor_b = hasattr(a, "_data"), hasattr(b, "_data")
+        xp = (a if tensor_a else b)._xp
         if rd.itemsize == 2 and rd.category == 2:
-            return fn.compute(xp, np.float32(xa) if ctx.ma is None else xa.astype(np.float32),
-                              np.float32(xb) if ctx.mb is None else xb.astype(np.float32)).astype(rd.np_dtype)
+            return fn.compute(xp, xa.astype(np.float32) if tensor_a else np.float32(xa),
+                              xb.astype(np.float32) if tensor_b else np.float32(xb)).astype(rd.np_dtype)
         return xp.asarray(fn.compute(xp, xa, xb)).astype(rd.np_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        a = a if a is not None else _tensor_or_full(ctx.scalars[0], g)
-        b = b if b is not None else _tensor_or_full(ctx.scalars[1], g)
         out = ctx.saved_output if ctx._fn.uses_output else None
-        ga, gb = ctx._fn.derivatives(ctx, g, a, b, out)
-        need = ctx.needs_input_grad
-        return (_grad_like(ga, *ctx.ma) if need[0] and ga is not None else None,
-                _grad_like(gb, *ctx.mb) if need[1] and gb is not None else None)
+        return ctx._fn.derivatives(ctx, g, _tensor_or_full(a, g), _tensor_or_full(b, g), out)
 
 
 class Atan2(Binary):
@@ -230,9 +223,7 @@ class Lerp(Op):
         if start.dtype.category != 2:
             raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for '{type_name(start.dtype)}'")
         (s, e, w), rd, xp = _three_operands(start, end, weight)
-        ctx.shapes = [_meta(v) for v in (start, end, weight)]
-        ctx.save_for_backward(start, end, weight if hasattr(weight, "_data") else None)
-        ctx.weight = weight
+        ctx.save_for_backward(start, end, weight)
         if not hasattr(w, "shape"):  # a Python number: pick the formula here
             out = s + w * (e - s) if abs(w) < 0.5 else e - (e - s) * (1 - w)
         else:
@@ -242,12 +233,7 @@ class Lerp(Op):
     @staticmethod
     def backward(ctx, g):
         start, end, weight = ctx.saved_tensors
-        w = weight if weight is not None else ctx.weight
-        need = ctx.needs_input_grad
-        gs = _grad_like(g * (1 - w), *ctx.shapes[0]) if need[0] else None
-        ge = _grad_like(g * w, *ctx.shapes[1]) if need[1] else None
-        gw = _grad_like(g * (end - start), *ctx.shapes[2]) if len(need) > 2 and need[2] else None
-        return gs, ge, gw
+        return g * (1 - weight), g * weight, g * (end - start)
 
 
 Lerp1 = type("Lerp1", (Lerp,), {"node_name": "LerpBackward1"})
@@ -270,7 +256,6 @@ class Addcmul(Op):
                 "latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
             )
         (a, b, c), rd, xp = _three_operands(x, t1, t2)
-        ctx.shapes = [_meta(v) for v in (x, t1, t2)]
         ctx.value = value
         ctx.save_for_backward(t1, t2)
         prod = b / c if ctx._fn.divide else b * c
@@ -280,15 +265,13 @@ class Addcmul(Op):
     def backward(ctx, g):
         t1, t2 = ctx.saved_tensors
         need, v = ctx.needs_input_grad, ctx.value
-        gx = _grad_like(g, *ctx.shapes[0]) if need[0] else None
         if ctx._fn.divide:
             g1 = g * v / t2 if need[1] else None
             g2 = -g * v * t1 / (t2 * t2) if need[2] else None
         else:
             g1 = g * v * t2 if need[1] else None
             g2 = g * v * t1 if need[2] else None
-        return (gx, _grad_like(g1, *ctx.shapes[1]) if g1 is not None else None,
-                _grad_like(g2, *ctx.shapes[2]) if g2 is not None else None)
+        return g, g1, g2
 
 
 class Addcdiv(Addcmul):

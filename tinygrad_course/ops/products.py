@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd.engine import Op
 from ..factories import eye, ones
 from ._util import check_same_device, type_name
-from .broadcast_grad import sum_to_shape
+from ..autograd.sum_to_shape import sum_to_shape
 from .lowp import matmul_arrays
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase

@@ -58,20 +58,29 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
         dims = normalize_dims(dim, x.ndim)
-        ctx.dims, ctx.keepdim, ctx.shape, ctx.in_dtype = dims, keepdim, x._data.shape, x.dtype
-        od = _sum_dtype(x, dtype)
-        return x._data.sum(axis=dims, keepdims=keepdim, dtype=od.np_dtype)
+        ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, x._data.shape
+        return x._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(x, dtype).np_dtype)
 
     @staticmethod
-    def backward(ctx, g):
-        if g._data.ndim:  # a 0-d gradient (a full reduction) expands as it is
-            g = _unreduce(g, ctx.shape, ctx.dims, ctx.keepdim)
-        g = g.expand(ctx.shape)
-        return g if g.dtype is ctx.in_dtype else g.to(ctx.in_dtype)
+    def backward(ctx, grad):
+        if grad._data.ndim:  # a 0-d gradient (a full reduction) expands as it is
+            grad = _unreduce(grad, ctx.shape, ctx.dims, ctx.keepdim)
+        return grad.expand(ctx.shape)
 
 
-class SumAll(Sum):
+class SumAll(Op):
+    """`x.sum()`: every element's gradient is the sum's."""
+
     node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim=None, keepdim=False, dtype=None):
+        ctx.shape = x._data.shape
+        return x._data.sum(dtype=_sum_dtype(x, dtype).np_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.shape)
 
 
 class Mean(Op):

@@ -19,7 +19,7 @@ from ._util import (
     normalize_dim,
     type_name,
 )
-from .broadcast_grad import sum_to_shape
+from ..autograd.sum_to_shape import sum_to_shape
 from .indexing import IndexPutZeros
 from .reduce import _ValuesIndices
 

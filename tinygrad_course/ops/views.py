@@ -15,7 +15,7 @@ from ..autograd.engine import Op
 from ..autograd.grad_mode import _state
 from ..tensor_base import _wrap
 from ._util import normalize_dim
-from .broadcast_grad import sum_to_shape
+from ..autograd.sum_to_shape import sum_to_shape
 
 
 def infer_shape(shape, numel):
