@@ -36,7 +36,8 @@ from .anomaly_mode import check_gradients, remember_forward
 from .anomaly_mode import state as _anomaly
 from .autocast_state import autocast_state as _autocast
 from .grad_mode import _state
-from .hooks import add_hook
+from .grad_capture import Capture
+from .hooks import add_hook, run_pre_hooks
 from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
 
@@ -644,80 +645,11 @@ def _count_dependencies(roots):
     return deps, seen
 
 
-def _nodes_leading_to(targets, nodes):
-    """The subset of `nodes` from which some target node can be reached (including the targets)."""
-    parents = {}
-    for node in nodes:
-        for child, _ in node.next_functions:
-            if child is not None:
-                parents.setdefault(child, []).append(node)
-    needed = set()
-    stack = [t for t in targets if t in nodes]
-    while stack:
-        node = stack.pop()
-        if node in needed:
-            continue
-        needed.add(node)
-        stack.extend(parents.get(node, ()))
-    return needed
-
-
-class _Capture:
-    """What `autograd.grad` returns: the gradients reaching its `inputs`, and the nodes worth running."""
-
-    def __init__(self, inputs, nodes):
-        self.positions = {}  # (node, output_nr) -> positions in inputs
-        for pos, t in enumerate(inputs):
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            key = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (grad_accumulator(t), 0)
-            self.positions.setdefault(key, []).append(pos)
-        self.needed = _nodes_leading_to([k[0] for k in self.positions], nodes)
-        self.grads = [None] * len(inputs)
-
-    def take(self, node, grads):
-        for nr, g in enumerate(grads):
-            for pos in self.positions.get((node, nr), ()):
-                self.grads[pos] = g
-
-    def skips(self, node):
-        """True for a node from which no input can be reached (its backward need not run)."""
-        return node not in self.needed or not any(c in self.needed for c, _ in node.next_functions)
-
-    def result(self, allow_unused, create_graph):
-        for pos, g in enumerate(self.grads):
-            if g is None and not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {pos} appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
-                )
-            if g is not None and not create_graph:
-                self.grads[pos] = g.detach()
-        return tuple(self.grads)
-
-
-def _pre_hooks(node, grads):
-    """Hooks on the tensors this node made (`register_hook`, `retain_grad`), then the node's pre-hooks."""
-    grads = list(grads)
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
-            for hook in list(hooks.values()):
-                if grads[nr] is not None:
-                    res = hook(grads[nr])
-                    if res is not None:
-                        grads[nr] = res
-    if node._retain_hooks:
-        for nr, ref in node._retain_hooks.items():
-            t = ref()
-            if t is not None and grads[nr] is not None:
-                g = grads[nr] if _state.enabled else grads[nr].detach()
-                t.grad = g.clone() if t.grad is None else t.grad + g
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            res = hook(tuple(grads))
-            if res is not None:
-                grads = list(res)
-    return grads
+def _input_key(t):
+    """Where the gradient of `autograd.grad`'s input `t` arrives: (its node, its output number)."""
+    if not t._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (grad_accumulator(t), 0)
 
 
 def _run_node(node, grads):
@@ -743,7 +675,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     grads = _root_grads(outputs, grad_outputs, create_graph)
     roots = [_root_node(t, i) for i, t in enumerate(outputs)]
     deps, nodes = _count_dependencies(roots)
-    capture = _Capture(inputs, nodes) if inputs is not None else None
+    capture = Capture([_input_key(t) for t in inputs], nodes) if inputs is not None else None
     buffers = {}  # node -> the gradients of its outputs received so far
     for node, t, g in zip(roots, outputs, grads):
         buf = buffers.setdefault(node, [None] * node._num_outputs)
@@ -775,7 +707,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 out = (None,) * len(node.next_functions)
             else:
                 if node._tensor_pre_hooks or node._retain_hooks or node._pre_hooks:
-                    node_grads = _pre_hooks(node, node_grads)
+                    node_grads = run_pre_hooks(node, node_grads, _state.enabled)
                 if capture is not None:
                     capture.take(node, node_grads)
                 if type(node) is AccumulateGrad:

@@ -57,3 +57,27 @@ class OutputHooks:
     @hooks.setter
     def hooks(self, value):
         self.table[self.output_nr] = value
+
+
+def run_pre_hooks(node, grads, create_graph):
+    """Hooks on the tensors this node made (`register_hook`, `retain_grad`), then the node's pre-hooks."""
+    grads = list(grads)
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is not None:
+                    res = hook(grads[nr])
+                    if res is not None:
+                        grads[nr] = res
+    if node._retain_hooks:
+        for nr, ref in node._retain_hooks.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr] if create_graph else grads[nr].detach()
+                t.grad = g.clone() if t.grad is None else t.grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(res)
+    return grads
