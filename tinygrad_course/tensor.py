@@ -284,7 +284,7 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
         return AR.Pow.apply(self, 2)
 
     def reciprocal(self):
-        return AR.Div.apply(1.0, self)
+        return UM.Reciprocal.apply(self)
 
     def neg(self):
         return UM.Neg.apply(self)
@@ -309,13 +309,13 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
         return UM.Log1p.apply(self)
 
     def log2(self):
-        return UM.Log.apply(self) / float(np.log(2.0))
+        return UM.Log2.apply(self)
 
     def log10(self):
-        return UM.Log.apply(self) / float(np.log(10.0))
+        return UM.Log10.apply(self)
 
     def expm1(self):
-        return UM.Exp.apply(self) - 1
+        return UM.Expm1.apply(self)
 
     def sqrt(self):
         return UM.Sqrt.apply(self)

@@ -121,6 +121,60 @@ class Log1p(Op):
         return g / (x + 1)
 
 
+class Expm1(Op):
+    """exp(x) - 1, exact for tiny x (computed as one function, not as a difference)."""
+
+    node_name = "Expm1Backward0"
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, x):
+        with np.errstate(over="ignore"):
+            return x._xp.expm1(_float_array(x))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * (ctx.saved_output + 1)
+
+
+class Log2(Op):
+    node_name = "Log2Backward0"
+    scale = float(np.log(2.0))
+    compute = "log2"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return getattr(x._xp, ctx._fn.compute)(_float_array(x))
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g / (x * ctx._fn.scale)
+
+
+class Log10(Log2):
+    node_name = "Log10Backward0"
+    scale = float(np.log(10.0))
+    compute = "log10"
+
+
+class Reciprocal(Op):
+    node_name = "ReciprocalBackward0"
+    save_output = True
+
+    @staticmethod
+    def forward(ctx, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return x._xp.reciprocal(_float_array(x))
+
+    @staticmethod
+    def backward(ctx, g):
+        y = ctx.saved_output
+        return -g * (y * y)
+
+
 class Sqrt(Op):
     node_name = "SqrtBackward0"
     save_output = True
