@@ -204,7 +204,7 @@ class SparseCOOTensor:
         return self + other
 
     def __getattr__(self, name):
-        if not name.startswith("__") and hasattr(TensorBase, name):
+        if not name.startswith("__") and hasattr(type(self._values_t), name):  # a method of Tensor
             raise UnsupportedError(f"sparse tensors do not implement .{name}() in tinygrad_course. Instead, make "
                                    f"the tensor dense with .to_dense() first.")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
