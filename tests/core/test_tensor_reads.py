@@ -95,3 +95,19 @@ def test_route_of_a_multiply_and_its_backward_is_short():
     route = backward_route.trace_route()
     assert len(route.files) <= 6, route.summary()
     assert route.switches <= 32, route.summary()
+
+
+def test_the_reference_topological_sort_is_the_order_the_engine_runs():
+    from tinygrad_course.autograd.engine import record_backward
+    from tinygrad_course.autograd.topological_sort import topological_sort
+
+    x = tc.randn(3, requires_grad=True)
+    w = tc.randn(3, requires_grad=True)
+    h = (x * w + x).tanh()
+    loss = (h * x + h.exp() * w).sum() / 3
+    order = topological_sort(loss.grad_fn)
+    with record_backward() as events:
+        loss.backward()
+    assert [node for node, _, _ in events] == order
+    position = {node: i for i, node in enumerate(order)}
+    assert all(position[child] > position[node] for node in order for child, _ in node.next_functions if child)

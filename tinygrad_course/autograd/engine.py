@@ -521,12 +521,23 @@ def grad_accumulator(leaf):
     return acc
 
 
-def _sole_view(data):
-    """True when `data` is a reshaped or transposed view of a whole NumPy array that nothing else references
-    (a backward's fresh result, such as a Linear weight's gradient transposed back): kept as `.grad` it
-    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds.
-    (The reference count 2 is `data`'s own reference to its base plus the call's argument.)"""
-    return type(data.base) is np.ndarray and data.base.nbytes == data.nbytes and sys.getrefcount(data.base) == 2
+def _owns_storage(grad):
+    """True when `grad`'s array is a reshaped or transposed view of a whole NumPy array that nothing else
+    references but `grad` -- itself, or through the tensor it is a view of (`grad._base`, alive only through
+    `grad`): a backward's fresh result, such as a Linear weight's gradient transposed back. Kept as `.grad` it
+    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds."""
+    data = grad._data
+    base = data.base
+    if type(base) is not np.ndarray or base.nbytes != data.nbytes:
+        return False
+    holders = 3  # `data`'s link to its base, the local name `base` and getrefcount's argument
+    owner = grad._base
+    if owner is not None:
+        if sys.getrefcount(owner) != 3:  # `grad._base`, the local name and the argument: nothing else
+            return False
+        if owner._data is base or owner._data.base is base:
+            holders += 1
+    return sys.getrefcount(base) == holders
 
 
 def accumulate(var, grad, create_graph):
@@ -540,8 +551,10 @@ def accumulate(var, grad, create_graph):
         if not create_graph:
             data = grad._data
             if grad._requires_grad or not data.flags.writeable or not data.flags.c_contiguous or (
-                    data.base is not None and not _sole_view(data)):
+                    data.base is not None and not _owns_storage(grad)):
                 grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
+            elif grad._base is not None:
+                grad = _wrap(data)  # the same array, no longer a view of a tensor that only it kept alive
         var.grad = grad
     elif create_graph or var.grad._requires_grad:
         var.grad = var.grad + grad

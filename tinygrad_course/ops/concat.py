@@ -6,8 +6,6 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .. import factories
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
 from ._util import check_same_device, normalize_dim
 
 
@@ -97,8 +95,6 @@ class Unbind(Op):
     @staticmethod
     def backward(ctx, *grads):
         shape = ctx.shape[:ctx.d] + ctx.shape[ctx.d + 1:]
-        if not _state.enabled and all(g is not None and g.dtype is ctx.dtype for g in grads):
-            return _wrap(grads[0]._xp.stack([g._data for g in grads], axis=ctx.d))  # create_graph=False
         parts = [g if g is not None else factories.zeros(shape, dtype=ctx.dtype, device=ctx.device) for g in grads]
         return stack(parts, ctx.d)
 

@@ -8,17 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
 
-_ARRAY_GRAD_DTYPES = (_dt.float32, _dt.float64)
-
-
-def _array_grad(g, y):
-    """True when a backward may compute its gradient on arrays in one expression instead of recording
-    framework ops: no graph is being built (create_graph=False) and the gradient and the saved tensor
-    share a float32/float64 dtype (lower precisions round after every op, which the ops reproduce)."""
-    return not _state.enabled and g.dtype is y.dtype and y.dtype in _ARRAY_GRAD_DTYPES
 
 
 def _float_array(x):
@@ -85,10 +75,7 @@ class Exp(Op):
 
     @staticmethod
     def backward(ctx, g):
-        y = ctx.saved_output
-        if _array_grad(g, y):
-            return _wrap(g._data * y._data)
-        return g * y
+        return g * ctx.saved_output
 
 
 class Log(Op):
@@ -243,9 +230,6 @@ class Tanh(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx.saved_output
-        if _array_grad(g, y):
-            a = y._data
-            return _wrap(g._data * (1 - a * a))
         return g * (1 - y * y)
 
 
@@ -264,9 +248,6 @@ class Sigmoid(Op):
     @staticmethod
     def backward(ctx, g):
         y = ctx.saved_output
-        if _array_grad(g, y):
-            a = y._data
-            return _wrap(g._data * a * (1 - a))
         return g * y * (1 - y)
 
 
@@ -288,10 +269,7 @@ class Relu(Op):
 
     @staticmethod
     def backward(ctx, g):
-        y = ctx.saved_output
-        if _array_grad(g, y):
-            return _wrap(g._data * (y._data > 0))
-        return g * (y > 0)
+        return g * (ctx.saved_output > 0)
 
 
 class Rounding(Op):

@@ -12,8 +12,6 @@ import numpy as np
 
 from .._backend import check_dtype_on_device, to_device_array
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
 from ._util import normalize_dim
 from ..autograd.sum_to_shape import sum_to_shape
 
@@ -56,8 +54,6 @@ class View(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if not _state.enabled:
-            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -81,8 +77,6 @@ class UnsafeView(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if not _state.enabled:
-            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -106,8 +100,6 @@ class Permute(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if not _state.enabled:
-            return _wrap(g._data.transpose(ctx.inverse))
         return g.permute(*ctx.inverse)
 
 
@@ -128,8 +120,6 @@ class Transpose(Op):
     def backward(ctx, g):
         if g.ndim == 0:
             return g
-        if not _state.enabled:
-            return _wrap(g._xp.swapaxes(g._data, ctx.d0, ctx.d1))
         return g.transpose(ctx.d0, ctx.d1)
 
 
@@ -183,8 +173,6 @@ class Squeeze(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if not _state.enabled:
-            return _wrap(g._data.reshape(ctx.shape))
         return g.reshape(ctx.shape)
 
 
@@ -200,8 +188,6 @@ class Unsqueeze(Op):
 
     @staticmethod
     def backward(ctx, g):
-        if not _state.enabled:
-            return _wrap(g._xp.squeeze(g._data, ctx.d))
         return g.squeeze(ctx.d)
 
 
