@@ -54,8 +54,8 @@ def trace_route() -> Route:
     """Run the program under sys.settrace and return its route through the package
     (the second run: the first may fill caches)."""
     for _ in range(2):
-        a = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        b = tc.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        a = tc.tensor([1.0, 2.0, 3.0], requires_grad=True, device="cpu")
+        b = tc.tensor([4.0, 5.0, 6.0], requires_grad=True, device="cpu")
         steps = _traced(a, b)
     assert a.grad.tolist() == [4.0, 5.0, 6.0] and b.grad.tolist() == [1.0, 2.0, 3.0]
     return Route(steps)

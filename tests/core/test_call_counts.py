@@ -16,17 +16,18 @@ import pytest
 import tinygrad_course as tc
 import tinygrad_course.nn.functional as F
 
-# case -> the most Python calls one forward + backward may make
+# case -> the most Python calls one forward + backward may make. Backward formulas are framework ops (one
+# backward path, whether or not a graph is recorded), so tanh's backward is three ops, not one array expression.
 LIMITS = {
     "mul": 92,
     "add_scalar": 78,
-    "tanh": 77,
-    "sigmoid": 78,
-    "relu": 76,
-    "exp_div": 128,  # the quotient rule with framework ops: grad / b, -grad * a / (b * b), as PyTorch writes it
+    "tanh": 101,
+    "sigmoid": 102,
+    "relu": 99,
+    "exp_div": 134,  # the quotient rule with framework ops: grad / b, -grad * a / (b * b), as PyTorch writes it
     "matmul": 108,  # the product backward works on arrays when create_graph=False
-    "chain_of_8": 287,
-    "linear_cross_entropy": 168,  # addmm and view backwards work on arrays when create_graph=False; addmm picks its operand order
+    "chain_of_8": 353,
+    "linear_cross_entropy": 176,  # addmm and view backwards work on arrays when create_graph=False; addmm picks its operand order
 }
 
 

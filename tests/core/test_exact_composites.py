@@ -19,10 +19,10 @@ def test_values_gradients_and_node_names_match_pytorch(name, dtype):
     y = tc.tensor(values, requires_grad=True)
     tx, ty = getattr(x, name)(), getattr(y, name)()
     assert ty.grad_fn.name() == tx.grad_fn.name()
-    np.testing.assert_allclose(ty.detach().numpy(), tx.detach().numpy(), rtol=1e-6 if dtype == "float32" else 1e-14)
+    np.testing.assert_allclose(ty.detach().cpu().numpy(), tx.detach().numpy(), rtol=1e-6 if dtype == "float32" else 1e-14)
     tx.sum().backward()
     ty.sum().backward()
-    np.testing.assert_allclose(y.grad.numpy(), x.grad.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14)
+    np.testing.assert_allclose(y.grad.cpu().numpy(), x.grad.numpy(), rtol=1e-6 if dtype == "float32" else 1e-14)
 
 
 def test_expm1_of_a_tiny_number_is_that_number():

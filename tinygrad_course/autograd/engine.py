@@ -453,6 +453,7 @@ class Op(Function):
         ctx = cls._Node()
         if record:
             ctx.needs_input_grad = tuple([isinstance(a, TensorBase) and a._requires_grad for a in args])
+            _record(ctx, args, ctx.needs_input_grad)
         try:
             out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
@@ -460,8 +461,6 @@ class Op(Function):
             if error is e:
                 raise
             raise error from None
-        if record:
-            _record(ctx, args, ctx.needs_input_grad)
         if type(out) is tuple:
             results = tuple(_wrap(o) for o in out)
         else:

@@ -4,11 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..autograd.engine import profilers
-from ..tensor_base import _wrap
 from ._util import broadcast_shapes_checked, check_same_device, type_name
-from .. import dtypes as _dt
 from .lowp import matmul_arrays
 
 
@@ -83,43 +79,6 @@ def _grad_mat2(mat1, g, mat2):
     return (g.mT @ mat1).mT if _transposed(mat2) else mat1.mT @ g
 
 
-def _array_grads(g, a, b):
-    """True when a product's backward may work on arrays (no graph being built, create_graph=False): the
-    gradient and both operands share a float32/float64 dtype, so the products are those the recorded ops
-    would compute. Under the profiler the products stay ops, so a table shows them (aten::mm) inside their
-    backward node, as PyTorch's does."""
-    return (not _state.enabled and g.dtype is a.dtype is b.dtype and g.dtype in (_dt.float32, _dt.float64)
-            and not profilers)
-
-
-def _mat_grads(g, a, b, need_a, need_b):
-    """(g @ b^T, a^T @ g) of 2-D arrays, each in its operand's layout (see `_grad_mat1`), as tensors."""
-    xp, gd, ad, bd = g._xp, g._data, a._data, b._data
-    ga = gb = None
-    if need_a:
-        ga = _wrap(matmul_arrays(xp, bd, gd.T).T if _transposed(a) else matmul_arrays(xp, gd, bd.T))
-    if need_b:
-        gb = _wrap(matmul_arrays(xp, gd.T, ad).T if _transposed(b) else matmul_arrays(xp, ad.T, gd))
-    return ga, gb
-
-
-def _batched_grads(g, a, b, need_a, need_b):
-    """The gradients of a batched product whose operands need no unbroadcasting (equal batch dims, or a
-    batch times a matrix), as arrays-made tensors; None when this case does not apply."""
-    xp, gd, ad, bd = g._xp, g._data, a._data, b._data
-    if ad.ndim < 2 or bd.ndim < 2 or (bd.ndim > 2 and ad.shape[:-2] != bd.shape[:-2]):
-        return None
-    ga = _wrap(matmul_arrays(xp, gd, xp.swapaxes(bd, -1, -2))) if need_a else None
-    gb = None
-    if need_b:
-        if bd.ndim == 2:  # a batch of rows times one matrix: the batch folds into the rows
-            k, n = ad.shape[-1], gd.shape[-1]
-            gb = _wrap(matmul_arrays(xp, ad.reshape(-1, k).T, gd.reshape(-1, n)))
-        else:
-            gb = _wrap(matmul_arrays(xp, xp.swapaxes(ad, -1, -2), gd))
-    return ga, gb
-
-
 class Matmul(Op):
     node_name = "UnsafeViewBackward0"
 
@@ -136,13 +95,11 @@ class Matmul(Op):
         if a.ndim == 1 and b.ndim == 1:  # dot product: g is a scalar
             return (g * b if need[0] else None), (g * a if need[1] else None)
         if a.ndim == 2 and b.ndim == 2:
-            if _array_grads(g, a, b):
-                return _mat_grads(g, a, b, need[0], need[1])
             return (_grad_mat1(g, b, a) if need[0] else None), (_grad_mat2(a, g, b) if need[1] else None)
-        if _array_grads(g, a, b):
-            grads = _batched_grads(g, a, b, need[0], need[1])
-            if grads is not None:
-                return grads
+        if a.ndim > 2 and b.ndim == 2:  # a batch of rows times one matrix: the batch folds into the rows
+            ga = g @ b.mT if need[0] else None
+            gb = a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1]) if need[1] else None
+            return ga, gb
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
         g2 = g
@@ -261,9 +218,6 @@ class Addmm(Op):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
         gb = g if need[0] else None
-        if _array_grads(g, x, w):
-            gx, gw = _mat_grads(g, x, w, need[1], need[2])
-            return gb, gx, gw
         gx = _grad_mat1(g, w, x) if need[1] else None
         gw = _grad_mat2(x, g, w) if need[2] else None
         return gb, gx, gw
