@@ -234,10 +234,16 @@ class Node:
             grad_outputs = tuple(
                 TensorBase._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
             )
-        backward = fn.backward
-        if seams.ACTIVE:  # build mode: a learner's backward rule for this op takes the reference's place
-            backward = backward_rule(fn.__name__) or backward
-        grads = backward(self, *grad_outputs)
+        grads = NotImplemented
+        learner = backward_rule(fn.__name__) if seams.ACTIVE else None  # build mode: a learner's rule
+        if learner is not None:
+            grads = learner(self, *grad_outputs)
+        elif fn.fused_backward is not None and not _state.enabled:  # no graph of the backward is recorded
+            grads = fn.fused_backward(self, *grad_outputs)
+            if grads is not NotImplemented:  # arrays: wrapped here, once for every fused kernel
+                grads = tuple(g if g is None else _wrap(g) for g in (grads if type(grads) is tuple else (grads,)))
+        if grads is NotImplemented:
+            grads = fn.backward(self, *grad_outputs)
         return self._to_inputs(grads if type(grads) is tuple else (grads,))
 
     __call__ = apply
@@ -332,6 +338,7 @@ class Function(metaclass=_FunctionMeta):
     """
 
     _check_grads = True
+    fused_backward = None  # see Op
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -421,6 +428,12 @@ class Op(Function):
     Multi-output ops return a tuple of arrays; `non_differentiable_outputs` lists output indices
     that never require grad (e.g. the indices of `max`). `ctx.needs_input_grad` is empty when the
     call is not recorded, so `forward` saves nothing then.
+
+    `backward` is the op's math, written with framework ops, so a graph of the backward can be recorded
+    (`create_graph=True`, higher derivatives). A fused kernel (convolution, pooling, attention, softmax
+    losses, normalisation, GELU, recurrent layers) may also define `fused_backward(ctx, *grads)`: the same
+    gradients computed on arrays by a faster algorithm, returning arrays (or NotImplemented for a case it does
+    not cover). The engine uses it, in `Node.apply`, whenever no graph of the backward is being recorded.
     """
 
     _check_grads = False

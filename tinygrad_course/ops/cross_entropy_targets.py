@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor_base import _wrap
-from .fused import CrossEntropy, _log_softmax_array, _recording, _reduce_rows
+from .fused import CrossEntropy, _log_softmax_array, _reduce_rows
 
 
 class CrossEntropyTargets(CrossEntropy):
@@ -24,16 +23,17 @@ class CrossEntropyTargets(CrossEntropy):
         return _reduce_rows(np, per_row, reduction, denom, x._data.dtype)
 
     @staticmethod
-    def backward(ctx, g):
+    def backward(ctx, g):  # the general op's math, with the one-hot coefficients
+        ctx.coeff = np.zeros(ctx.p.shape, dtype=ctx.p.dtype)
+        ctx.coeff[np.arange(ctx.targets.shape[0]), ctx.targets] = 1
+        return CrossEntropy.backward(ctx, g)
+
+    @staticmethod
+    def fused_backward(ctx, g):
         targets = ctx.targets
-        rows = np.arange(targets.shape[0])
-        if _recording():  # differentiate through the general op's backward
-            ctx.coeff = np.zeros(ctx.p.shape, dtype=ctx.p.dtype)
-            ctx.coeff[rows, targets] = 1
-            return CrossEntropy.backward(ctx, g)
         scale = 1.0 / ctx.denom if ctx.reduction == "mean" else 1.0
         gd = g._data[:, None] if ctx.reduction == "none" else g._data
         grad = ctx.p.copy()  # softmax - one_hot, then times the incoming gradient
-        grad[rows, targets] -= 1
+        grad[np.arange(targets.shape[0]), targets] -= 1
         grad *= gd * scale
-        return _wrap(grad.astype(ctx.saved_tensors[0]._data.dtype, copy=False))
+        return grad.astype(ctx.saved_tensors[0]._data.dtype, copy=False)

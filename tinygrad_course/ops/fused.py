@@ -11,18 +11,12 @@ from __future__ import annotations
 import math
 
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
 from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32
 from .normalize_grads import normalize_grads_array
 from ._util import normalize_dim
-
-
-def _recording() -> bool:
-    """True while backward itself is being recorded (`create_graph=True`)."""
-    return _state.enabled
 
 
 def _float(x):
@@ -40,13 +34,6 @@ def _log_softmax_array(xp, a, dim):
     return shifted - xp.log(s), e / s
 
 
-def _saved_softmax(ctx):
-    """softmax(x) for a (log-)softmax backward: the forward's array, or recomputed as a recorded op when the
-    backward itself is being differentiated (create_graph)."""
-    (x,) = ctx.saved_tensors
-    return Softmax.apply(x, ctx.dim) if _recording() else _wrap(ctx.p)
-
-
 class LogSoftmax(Op):
     """log(softmax(x)) along `dim`, computed as x - max - log(sum(exp(x - max))) (no overflow)."""
 
@@ -62,8 +49,13 @@ class LogSoftmax(Op):
 
     @staticmethod
     def backward(ctx, g):
-        p = _saved_softmax(ctx)
-        return g - p * g.sum(ctx.dim, keepdim=True)
+        (x,) = ctx.saved_tensors
+        return g - Softmax.apply(x, ctx.dim) * g.sum(ctx.dim, keepdim=True)
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        gd = g._data
+        return gd - ctx.p * gd.sum(axis=ctx.dim, keepdims=True)
 
 
 
@@ -84,9 +76,15 @@ class Softmax(Op):
 
     @staticmethod
     def backward(ctx, g):
-        p = _saved_softmax(ctx)
+        (x,) = ctx.saved_tensors
+        p = Softmax.apply(x, ctx.dim)
         gp = g * p
         return gp - p * gp.sum(ctx.dim, keepdim=True)
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        gp = g._data * ctx.p
+        return gp - ctx.p * gp.sum(axis=ctx.dim, keepdims=True)
 
 
 # ---- losses over class scores ------------------------------------------------------------------------
@@ -128,16 +126,22 @@ class CrossEntropy(Op):
         return _reduce_rows(xp, per_row, reduction, denom, x._data.dtype)
 
     @staticmethod
+    def fused_backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        coeff = ctx.coeff
+        scale = 1.0 / ctx.denom if ctx.reduction == "mean" else 1.0
+        gd = g._data[:, None] if ctx.reduction == "none" else g._data
+        if ctx.p is None:
+            return gpu_kernels.cross_entropy_backward(x._data, ctx.row_stats, coeff, gd * scale)
+        row_total = coeff.sum(axis=1, keepdims=True)
+        return ((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False)
+
+    @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         coeff = ctx.coeff
         scale = 1.0 / ctx.denom if ctx.reduction == "mean" else 1.0
         row_total = coeff.sum(axis=1, keepdims=True)
-        if not _recording():
-            gd = g._data[:, None] if ctx.reduction == "none" else g._data
-            if ctx.p is None:
-                return _wrap(gpu_kernels.cross_entropy_backward(x._data, ctx.row_stats, coeff, gd * scale))
-            return _wrap(((ctx.p * row_total - coeff) * (gd * scale)).astype(x._data.dtype, copy=False))
         p = Softmax.apply(x, 1)
         gcol = g.unsqueeze(1) if ctx.reduction == "none" else g
         return (p * _wrap(row_total.astype(x._data.dtype)) - _wrap(coeff.astype(x._data.dtype))) * (gcol * _factor(scale, g))
@@ -226,31 +230,36 @@ class Gelu(Op):
         return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
 
     @staticmethod
+    def fused_backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        if x._device.type == "cuda":
+            return gpu_kernels.gelu_backward(x._data, g._data, ctx.approximate)
+        if ctx.approximate == "tanh" or g.dtype is not x.dtype or x.dtype.name not in ("float32", "float64"):
+            return NotImplemented
+        # Phi(x) again rather than kept from the forward: like PyTorch, only x is held between the passes;
+        # in place, so that the backward holds two input-sized temporaries at a time
+        xp, a = x._xp, x._data
+        d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
+            _erf(xp, a * _SQRT_HALF)
+        d += 1.0
+        d *= 0.5  # Phi(x)
+        pdf = a * a
+        pdf *= -0.5
+        xp.exp(pdf, out=pdf)
+        pdf *= a
+        pdf *= _INV_SQRT_2PI  # x phi(x)
+        d += pdf
+        d *= g._data
+        return d.astype(a.dtype, copy=False)
+
+    @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        if x._device.type == "cuda" and not _recording():
-            return _wrap(gpu_kernels.gelu_backward(x._data, g._data, ctx.approximate))
         if ctx.approximate == "tanh":
             inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
             t = inner.tanh()
             d_inner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
             return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner)
-        if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64"):
-            # Phi(x) again rather than kept from the forward: like PyTorch, only x is held between the passes;
-            # in place, so that the backward holds two input-sized temporaries at a time
-            xp, a = x._xp, x._data
-            d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
-                _erf(xp, a * _SQRT_HALF)
-            d += 1.0
-            d *= 0.5  # Phi(x)
-            pdf = a * a
-            pdf *= -0.5
-            xp.exp(pdf, out=pdf)
-            pdf *= a
-            pdf *= _INV_SQRT_2PI  # x phi(x)
-            d += pdf
-            d *= g._data
-            return _wrap(d.astype(a.dtype, copy=False))
         return g * (NormalCdf.apply(x) + x * (x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 
@@ -314,6 +323,12 @@ class Dropout(ConstantMultiply):
 
 # ---- normalisation ------------------------------------------------------------------------------------
 
+def _param_dims(ctx, ndim):
+    """The dims of x that the weight and bias are broadcast over (their gradients sum over them)."""
+    full = (1,) * (ndim - len(ctx.param_shape)) + tuple(ctx.param_shape)
+    return tuple(i for i in range(ndim) if full[i] == 1)
+
+
 class Normalize(Op):
     """(x - mean) / sqrt(var + eps) * weight + bias, the statistics taken over `dims` of x.
 
@@ -350,15 +365,19 @@ class Normalize(Op):
         return out.astype(a.dtype, copy=False)
 
     @staticmethod
+    def fused_backward(ctx, g):
+        x, weight = ctx.saved_tensors
+        if g.dtype is not x.dtype or x.dtype.name not in ("float32", "float64") or (
+                weight is not None and weight.dtype is not x.dtype):
+            return NotImplemented
+        return normalize_grads_array(ctx, x._xp, g._data, x._data, weight, ctx.dims, _param_dims(ctx, x.ndim))
+
+    @staticmethod
     def backward(ctx, g):
         x, weight = ctx.saved_tensors
         dims, shape = ctx.dims, ctx.param_shape
-        full = (1,) * (x.ndim - len(shape)) + tuple(shape)
-        param_dims = tuple(i for i in range(x.ndim) if full[i] == 1)
-        if not _recording() and g.dtype is x.dtype and x.dtype.name in ("float32", "float64") and (
-                weight is None or weight.dtype is x.dtype):
-            return normalize_grads_array(ctx, x._xp, g._data, x._data, weight, dims, param_dims)
-        if _recording() and not ctx.frozen:
+        param_dims = _param_dims(ctx, x.ndim)
+        if not ctx.frozen:
             mean = x.mean(dims, keepdim=True)
             xc = x - mean
             rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps).rsqrt()
