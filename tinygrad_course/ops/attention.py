@@ -9,7 +9,6 @@ ops, so `create_graph=True` gives second derivatives (it then rebuilds the weigh
 from __future__ import annotations
 
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
 from ..tensor_base import _wrap
 from .fused import Softmax
 
@@ -63,23 +62,16 @@ class ScaledDotProductAttention(Op):
     @staticmethod
     def backward(ctx, g):
         q, k, v = ctx.saved_tensors
-        if _state.enabled:  # create_graph: the weights as recorded ops of q and k
-            s = q @ k.transpose(-2, -1) * ctx.scale
-            mask = ctx.mask
-            if mask is not None:
-                s = s.masked_fill(~mask, float("-inf")) if mask.dtype.name == "bool" else s + mask
-            if ctx.dead is not None:
-                dead = _wrap(ctx.dead)
-                p = Softmax.apply(s.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
-            else:
-                p = Softmax.apply(s, -1)
+        s = q @ k.transpose(-2, -1) * ctx.scale  # the weights again, as recorded ops of q and k
+        mask = ctx.mask
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf")) if mask.dtype.name == "bool" else s + mask
+        if ctx.dead is not None:
+            dead = _wrap(ctx.dead)
+            p = Softmax.apply(s.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
         else:
-            xp = q._xp
-            p = _wrap(_attention_weights(xp, _masked_scores(xp, q._data, k._data, ctx.mask, ctx.scale),
-                                         ctx.mask is not None)[0])
+            p = Softmax.apply(s, -1)
         need = ctx.needs_input_grad
-        if not _state.enabled and g.dtype is q.dtype:
-            return _attention_grads_array(xp, g._data, p._data, q._data, k._data, v._data, ctx.scale, need)
         gq = gk = gv = None
         if need[2]:
             gv = p.transpose(-2, -1) @ g
@@ -92,17 +84,26 @@ class ScaledDotProductAttention(Op):
                 gk = gs.transpose(-2, -1) @ q
         return gq, gk, gv, None, None
 
+    @staticmethod
+    def fused_backward(ctx, g):
+        q, k, v = ctx.saved_tensors
+        if g.dtype is not q.dtype:
+            return NotImplemented
+        xp = q._xp
+        p = _attention_weights(xp, _masked_scores(xp, q._data, k._data, ctx.mask, ctx.scale), ctx.mask is not None)[0]
+        return _attention_grads_array(xp, g._data, p, q._data, k._data, v._data, ctx.scale, ctx.needs_input_grad)
+
 
 def _attention_grads_array(xp, g, p, q, k, v, scale, need):
-    """The backward's five products and row reduction on arrays (create_graph=False)."""
+    """The backward's five products and row reduction on arrays (`fused_backward`)."""
     gq = gk = gv = None
     if need[2]:
-        gv = _wrap(xp.matmul(xp.swapaxes(p, -1, -2), g))
+        gv = xp.matmul(xp.swapaxes(p, -1, -2), g)
     if need[0] or need[1]:
         gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
         gs = p * (gp - (gp * p).sum(axis=-1, keepdims=True)) * scale
         if need[0]:
-            gq = _wrap(xp.matmul(gs, k))
+            gq = xp.matmul(gs, k)
         if need[1]:
-            gk = _wrap(xp.matmul(xp.swapaxes(gs, -1, -2), q))
+            gk = xp.matmul(xp.swapaxes(gs, -1, -2), q)
     return gq, gk, gv, None, None

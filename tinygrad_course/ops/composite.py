@@ -4,8 +4,9 @@
 whose `next_functions` lead straight to the inputs. `@recorded_as("MseLossBackward0")` gives the
 composition that shape: forward runs the composition on detached copies of the inputs (keeping that
 inner graph), and the node's backward differentiates the inner graph, so gradients are exactly the
-composition's. With `create_graph=True` the backward recomputes the composition on the real inputs, so
-higher derivatives stay connected to them.
+composition's (`fused_backward`, which the engine uses when no graph of the backward is recorded). With
+`create_graph=True` the backward recomputes the composition on the real inputs, so higher derivatives stay
+connected to them.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import functools
 
 from ..autograd.engine import grad as _grad
 from ..autograd.engine import Function
-from ..autograd.grad_mode import _state, enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor_base import TensorBase
 
 
@@ -31,19 +32,29 @@ class _Composite(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        """The composition's gradients, differentiated afresh from the real inputs (so a graph of the backward
+        leads back to them: higher derivatives)."""
         wanted = [i for i, a in enumerate(ctx.args) if isinstance(a, TensorBase) and a._requires_grad]
-        if _state.enabled:  # create_graph=True: differentiate a fresh composition of the real inputs
-            with enable_grad():
-                out = ctx.fn(*ctx.args, **ctx.kwargs)
-            sources = [ctx.args[i] for i in wanted]
-            grads = _grad(out, sources, grad_output, create_graph=True, allow_unused=True)
-        else:
-            out, leaves = ctx.inner
-            grads = _grad(out, [leaves[i] for i in wanted], grad_output, retain_graph=True, allow_unused=True)
-        result = [None] * (2 + len(ctx.args))
-        for i, g in zip(wanted, grads):
-            result[2 + i] = g
-        return tuple(result)
+        with enable_grad():
+            out = ctx.fn(*ctx.args, **ctx.kwargs)
+        grads = _grad(out, [ctx.args[i] for i in wanted], grad_output, create_graph=True, allow_unused=True)
+        return _by_position(ctx, wanted, grads)
+
+    @staticmethod
+    def fused_backward(ctx, grad_output):
+        """The same gradients from the inner graph the forward kept (nothing recomputed), as arrays."""
+        wanted = [i for i, a in enumerate(ctx.args) if isinstance(a, TensorBase) and a._requires_grad]
+        out, leaves = ctx.inner
+        grads = _grad(out, [leaves[i] for i in wanted], grad_output, retain_graph=True, allow_unused=True)
+        return _by_position(ctx, wanted, [None if g is None else g._data for g in grads])
+
+
+def _by_position(ctx, wanted, grads):
+    """One gradient per argument of `forward(ctx, fn, kwargs, *args)`: `grads` at the tensors in `wanted`."""
+    result = [None] * (2 + len(ctx.args))
+    for i, g in zip(wanted, grads):
+        result[2 + i] = g
+    return tuple(result)
 
 
 _CLASSES: dict[str, type] = {}
@@ -58,8 +69,8 @@ def recorded_as(node_name: str):
     def decorate(fn):
         @functools.wraps(fn)
         def recorded(*args, **kwargs):
-            if not _state.enabled or not any(isinstance(a, TensorBase) and a._requires_grad
-                                             for a in (*args, *kwargs.values())):
+            if not is_grad_enabled() or not any(isinstance(a, TensorBase) and a._requires_grad
+                                                for a in (*args, *kwargs.values())):
                 return fn(*args, **kwargs)
             tensor_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, TensorBase)}
             if tensor_kwargs:  # tensors passed by keyword become positional so the node sees them

@@ -9,8 +9,6 @@ strided additions (no Python loop over the batch or the pixels).
 from __future__ import annotations
 
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
 from . import conv_runs
 from .lowp import matmul_arrays
 from .windows import conv_output_size, window_view
@@ -175,40 +173,45 @@ class Conv2d(Op):
 
     @staticmethod
     def backward(ctx, g):
+        """The input and weight gradients through the patch matrix, as recorded ops (Col2Im / Im2Col)."""
         x, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if ctx.by_runs and not _state.enabled:
-            gx, gw = conv_runs.conv_backward(x._xp, x._data, weight._data, g._data, need[0], need[1], ctx.args[2],
-                                             ctx.args[3])
-            gx, gw = (None if a is None else _wrap(a) for a in (gx, gw))
-        else:
-            gx, gw = _patch_backward(ctx, g, x, weight, need)
+        groups, o = ctx.groups, weight.shape[0]
+        g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
+        gx = gw = None
+        if need[0]:
+            if groups == 1:
+                g_cols = weight.reshape(o, -1).mT @ g_cols_out
+            else:
+                w_g = weight.reshape(groups, o // groups, -1)
+                g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
+            gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
+        if need[1]:
+            cols = Im2Col.apply(x, *ctx.args)
+            if groups == 1:
+                gw = (g_cols_out @ cols.mT).reshape(weight.shape)
+            else:
+                cols_g = cols.reshape(groups, -1, cols.shape[1])
+                gw = (g_cols_out.reshape(groups, o // groups, -1) @ cols_g.mT).reshape(weight.shape)
         gb = g.sum((0, 2, 3)) if len(need) > 2 and need[2] else None
         return gx, gw, gb
 
-
-def _patch_backward(ctx, g, x, weight, need):
-    """Input and weight gradients through the patch matrix: on arrays offset by offset when no graph is
-    being built, otherwise as recorded ops (Col2Im / Im2Col) so that they can be differentiated again."""
-    groups, o = ctx.groups, weight.shape[0]
-    g_cols_out = g.transpose(0, 1).reshape(o, -1)  # (O, N*OH*OW), columns match the patch matrix
-    gx = gw = None
-    if need[0] and groups == 1 and not _state.enabled:
-        gx = _wrap(_input_grad_array(x._xp, weight._data, g_cols_out._data, ctx.x_shape, *ctx.args))
-    elif need[0]:
-        if groups == 1:
-            g_cols = weight.reshape(o, -1).mT @ g_cols_out
+    @staticmethod
+    def fused_backward(ctx, g):
+        """The same gradients on arrays: by contiguous row runs (stride 1, many channels), else offset by offset
+        without materialising the whole patch-gradient matrix."""
+        if ctx.groups != 1:
+            return NotImplemented
+        x, weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        xp = x._xp
+        if ctx.by_runs:
+            gx, gw = conv_runs.conv_backward(xp, x._data, weight._data, g._data, need[0], need[1], ctx.args[2],
+                                             ctx.args[3])
         else:
-            w_g = weight.reshape(groups, o // groups, -1)
-            g_cols = (w_g.mT @ g_cols_out.reshape(groups, o // groups, -1)).reshape(-1, g_cols_out.shape[1])
-        gx = Col2Im.apply(g_cols, ctx.x_shape, *ctx.args)
-    if need[1] and groups == 1 and not _state.enabled:
-        gw = _wrap(_weight_grad_array(x._xp, x._data, g_cols_out._data, weight._data.shape, *ctx.args))
-    elif need[1]:
-        cols = Im2Col.apply(x, *ctx.args)
-        if groups == 1:
-            gw = (g_cols_out @ cols.mT).reshape(weight.shape)
-        else:
-            cols_g = cols.reshape(groups, -1, cols.shape[1])
-            gw = (g_cols_out.reshape(groups, o // groups, -1) @ cols_g.mT).reshape(weight.shape)
-    return gx, gw
+            o = weight._data.shape[0]
+            g_cols_out = g._data.transpose(1, 0, 2, 3).reshape(o, -1)
+            gx = _input_grad_array(xp, weight._data, g_cols_out, ctx.x_shape, *ctx.args) if need[0] else None
+            gw = _weight_grad_array(xp, x._data, g_cols_out, weight._data.shape, *ctx.args) if need[1] else None
+        gb = g._data.sum(axis=(0, 2, 3)) if len(need) > 2 and need[2] else None
+        return gx, gw, gb

@@ -9,7 +9,6 @@ second derivatives work.
 from __future__ import annotations
 
 from ..autograd.engine import Op
-from ..autograd.grad_mode import _state
 from ..tensor_base import _wrap
 from .windows import conv_output_size, window_view
 from .windows import pad_array as _pad_array
@@ -112,10 +111,13 @@ class MaxPool2d(Op):
     def backward(ctx, g, _g_indices=None):
         if g is None:
             return None
-        xp = g._xp
-        if not ctx.overlap and not _state.enabled:
-            return _wrap(_route_to_offsets(xp, g._data, ctx.k, ctx.in_shape, ctx.geometry))
-        return MaxUnpoolGrad.apply(g, _flat_indices(xp, ctx.k, ctx.geometry), ctx.in_shape, ctx.overlap)
+        return MaxUnpoolGrad.apply(g, _flat_indices(g._xp, ctx.k, ctx.geometry), ctx.in_shape, ctx.overlap)
+
+    @staticmethod
+    def fused_backward(ctx, g, _g_indices=None):
+        if g is None or ctx.overlap:  # windows that overlap may share a maximum: the scatter adds them up
+            return NotImplemented
+        return _route_to_offsets(g._xp, g._data, ctx.k, ctx.in_shape, ctx.geometry)
 
 
 def _plane_scatter(xp, g, indices, in_shape, overlap):

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
 from ..autograd.engine import Node, Op
-from ..autograd.grad_mode import _state
-from ..tensor_base import _wrap
 from .concat import stack
 from .lowp import _LOW
 from .recurrent_backward import gru_backward, lstm_backward, rnn_backward, swap_last
@@ -219,8 +217,12 @@ class _RecurrentSequence(Op):
 
     @staticmethod
     def backward(ctx, d_out, d_h, d_c=None):
-        if _state.enabled:  # create_graph: differentiate the unfused computation instead
-            return _recorded_backward(ctx, (d_out, d_h, d_c))
+        """The math: the gradients of the unfused computation (the layer again with framework ops)."""
+        return _recorded_backward(ctx, (d_out, d_h, d_c))
+
+    @staticmethod
+    def fused_backward(ctx, d_out, d_h, d_c=None):
+        """Backpropagation through time on arrays, the gates of all steps in one product per weight."""
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, _ = ctx.saved_tensors  # also checks in-place changes
         X, hs, cs, saved, mask = ctx.arrays
         xp = x._xp
@@ -249,7 +251,7 @@ class _RecurrentSequence(Op):
         grads = (dx, dh0 if need[1] else None, dc0 if need[2] else None,
                  dw_ih, dw_hh, db_ih, db_hh, dW_hr if need[7] else None)
         inputs = (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
-        return tuple(None if g is None else _wrap(g.astype(t._data.dtype) if ctx.low else g)
+        return tuple(None if g is None else g.astype(t._data.dtype) if ctx.low else g
                      for g, t in zip(grads, inputs)) + (None, None, None)
 
 
