@@ -189,7 +189,7 @@ class Node:
                 is_array = _ARRAY_TYPES.get(type(value))
                 if is_array is None:
                     is_array = _is_array(value)
-                if is_array:
+                if is_array or type(value) is tuple and any(_is_array(v) for v in value):  # (a fused RNN's states)
                     del kept[name]
                     self._freed = True
 

@@ -20,7 +20,7 @@ derivatives through the layer are exact, at the speed of the unfused path.
 from __future__ import annotations
 
 from ..autograd.engine import grad as _autograd_grad
-from ..autograd.engine import Node, Op
+from ..autograd.engine import Op
 from .concat import stack
 from .lowp import _LOW
 from .recurrent_backward import gru_backward, lstm_backward, rnn_backward, swap_last
@@ -266,15 +266,6 @@ class GruSequence(_RecurrentSequence):
 class RnnSequence(_RecurrentSequence):
     node_name = "RnnSequenceBackward0"
 
-
-def _release(node):
-    """Free the forward's arrays with the saved tensors once the graph is not retained."""
-    Node._release(node)
-    node.arrays = None
-
-
-for _op in (LstmSequence, GruSequence, RnnSequence):
-    _op._Node._release = _release
 
 _OPS = {"LSTM": LstmSequence, "GRU": GruSequence, "RNN_TANH": RnnSequence, "RNN_RELU": RnnSequence}
 
