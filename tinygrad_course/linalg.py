@@ -9,7 +9,7 @@ from ._unsupported import missing as _missing
 from .autograd.engine import Op
 from .ops import cross_distance as _L
 from .ops import reduce as _R
-from .ops._util import type_name
+from .dtypes import type_name
 from .ops.out_arg import supports_out
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "cross", "det", "inv", "solve", "LinAlgError"]

@@ -45,7 +45,9 @@ def test_gradient_through_inplace_twin_matches_torch(name):
     weights = torch.arange(6.0).reshape(2, 3)
     (t_mid * weights).sum().backward()
     (o_mid * to_tc(weights)).sum().backward()
-    np.testing.assert_allclose(ours.grad.cpu().numpy(), theirs.grad.numpy(), rtol=1e-6)
+    # expm1's gradient is result + 1, which cancels where the result is near -1: one unit in the last place of
+    # NumPy's expm1 against PyTorch's grows to a few there
+    np.testing.assert_allclose(ours.grad.cpu().numpy(), theirs.grad.numpy(), rtol=1e-5 if name == "expm1" else 1e-6)
 
 
 def test_bitwise_inplace_twins_on_integers():

@@ -12,7 +12,8 @@ from ..ops import cross_distance as XD
 from ..ops import diagonal as DG
 from ..ops import products as PR
 from ..ops import reduce as R
-from ..ops._util import normalize_dim, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim
 from ..ops.out_arg import supports_out
 
 METHOD_FUNCTIONS: tuple[str, ...] = (

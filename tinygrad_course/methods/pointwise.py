@@ -9,7 +9,7 @@ from ..factories import tensor
 from ..ops import pointwise_binary as PB
 from ..ops import pointwise_unary as PU
 from ..ops import reduce_extra as RX
-from ..ops._util import type_name
+from ..dtypes import type_name
 
 _UNARY_NAMES = tuple(PU.UNARY)
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",

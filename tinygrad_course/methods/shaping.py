@@ -5,7 +5,9 @@ from __future__ import annotations
 from ..ops import indexing as IX
 from ..ops import rearrange as RA
 from ..ops import strided_views as SV
-from ..ops._util import as_tensor_like, normalize_dim, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim
+from ..ops._util import as_tensor_like
 from ..ops.concat import cat
 from ..shapes import shape_from_args
 from .stacking import repeat_interleave

@@ -9,7 +9,9 @@ from ..factories import tensor
 from ..ops import cumulative as CU
 from ..ops import sorting as S
 from ..ops import sorting_search as Q
-from ..ops._util import check_same_device, normalize_dim, normalize_dims, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim, normalize_dims
+from ..ops._util import check_same_device
 from ..tensor_base import _wrap
 
 METHOD_FUNCTIONS: tuple[str, ...] = (

@@ -7,7 +7,8 @@ import warnings
 
 from ..dtypes import int64
 from ..factories import arange, empty, tensor
-from ..ops._util import normalize_dim, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim
 from ..ops.concat import cat, stack
 from ..tensor_base import _wrap
 

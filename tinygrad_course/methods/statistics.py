@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..factories import arange
-from ..ops._util import type_name
+from ..dtypes import type_name
 
 METHOD_FUNCTIONS: tuple[str, ...] = ("cov", "corrcoef")
 __all__: list[str] = []

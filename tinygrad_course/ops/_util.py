@@ -6,14 +6,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes as _dt
-from ..dtypes import TYPE_NAMES, type_name  # noqa: F401  (re-exported for the ops' error messages)
 from ..factories import tensor as _tensor
-from ..shapes import (  # noqa: F401
-    BROADCAST_HINT,
-    broadcast_shapes_checked,
-    normalize_dim,
-    normalize_dims,
-)
 from ..tensor_base import TensorBase
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .. import factories
 from ..autograd.engine import Op
-from ._util import check_same_device, normalize_dim
+from ..shapes import normalize_dim
+from ._util import check_same_device
 
 
 class Cat(Op):

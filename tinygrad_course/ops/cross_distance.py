@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 from ..autograd.engine import Op
-from ._util import check_same_device, normalize_dim, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim
+from ._util import check_same_device
 from .products import _in_float32, _same_dtype
 
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.engine import Op
-from ._util import normalize_dim, type_name
+from ..dtypes import type_name
+from ..shapes import normalize_dim
 from .reduce import _sum_dtype
 from .sorting import _at_least_1d, _PickAlongDim, comparable
 

@@ -8,7 +8,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.engine import Op
 from ..factories import eye
-from ._util import check_same_device, normalize_dim
+from ..shapes import normalize_dim
+from ._util import check_same_device
 
 
 class Trace(Op):

@@ -16,7 +16,7 @@ from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32
 from .normalize_grads import normalize_grads_array
-from ._util import normalize_dim
+from ..shapes import normalize_dim
 
 
 def _float(x):

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import factories
 from ..autograd.engine import Op
-from ._util import first_out_of_range, normalize_dim
+from ..shapes import normalize_dim
+from ._util import first_out_of_range
 from .comparison import where
 from .indexing import IndexPutZeros, _pad_to, _wrap
 

@@ -8,8 +8,9 @@ import numpy as np
 from .. import factories
 from ..shapes import broadcast_shapes
 from ..autograd.engine import Op
-from ._util import first_out_of_range, normalize_dim, type_name
-from ..autograd.sum_to_shape import sum_to_shape
+from ..dtypes import type_name
+from ..shapes import normalize_dim
+from ._util import first_out_of_range
 from .indexing import AdvancedGetItem, _pad_to, _shape_str, _wrap, check_index_arrays
 
 
@@ -173,7 +174,7 @@ class MaskedScatter(Op):
         if n > source._data.size:
             raise RuntimeError("Number of elements of source < number of ones in mask")
         out[m] = source._data.reshape(-1)[:n]
-        ctx.x_shape, ctx.src_shape, ctx.n = x._data.shape, source._data.shape, n
+        ctx.src_shape, ctx.n = source._data.shape, n
         ctx.save_for_backward(_wrap(m))
         return out
 
@@ -182,7 +183,7 @@ class MaskedScatter(Op):
         (m,) = ctx.saved_tensors
         gx = gsrc = None
         if ctx.needs_input_grad[0]:
-            gx = sum_to_shape(g.masked_fill(m, 0), ctx.x_shape)
+            gx = g.masked_fill(m, 0)
         if ctx.needs_input_grad[2]:
             picked = AdvancedGetItem.apply(g, (m._data,), False)
             numel = int(np.prod(ctx.src_shape))
@@ -271,7 +272,7 @@ class IndexPut(Op):
             xp.add.at(out, integer_index(nidx, xp), v)
         else:
             out[nidx] = v
-        ctx.nidx, ctx.accumulate, ctx.v_shape = nidx, accumulate, values._data.shape
+        ctx.nidx, ctx.accumulate = nidx, accumulate
         return out
 
     @staticmethod
@@ -283,5 +284,5 @@ class IndexPut(Op):
             else:
                 gx = IndexPut.apply(g, factories.zeros((), dtype=g.dtype, device=g.device), ctx.nidx, False)
         if ctx.needs_input_grad[1]:
-            gv = sum_to_shape(AdvancedGetItem.apply(g, ctx.nidx, False), ctx.v_shape)
+            gv = AdvancedGetItem.apply(g, ctx.nidx, False)
         return gx, gv

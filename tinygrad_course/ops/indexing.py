@@ -8,8 +8,8 @@ import numpy as np
 
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from ._util import first_out_of_range, normalize_dim
-from ..autograd.sum_to_shape import sum_to_shape
+from ..shapes import normalize_dim
+from ._util import first_out_of_range
 
 
 def _is_basic(idx):
@@ -249,8 +249,7 @@ class MaskedFill(Op):
     @staticmethod
     def backward(ctx, g):
         (mask,) = ctx.saved_tensors
-
-        return sum_to_shape(g.masked_fill(mask, 0.0), g.shape), None, None
+        return g.masked_fill(mask, 0.0), None, None
 
 
 class Triangle(Op):

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import Op
-from ._util import broadcast_shapes_checked, check_same_device, type_name
+from ..dtypes import type_name
+from ..shapes import broadcast_shapes_checked
+from ._util import check_same_device
 from .lowp import matmul_arrays
 
 

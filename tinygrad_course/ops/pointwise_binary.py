@@ -11,7 +11,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.engine import Op
 from ..factories import full
-from ._util import as_array, type_name
+from ..dtypes import type_name
+from ._util import as_array
 from .arithmetic import binary_operands
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.engine import Op
-from ._util import type_name
+from ..dtypes import type_name
 from .erf import erf
 from .unary_math import Sign, _float_array
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..autograd.engine import Op
 from ..factories import eye, ones
-from ._util import check_same_device, type_name
-from ..autograd.sum_to_shape import sum_to_shape
+from ..dtypes import type_name
+from ._util import check_same_device
 from .lowp import matmul_arrays
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -213,7 +213,7 @@ class AddProduct(Op):
             raise RuntimeError(f"The expanded size of the tensor ({prod.shape[-1]}) must match the existing size "
                                f"({x._data.shape[-1]}) at non-singleton dimension {x.ndim - 1}.  Target sizes: "
                                f"{list(prod.shape)}.  Tensor sizes: {list(x._data.shape)}") from None
-        ctx.beta, ctx.alpha, ctx.in_shape = beta, alpha, x._data.shape
+        ctx.beta, ctx.alpha = beta, alpha
         ctx.save_for_backward(m1 if ctx.needs_input_grad and ctx.needs_input_grad[2] else None,
                               m2 if ctx.needs_input_grad and ctx.needs_input_grad[1] else None)
         out = prod if alpha == 1 else prod * alpha
@@ -225,7 +225,7 @@ class AddProduct(Op):
     def backward(ctx, g):
         m1, m2 = ctx.saved_tensors
         need, kind = ctx.needs_input_grad, ctx._fn.kind
-        gx = sum_to_shape(g * ctx.beta, ctx.in_shape) if need[0] else None
+        gx = g * ctx.beta if need[0] else None
         ga = g if ctx.alpha == 1 else g * ctx.alpha
         g1 = g2 = None
         if kind == "mv":

@@ -4,7 +4,7 @@ gradient back (repeat sums the copies).
 from __future__ import annotations
 
 from ..autograd.engine import Op
-from ._util import normalize_dim
+from ..shapes import normalize_dim
 
 
 class Repeat(Op):

@@ -15,7 +15,7 @@ from .. import factories
 from .._namespace import namespace
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from ._util import normalize_dim, normalize_dims
+from ..shapes import normalize_dim, normalize_dims
 
 
 class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):

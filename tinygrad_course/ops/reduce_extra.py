@@ -8,7 +8,7 @@ from .. import dtypes as _dt
 from .._namespace import namespace
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from ._util import normalize_dims
+from ..shapes import normalize_dims
 from .reduce import _unreduce
 
 

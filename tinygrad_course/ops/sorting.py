@@ -12,14 +12,9 @@ from .. import dtypes as _dt
 from .. import factories
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from ._util import (
-    broadcast_shapes_checked,
-    check_same_device,
-    first_out_of_range,
-    normalize_dim,
-    type_name,
-)
-from ..autograd.sum_to_shape import sum_to_shape
+from ..dtypes import type_name
+from ..shapes import broadcast_shapes_checked, normalize_dim
+from ._util import check_same_device, first_out_of_range
 from .indexing import IndexPutZeros
 from .reduce import _ValuesIndices
 
@@ -265,8 +260,7 @@ class MaskedSelect(Op):
 
     @staticmethod
     def backward(ctx, g):
-        full = IndexPutZeros.apply(g, ctx.picked_from, ctx.picked, False).reshape(ctx.full_shape)
-        return sum_to_shape(full, ctx.shape), None
+        return IndexPutZeros.apply(g, ctx.picked_from, ctx.picked, False).reshape(ctx.full_shape), None
 
 
 class Take(Op):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.engine import Op
 from ..shapes import storage_index
-from ._util import normalize_dim
+from ..shapes import normalize_dim
 from .indexing import IndexPutZeros, _shape_str, _wrap
 
 

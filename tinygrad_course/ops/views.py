@@ -12,7 +12,7 @@ import numpy as np
 
 from .._backend import check_dtype_on_device, to_device_array
 from ..autograd.engine import Op
-from ._util import normalize_dim
+from ..shapes import normalize_dim
 from ..autograd.sum_to_shape import sum_to_shape
 
 

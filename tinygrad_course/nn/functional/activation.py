@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...factories import sampler
 from ...ops import fused as _fused
-from ...ops._util import normalize_dim
+from ...shapes import normalize_dim
 from ...ops.activation import (
     _float_only,
     hardshrink,  # noqa: F401  (F.hardshrink: the function lives beside its op)

@@ -1,7 +1,7 @@
 """Distances and similarities in `tc.nn.functional`: normalize, cosine_similarity, pairwise_distance, pdist."""
 from __future__ import annotations
 
-from ...ops._util import broadcast_shapes_checked
+from ...shapes import broadcast_shapes_checked
 from ...tensor_base import _wrap
 
 
