@@ -180,11 +180,15 @@ _POW_NODES = {True: type("PowBackward1", (Pow._Node,), {}), False: type("PowBack
 
 
 class Remainder(Op):
+    """a mod b with the sign of b. PyTorch's nodes: RemainderBackward0 (tensor % number), 1 (tensor % tensor)."""
+
     node_name = "RemainderBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
+        if ctx.needs_input_grad and hasattr(b, "_data"):
+            ctx.__class__ = _REMAINDER_BY_TENSOR
         ctx.save_for_backward(a, b)
         xp = (a if hasattr(a, "_data") else b)._xp
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -194,6 +198,9 @@ class Remainder(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return grad, -grad * (a / b).floor()
+
+
+_REMAINDER_BY_TENSOR = type("RemainderBackward1", (Remainder._Node,), {})
 
 
 class FloorDivide(Op):

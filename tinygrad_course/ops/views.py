@@ -158,12 +158,16 @@ class Expand(Op):
 
 
 class Squeeze(Op):
+    """PyTorch names the node by overload: SqueezeBackward0 (every size-1 dim), 1 (one dim), 2 (a list of dims)."""
+
     node_name = "SqueezeBackward1"
     view = True
 
     @staticmethod
     def forward(ctx, x, dim=None):
         ctx.shape = x._data.shape
+        if ctx.needs_input_grad and not isinstance(dim, int):
+            ctx.__class__ = _SQUEEZE_NODES[dim is None]
         if dim is None:
             return x._data.squeeze()
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -174,6 +178,10 @@ class Squeeze(Op):
     @staticmethod
     def backward(ctx, g):
         return g.reshape(ctx.shape)
+
+
+_SQUEEZE_NODES = {True: type("SqueezeBackward0", (Squeeze._Node,), {}),
+                  False: type("SqueezeBackward2", (Squeeze._Node,), {})}
 
 
 class Unsqueeze(Op):
