@@ -186,10 +186,18 @@ class Node:
         if self._fn is not None and not self._fn._check_grads:  # a built-in op (an `Op`)
             kept = self.__dict__
             for name, value in list(kept.items()):
-                is_array = _ARRAY_TYPES.get(type(value))
-                if is_array is None:
-                    is_array = _is_array(value)
-                if is_array or type(value) is tuple and any(_is_array(v) for v in value):  # (a fused RNN's states)
+                if type(value) is tuple:  # arrays a fused op keeps together (a recurrent layer's states)
+                    drop = False
+                    for v in value:
+                        is_array = _ARRAY_TYPES.get(type(v))
+                        if is_array or is_array is None and _is_array(v):
+                            drop = True
+                            break
+                else:
+                    drop = _ARRAY_TYPES.get(type(value))
+                    if drop is None:
+                        drop = _is_array(value)
+                if drop:
                     del kept[name]
                     self._freed = True
 
@@ -424,7 +432,8 @@ class Op(Function):
     Class options: `differentiable = False` for ops whose outputs never require grad;
     `view = True` when the output shares storage with input 0 (forward may override per call by
     setting `ctx.view`); forward may set `ctx.save_output = True` to keep its output for backward
-    (read it back with `ctx.saved_output`), which avoids a reference cycle through the output.
+    (read it back with `ctx.saved_output`), which avoids a reference cycle through the output;
+    `save_inputs = True` saves every argument for backward (`ctx.saved_tensors`) when the call is recorded.
     Multi-output ops return a tuple of arrays; `non_differentiable_outputs` lists output indices
     that never require grad (e.g. the indices of `max`). `ctx.needs_input_grad` is empty when the
     call is not recorded, so `forward` saves nothing then.
@@ -440,6 +449,7 @@ class Op(Function):
     differentiable = True
     view = False
     save_output = False
+    save_inputs = False
     non_differentiable_outputs = ()
 
     @classmethod
@@ -467,6 +477,8 @@ class Op(Function):
         if record:
             ctx.needs_input_grad = tuple([isinstance(a, TensorBase) and a._requires_grad for a in args])
             _record(ctx, args, ctx.needs_input_grad)
+            if cls.save_inputs:
+                ctx.save_for_backward(*args)
         try:
             out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:

@@ -99,11 +99,11 @@ class Sub(Op):
 
 class Mul(Op):
     node_name = "MulBackward0"
+    save_inputs = True
 
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b)
-        ctx.save_for_backward(a, b)
         return (xa * xb).astype(rd.np_dtype, copy=False)
 
     @staticmethod
@@ -114,11 +114,11 @@ class Mul(Op):
 
 class Div(Op):
     node_name = "DivBackward0"
+    save_inputs = True
 
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b, float_only=True)
-        ctx.save_for_backward(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (xa / xb).astype(rd.np_dtype, copy=False)
 
