@@ -109,3 +109,15 @@ def shape_from_args(args):
     if len(args) == 1 and hasattr(args[0], "_data") and args[0].ndim == 1:
         return tuple(args[0].tolist())
     return tuple(args)
+
+
+def broadcast_error(shapes, error):
+    """PyTorch's RuntimeError for operand shapes that do not broadcast, in place of NumPy's ValueError `error`
+    (other errors are returned unchanged)."""
+    if "broadcast" not in str(error):
+        return error
+    try:
+        broadcast_shapes_checked(*shapes)
+    except RuntimeError as mismatch:
+        return mismatch
+    return error

@@ -222,9 +222,9 @@ def test_backward_frees_the_forward_arrays_unless_the_graph_is_retained():
     out, _ = lstm(tc.randn(5, 2, 3))
     node = out.grad_fn
     out.sum().backward(retain_graph=True)
-    assert node.arrays is not None
+    assert node.__dict__.get("arrays") is not None
     out.sum().backward()
-    assert node.arrays is None
+    assert "arrays" not in node.__dict__  # freed with the other arrays the forward kept
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         out.sum().backward()
 

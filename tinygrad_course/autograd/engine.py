@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import seams
 from ..seams import backward_rule
-from ..shapes import broadcast_shapes_checked
+from ..shapes import broadcast_error, broadcast_shapes_checked
 from ..tensor_base import TensorBase, _wrap
 from .anomaly_mode import check_gradients, remember_forward
 from .anomaly_mode import state as _anomaly
@@ -38,6 +38,7 @@ from .autocast_state import autocast_state as _autocast
 from .grad_mode import _state
 from .grad_capture import Capture
 from .hooks import add_hook, run_pre_hooks
+from .saved_variable import FREED_MESSAGE, version_error
 from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
 
@@ -54,36 +55,6 @@ module_stack = _ModuleStack()  # nn.Module.__call__ pushes/pops; nodes remember 
 profilers = []
 _recorders = []  # lists receiving (node, grad_outputs, grad_inputs) while record_backward() is active
 _final_callbacks = []  # one list per running backward pass (innermost last)
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after they "
-    "have already been freed). Saved intermediate values of the graph are freed when you call "
-    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-    "graph a second time or if you need to access saved tensors after calling backward."
-)
-
-
-def _version_error(tensor, saved_version, node):
-    desc = f"[{tensor.type()} [{', '.join(map(str, tensor.shape))}]]"
-    if tensor.grad_fn is not None and tensor.grad_fn is not node:
-        where = f", which is output {tensor._output_nr} of {_op_name(tensor.grad_fn)},"
-    elif node is not None and tensor._base is None and tensor.grad_fn is None and not tensor._requires_grad:
-        where = f", which is output 0 of {_op_name(node)},"
-    else:
-        where = ""
-    return RuntimeError(
-        "one of the variables needed for gradient computation has been modified by an inplace operation: "
-        f"{desc}{where} is at version {tensor._version[0]}; expected version {saved_version} instead. "
-        "Hint: the tensor was changed in place (e.g. x += 1, x.add_(...), x[i] = v) after the forward pass "
-        "used it; compute a new tensor instead (x = x + 1) or clone it before modifying."
-    )
-
-
-def _op_name(node):
-    """PyTorch names the op, not its node, in the version error: "Mul" for MulBackward0."""
-    name = node.name()
-    return name[:name.index("Backward")] if "Backward" in name else name
-
 
 _ARRAY_TYPES = {}  # type -> whether it is a backend array type (NumPy or CuPy), filled as types are met
 
@@ -142,10 +113,10 @@ class Node:
     def saved_tensors(self):
         """The tensors saved in forward; raises if freed or modified in place since."""
         if self._released:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(FREED_MESSAGE)
         for t, v in zip(self._saved, self._saved_versions):
             if v is not None and t._version[0] != v:
-                raise _version_error(t, v, self)
+                raise version_error(t, v, self)
         outs = self.__dict__.get("_saved_outputs")
         if outs and _state.enabled:  # create_graph: saved outputs must lead back to this node
             return tuple(self._relinked(t, outs[i]) if i in outs else t for i, t in enumerate(self._saved))
@@ -155,10 +126,10 @@ class Node:
     def saved_output(self):
         """The op's own output as saved in forward (built-in ops that set `ctx.save_output = True`)."""
         if self._released:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(FREED_MESSAGE)
         alias = self._out_alias
         if alias._version[0] != self._out_version:
-            raise _version_error(alias, self._out_version, self)
+            raise version_error(alias, self._out_version, self)
         if _state.enabled:  # create_graph: the output must lead back to this node for higher derivatives
             return self._relinked(alias, 0)
         return alias
@@ -235,7 +206,7 @@ class Node:
         """Run this node's backward on the gradients of its outputs; one gradient per next_function, each
         reduced to its input's shape and dtype."""
         if self._freed:
-            raise RuntimeError(_FREED_MESSAGE)
+            raise RuntimeError(FREED_MESSAGE)
         fn = self._fn
         # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
         if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
@@ -414,18 +385,6 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
-def _broadcast_error(args, error):
-    """PyTorch's RuntimeError for tensor arguments that do not broadcast (NumPy raises ValueError);
-    other errors are returned unchanged."""
-    if "broadcast" not in str(error):
-        return error
-    try:
-        broadcast_shapes_checked(*(a._data.shape for a in args if isinstance(a, TensorBase)))
-    except RuntimeError as mismatch:
-        return mismatch
-    return error
-
-
 class Op(Function):
     """A built-in primitive: `forward` returns backend arrays, `backward` uses framework ops.
 
@@ -482,7 +441,7 @@ class Op(Function):
         try:
             out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
-            error = _broadcast_error(args, e)
+            error = broadcast_error([a._data.shape for a in args if isinstance(a, TensorBase)], e)
             if error is e:
                 raise
             raise error from None
