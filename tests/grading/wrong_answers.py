@@ -47,7 +47,8 @@ def assert_stub_fails(exercise: str, *objects) -> None:
 
 def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
     """`objects` fail `exercise` with a first message holding every phrase (the mistake named, the input
-    shown) and no hint; the hint, if the check has one, comes with the second failure and from hint()."""
+    shown) and no hint; the fix, if the check has one, is held back until two checks have failed and hint()
+    is asked a second time."""
     reset_attempts()
     with pytest.raises(CheckFailed) as first:
         check(exercise, *objects)
@@ -59,10 +60,12 @@ def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
     if fix:
         assert fix not in message, f"the hint was shown on the first failure:\n{message}"
         assert f'hint("{exercise}")' in message
-        assert fix in str(hint(exercise))
+        assert fix not in str(hint(exercise)), "hint() gave the fix after a single failure"
         with pytest.raises(CheckFailed) as second:
             check(exercise, *objects)
-        assert f"hint: {fix}" in str(second.value)
+        assert fix not in str(second.value), "the second failure gave the fix without being asked"
+        assert fix not in str(hint(exercise)), "hint() gave the fix when first asked"
+        assert fix in str(hint(exercise))
     return message
 
 
@@ -75,8 +78,8 @@ def first_failure(exercise: str, *objects) -> str:
 
 
 def both_failures(exercise: str, *objects) -> str:
-    """The second failure's message (the first one's, plus the hint when the check has one); the first must
-    not have shown that hint."""
+    """The second failure's diagnosis followed by '  hint: <fix>' as hint() gives it when asked twice after
+    it (when the check has a fix); neither failure may have shown that fix by itself."""
     reset_attempts()
     with pytest.raises(CheckFailed) as first:
         check(exercise, *objects)
@@ -84,7 +87,12 @@ def both_failures(exercise: str, *objects) -> str:
         assert first.value.hint not in str(first.value), f"the hint was shown on the first failure:\n{first.value}"
     with pytest.raises(CheckFailed) as second:
         check(exercise, *objects)
-    return str(second.value)
+    message = str(second.value)
+    assert not first.value.hint or first.value.hint not in message, "the second failure gave the fix unasked"
+    hint(exercise)
+    fix = hint(exercise).text
+    diagnosis = message.rpartition("\n  (")[0] or message  # without the line that points to hint()
+    return diagnosis + (f"\n  hint: {fix}" if first.value.hint else "")
 
 
 def unwritten_stub(*args, **kwargs):
