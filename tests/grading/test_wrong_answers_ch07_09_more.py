@@ -209,7 +209,7 @@ CATALOGUE = [
     ("07.2", (compare_keys_only,), ["expected [('fc1.weight', (4, 3), (5, 3))], got []",
                                    "input: model_state = {'fc1.weight': (4, 3)"]),
     ("07.3", (export_parameters_by_position, import_npz), ["the array names in the .npz file"]),
-    ("07.3", (export_npz, import_without_loading), ["a model loaded from the .npz: its outputs",
+    ("07.3", (export_npz, import_without_loading), ["a model loaded from the .npz: its outputs", "never put the arrays",
                                                    "input: export_npz(model, path)"]),
     ("08.1", (grad_norms_squared,), ["every value is the square of the expected norm", "input: a 6-layer sigmoid MLP"]),
     ("08.1", (grad_norms_mean_square,), ["the squares were averaged, not summed"]),
@@ -222,12 +222,14 @@ CATALOGUE = [
     ("08.3", (count_ops_total_time,), ["'aten::mul': 1"]),
     ("09.1", (average_summing,), ["replica 0's gradient for layer 0 after average_gradients", "that is the sum of the replicas' gradients",
                                           "input: replica 0's layer-0 gradient = "]),
-    ("09.1", (average_first_replica_only,), ["replica 1's gradient (must equal replica 0's)", "input: "]),
+    ("09.1", (average_first_replica_only,), ["replica 1's gradient (must equal replica 0's)", "input: ",
+                                           "only replica 0's was replaced"]),
     ("09.2", (shard_contiguous_blocks,), ["shard(range(10), rank=0, world_size=2): expected [0, 2, 4, 6, 8], got "
                                          "[0, 1, 2, 3, 4]"]),
     ("09.2", (shard_without_padding,), ["shard(range(10), rank=1, world_size=3)"]),
     ("09.2", (shard_of_positions,), ["shard([5, 9, 1, 7], rank=1, world_size=2): expected [9, 7], got [1, 3]"]),
-    ("09.3", (ring_reduce_scatter_only,), ["rank 0's result (2 ranks, 6 values)", "input: rank 0's array = "]),
+    ("09.3", (ring_reduce_scatter_only,), ["rank 0's result (2 ranks, 6 values)", "input: rank 0's array = ",
+                                        "the all-gather that passes the finished chunks"]),
     ("09.3", (ring_counting_whole_vectors,), ["values sent by each rank (2 ranks, 6 values): expected [6, 6], got "
                                               "[12, 12]"]),
 ]

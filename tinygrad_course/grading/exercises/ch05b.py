@@ -95,6 +95,14 @@ def _step_lr_reference(model, loader, epochs, lr, per_batch=False, before=False)
     return lrs
 
 
+def _fell_too_fast(got, expected) -> bool:
+    """Every rate is 0.01 halved a whole number of times, and by the end it was halved more often than
+    stepping once per epoch gives."""
+    halvings = np.log2(0.01 / got)
+    return bool(np.all(got > 0) and np.allclose(halvings, np.round(halvings), atol=1e-6)
+                and halvings[-1] > np.log2(0.01 / expected[-1]) + 0.5)
+
+
 @exercise("05b.2", title="add a StepLR schedule", points=2)
 def step_lr_check(t, train_with_step_lr):
     x, y = _digits(0, 256)
@@ -114,6 +122,9 @@ def step_lr_check(t, train_with_step_lr):
                         "rate fell 4 times too fast", "StepLR counts epochs here, so step it once per epoch"),
         mistakes.custom(lambda g, e: np.allclose(g, before), "scheduler.step() ran before the epoch's training: "
                         "every rate comes one epoch early", "step it after the epoch's optimizer steps"),
+        mistakes.custom(_fell_too_fast, "the rate fell faster than StepLR(step_size=2) stepped once per epoch "
+                        "allows: scheduler.step() ran more often than once per epoch (after every batch?)",
+                        "StepLR counts epochs here, so step it once per epoch, after the epoch's batches"),
         mistakes.custom(lambda g, e: np.allclose(g, 0.01), "the learning rate never changed",
                         "create StepLR(optimizer, step_size=2, gamma=0.5) and call scheduler.step() every epoch")])
     reference = copy.deepcopy(start)

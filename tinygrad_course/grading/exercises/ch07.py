@@ -5,6 +5,7 @@ Every piece is used for real: the checkpoint functions interrupt and resume a tr
 which must end with exactly the weights of an uninterrupted run.
 """
 import collections
+import copy
 import os
 import pickle
 import pickletools
@@ -125,12 +126,18 @@ def npz_check(t, export_npz, import_npz):
             t.close(data["0.weight"], model[0].weight, what="the array for '0.weight'", given=given)
         tc.manual_seed(1)
         other = tc.nn.Sequential(tc.nn.Linear(64, 8), tc.nn.ReLU(), tc.nn.Linear(8, 10))
+        other_before = copy.deepcopy(other)
         import_npz(other, path)
         X, _ = digits(0, 32)
         with tc.no_grad():
+            untouched = other_before(X).numpy()
             t.close(other(X), model(X), what="a model loaded from the .npz: its outputs", atol=0,
                     given=given + "; then import_npz(other, path) into a model with other weights, both run on the "
-                                  "first 32 digits")
+                                  "first 32 digits",
+                    mistakes=[mistakes.custom(lambda g, e: np.array_equal(g, untouched),
+                                              "the other model still has its own weights: import_npz read the file "
+                                              "but never put the arrays into the model",
+                                              "finish with model.load_state_dict({name: tc.tensor(array), ...})")])
 
 
 # --- 07.4-07.6: what a pickle runs, a safe loader with an allow-list, a framework-free forward pass ---

@@ -49,7 +49,11 @@ def average_check(t, average_gradients):
                                               "that is the sum of the replicas' gradients, not their average",
                                               "divide the sum by the number of replicas")])
             t.close(replicas[1][0].weight.grad, replicas[0][0].weight.grad,
-                    what="replica 1's gradient (must equal replica 0's)", atol=0, given=given)
+                    what="replica 1's gradient (must equal replica 0's)", atol=0, given=given,
+                    mistakes=[mistakes.custom(lambda g, e: np.array_equal(g, local[1]),
+                                              "replica 1 still holds its own gradient: only replica 0's was "
+                                              "replaced by the average",
+                                              "assign the average to p.grad of EVERY replica's parameter")])
         for o in opts:
             o.step()
         single_opt.zero_grad()
@@ -85,6 +89,12 @@ def shard_check(t, shard):
             hint="shard the given list (it may be shuffled), not range(len(...))")
 
 
+def _only_own_chunk_complete(got, expected, rank, world) -> bool:
+    """The result is right in exactly one of the `world` chunks (np.array_split's) and wrong in the others."""
+    right = [np.allclose(g, e) for g, e in zip(np.array_split(got, world), np.array_split(expected, world))]
+    return sum(right) == 1
+
+
 @exercise("09.3", title="ring all-reduce, simulated", points=3)
 def ring_check(t, ring_all_reduce):
     rng = np.random.default_rng(0)
@@ -96,7 +106,13 @@ def ring_check(t, ring_all_reduce):
         total = np.sum(originals, axis=0)
         t.equal(len(results), world, what=f"number of results for {world} ranks", given=given)
         for r in range(world):
-            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)", given=given)
+            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)", given=given,
+                    mistakes=[mistakes.custom(
+                        lambda g, e: _only_own_chunk_complete(g, e, r, world),
+                        "only one chunk of the result holds the full sum: that is the end of the reduce-scatter; "
+                        "the all-gather that passes the finished chunks round the ring is missing",
+                        "after world - 1 reduce-scatter steps, run world - 1 more steps that copy the finished "
+                        "chunks to the next rank")])
         if n % world == 0:
             t.equal([int(s) for s in sent], [2 * (world - 1) * n // world] * world,
                     what=f"values sent by each rank ({world} ranks, {n} values)", given=given,
