@@ -203,12 +203,13 @@ CATALOGUE = [
     ("07.1", (save_checkpoint, load_forgetting_the_model), ["the model's weights after loading",
                                                            "input: save_checkpoint(path, model, optimizer"]),
     ("07.2", (compare_sides_swapped,), ["missing (in the model, not in the checkpoint): expected ['fc2.weight'], "
-                                       "got ['head.weight']"]),
+                                       "got ['head.weight']", "missing and unexpected are swapped"]),
     ("07.2", (compare_shapes_reversed,), ["shape_mismatch as (name, model shape, checkpoint shape)",
-                                          "got [('fc1.weight', (5, 3), (4, 3))]"]),
+                                          "got [('fc1.weight', (5, 3), (4, 3))]", "the two shapes are in the wrong order"]),
     ("07.2", (compare_keys_only,), ["expected [('fc1.weight', (4, 3), (5, 3))], got []",
-                                   "input: model_state = {'fc1.weight': (4, 3)"]),
-    ("07.3", (export_parameters_by_position, import_npz), ["the array names in the .npz file"]),
+                                   "input: model_state = {'fc1.weight': (4, 3)", "only the keys were compared"]),
+    ("07.3", (export_parameters_by_position, import_npz), ["the array names in the .npz file",
+                                                                      "saved by position"]),
     ("07.3", (export_npz, import_without_loading), ["a model loaded from the .npz: its outputs", "never put the arrays",
                                                    "input: export_npz(model, path)"]),
     ("08.1", (grad_norms_squared,), ["every value is the square of the expected norm", "input: a 6-layer sigmoid MLP"]),
@@ -219,19 +220,20 @@ CATALOGUE = [
                                     "an output of inf without any NaN was not noticed"]),
     ("08.2", (nonfinite_last_not_first,), ["the first module with a non-finite output: expected '3', got '4'"]),
     ("08.3", (count_ops_after_the_block,), ["the counts for ((a * b + a) * 2).sum()"]),
-    ("08.3", (count_ops_total_time,), ["'aten::mul': 1"]),
+    ("08.3", (count_ops_total_time,), ["'aten::mul': 1", "every op was counted once"]),
     ("09.1", (average_summing,), ["replica 0's gradient for layer 0 after average_gradients", "that is the sum of the replicas' gradients",
                                           "input: replica 0's layer-0 gradient = "]),
     ("09.1", (average_first_replica_only,), ["replica 1's gradient (must equal replica 0's)", "input: ",
                                            "only replica 0's was replaced"]),
     ("09.2", (shard_contiguous_blocks,), ["shard(range(10), rank=0, world_size=2): expected [0, 2, 4, 6, 8], got "
-                                         "[0, 1, 2, 3, 4]"]),
-    ("09.2", (shard_without_padding,), ["shard(range(10), rank=1, world_size=3)"]),
-    ("09.2", (shard_of_positions,), ["shard([5, 9, 1, 7], rank=1, world_size=2): expected [9, 7], got [1, 3]"]),
+                                         "[0, 1, 2, 3, 4]", "deals the indices out in turn"]),
+    ("09.2", (shard_without_padding,), ["shard(range(10), rank=1, world_size=3)", "not padded to a multiple"]),
+    ("09.2", (shard_of_positions,), ["shard([5, 9, 1, 7], rank=1, world_size=2): expected [9, 7], got [1, 3]",
+                                     "positions in the list, not its entries"]),
     ("09.3", (ring_reduce_scatter_only,), ["rank 0's result (2 ranks, 6 values)", "input: rank 0's array = ",
                                         "the all-gather that passes the finished chunks"]),
     ("09.3", (ring_counting_whole_vectors,), ["values sent by each rank (2 ranks, 6 values): expected [6, 6], got "
-                                              "[12, 12]"]),
+                                              "[12, 12]", "the whole vector instead of one chunk"]),
 ]
 
 

@@ -154,7 +154,9 @@ def cnn_check(t, make_cnn):
     hint = None
     if (10, 8 * 6 * 6) in shapes or (10, 8 * 3 * 3) in shapes:
         hint = "without padding=1 the 3x3 convolution shrinks 8x8 to 6x6; with it the image stays 8x8, 4x4 after pooling"
-    t.equal(shapes, expected, what="the parameter shapes of make_cnn()", hint=hint)
+    t.equal(shapes, expected, what="the parameter shapes of make_cnn()", hint=hint,
+            why="the convolution has no padding, so the image shrank and the Linear layer's input size with it"
+                if hint else None)
     reference = _cnn_reference()
     model.load_state_dict({k: v for k, v in zip(model.state_dict(), reference.state_dict().values())})
     with tc.no_grad():

@@ -77,15 +77,23 @@ def average_check(t, average_gradients):
 
 @exercise("09.2", title="shard the dataset like DistributedSampler", points=2)
 def shard_check(t, shard):
-    t.equal(list(shard(list(range(10)), 0, 2)), [0, 2, 4, 6, 8], what="shard(range(10), rank=0, world_size=2)")
+    first = list(shard(list(range(10)), 0, 2))
+    t.equal(first, [0, 2, 4, 6, 8], what="shard(range(10), rank=0, world_size=2)",
+            why="rank 0 got a contiguous block: DistributedSampler deals the indices out in turn (round robin)"
+                if first == [0, 1, 2, 3, 4] else None)
     for n, world in [(10, 3), (7, 4), (3, 4), (12, 5)]:
         for rank in range(world):
             expected = list(DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=False))
-            t.equal(list(shard(list(range(n)), rank, world)), expected,
+            mine = list(shard(list(range(n)), rank, world))
+            t.equal(mine, expected,
                     what=f"shard(range({n}), rank={rank}, world_size={world})",
+                    why=("this rank got fewer indices than the others: the list was not padded to a multiple of "
+                         "world_size" if len(mine) < len(expected) and mine == expected[:len(mine)] else None),
                     hint="pad by repeating indices from the start until the length is a multiple of "
                          "world_size, then take every world_size-th index starting at rank")
-    t.equal(list(shard([5, 9, 1, 7], 1, 2)), [9, 7], what="shard([5, 9, 1, 7], rank=1, world_size=2)",
+    given_list = list(shard([5, 9, 1, 7], 1, 2))
+    t.equal(given_list, [9, 7], what="shard([5, 9, 1, 7], rank=1, world_size=2)",
+            why="these are positions in the list, not its entries" if given_list == [1, 3] else None,
             hint="shard the given list (it may be shuffled), not range(len(...))")
 
 
@@ -116,6 +124,8 @@ def ring_check(t, ring_all_reduce):
         if n % world == 0:
             t.equal([int(s) for s in sent], [2 * (world - 1) * n // world] * world,
                     what=f"values sent by each rank ({world} ranks, {n} values)", given=given,
+                    why=("each step was counted as sending the whole vector instead of one chunk"
+                         if [int(s) for s in sent] == [2 * (world - 1) * n] * world else None),
                     hint="each of the 2 * (world - 1) steps sends one chunk of n / world values")
 
 
