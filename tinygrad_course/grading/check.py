@@ -29,7 +29,7 @@ _ASKED: dict[str, int] = {}      # exercise id -> hint() calls made after its se
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The outcome of a passing check (failing checks raise CheckFailed)."""
+    """The outcome of a passing check, which check() prints (failing checks raise CheckFailed)."""
 
     exercise: str
     title: str
