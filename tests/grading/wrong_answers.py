@@ -3,6 +3,7 @@ assertion every wrong answer goes through."""
 from __future__ import annotations
 
 import functools
+import re
 import json
 from pathlib import Path
 
@@ -38,6 +39,15 @@ def stub(chapter: str, *names: str) -> tuple:
     return tuple(namespace[n] for n in names)
 
 
+def assert_named(message: str) -> None:
+    """A failure that compares values also names the mistake: numbers alone ("values differ", "expected X,
+    got Y" with nothing after it) leave a learner guessing until the hint."""
+    head = message.splitlines()[1] if len(message.splitlines()) > 1 else message
+    bare_values = "values differ" in head or "shape mismatch" in head or "dtype mismatch" in head
+    assert not bare_values or "what went wrong:" in message or re.search(r"got [^:]+: \w", head), \
+        f"the failure shows numbers but names no mistake:\n{message}"
+
+
 def assert_stub_fails(exercise: str, *objects) -> None:
     """The unsolved stub scores nothing and is told it is not implemented yet."""
     reset_attempts()
@@ -54,6 +64,7 @@ def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
         check(exercise, *objects)
     message = str(first.value)
     assert "0/" in message.splitlines()[0]
+    assert_named(message)
     for phrase in phrases:
         assert phrase in message, f"{phrase!r} is not in the first failure:\n{message}"
     fix = first.value.hint
@@ -85,6 +96,7 @@ def both_failures(exercise: str, *objects) -> str:
         check(exercise, *objects)
     if first.value.hint:
         assert first.value.hint not in str(first.value), f"the hint was shown on the first failure:\n{first.value}"
+    assert_named(str(first.value))
     with pytest.raises(CheckFailed) as second:
         check(exercise, *objects)
     message = str(second.value)
