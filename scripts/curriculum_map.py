@@ -39,6 +39,7 @@ TOPICS = {
            ("autograd-graph", "the graph: leaves, requires_grad, grad_fn, next_functions, AccumulateGrad"),
            ("chain-rule", "the chain rule: local derivatives multiply along a path, paths add"),
            ("broadcasting-gradient", "broadcasting in backward: summing the gradient back to the input's shape"),
+           ("matmul-gradient", "the backward of a matrix product, derived: g @ b.T and a.T @ g"),
            ("grad-accumulation", "gradients accumulate: zero_grad / grad = None"),
            ("retain-grad-graph", "only leaves keep .grad (retain_grad); the graph is freed (retain_graph)"),
            ("no-grad-detach", "no_grad and detach"),

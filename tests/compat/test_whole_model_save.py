@@ -161,3 +161,23 @@ def test_the_allow_list_pytorch_needs_for_attention_loads_ours_too():
             m = ns.load(buf)
         assert type(m[1].out_proj).__name__ == "NonDynamicallyQuantizableLinear"
         assert isinstance(m[1].out_proj, ns.nn.Linear) and not hasattr(ns.nn, "NonDynamicallyQuantizableLinear")
+
+
+def test_the_refusal_of_a_twin_class_suggests_a_name_the_program_can_write():
+    """The file names nn.Sequential by PyTorch's path; the refusal suggests the framework's class under `tc.`
+    (no `torch` in the learner's namespace), and allow-listing exactly that gets past it."""
+    import re
+
+    buf = io.BytesIO()
+    tc.save(tc.nn.Sequential(tc.nn.Linear(2, 2)), buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError) as info:
+        tc.load(buf)
+    message = str(info.value)
+    assert "GLOBAL torch.nn.modules.container.Sequential was not an allowed global" in message
+    suggested = re.search(r"add_safe_globals\(\[([^\]]+)\]\)", message).group(1)
+    assert suggested == "tc.nn.modules.container.Sequential" and "by PyTorch's path" in message
+    with tc.serialization.safe_globals([eval(suggested, {"tc": tc})]):
+        buf.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match="GLOBAL torch.nn.modules.linear.Linear"):
+            tc.load(buf)

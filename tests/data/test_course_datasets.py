@@ -156,6 +156,24 @@ def test_digits_split_is_fixed_disjoint_and_stratified():
     assert sum(row.tobytes() in tr for row in test.data.numpy()) < 5  # (sklearn's set has a few duplicates)
 
 
+def test_load_digits_gives_scikit_learns_arrays_from_package_data():
+    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+    ours, theirs = datasets.load_digits(), sklearn_datasets.load_digits()
+    for name in ("data", "images", "target"):
+        mine, ref = getattr(ours, name), getattr(theirs, name)
+        assert mine.dtype == ref.dtype and mine.shape == ref.shape, name
+        np.testing.assert_array_equal(mine, ref)
+    assert datasets.digits.DATA_FILE.is_file()
+
+
+def test_digits_need_no_scikit_learn(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "sklearn", None)          # `import sklearn` now raises ImportError
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    assert len(datasets.Digits(train=True)) + len(datasets.Digits(train=False)) == 1797
+    assert datasets.load_digits().images.shape == (1797, 8, 8)
+
+
 @pytest.mark.parametrize("make,kwargs,classes", [
     (datasets.make_moons, dict(n_samples=101), 2),
     (datasets.make_spirals, dict(n_samples=90, n_classes=3), 3),

@@ -60,3 +60,12 @@ def test_course_conventions_catch_unlocked_tests_and_missing_markers(demo):
     nb.cells[3].source = "def broadcast_shape(a, b):\n    return a"
     errors = " ".join(course_errors(nb, "99_demo.ipynb"))
     assert "must be locked" in errors and "without a '### BEGIN SOLUTION' region" in errors
+
+
+def test_check_cells_need_the_raises_exception_tag_and_no_cell_keeps_run_timestamps(demo):
+    nb = copy.deepcopy(demo)
+    _test_cell(nb).metadata["tags"] = []
+    nb.cells[3].metadata["execution"] = {"iopub.status.busy": "2026-01-01T00:00:00Z"}
+    errors = " ".join(course_errors(nb, "99_demo.ipynb"))
+    assert "need the 'raises-exception' tag" in errors and "'execution' metadata" in errors
+    assert not course_errors(demo, "99_demo.ipynb")

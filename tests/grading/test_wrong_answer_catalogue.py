@@ -33,3 +33,14 @@ def test_every_exercise_has_two_wrong_answers_and_a_failing_stub():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "wrong_answer_catalogue.py"), "--check"],
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_a_failure_with_numbers_only_is_not_a_named_mistake():
+    from .wrong_answers import assert_named
+
+    bare = "✘ Exercise 09.3 (ring): 0/3 points\nrank 0's result: values differ: max abs difference 1.3 (expected 1, got 0)"
+    with pytest.raises(AssertionError, match="names no mistake"):
+        assert_named(bare)
+    assert_named(bare + "\n  what went wrong: only one chunk of the result holds the full sum")
+    assert_named("✘ Exercise 01.2 (x): 0/2 points\nf(a): dtype mismatch: expected float32, got float64: the dtype came "
+                 "from the NumPy array")

@@ -5,6 +5,8 @@ import pytest
 
 import tinygrad_course as tc
 
+from tinygrad_course.grading import check, reset_attempts
+
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 
@@ -24,6 +26,24 @@ def features_as_integers(rows):
     x = tc.tensor(rows)
     low, high = x.min(dim=0).values, x.max(dim=0).values
     return (x - low) // (high - low)
+
+
+def features_written_into_integers(rows):
+    x = tc.tensor(rows)
+    out = tc.zeros_like(x)
+    out[:] = (x - x.min(dim=0).values) / (x.max(dim=0).values - x.min(dim=0).values)
+    return out
+
+
+def features_from_numpy_as_float64(rows):
+    x = tc.from_numpy(np.asarray(rows)).double() if isinstance(rows, np.ndarray) else tc.tensor(rows, dtype=tc.float32)
+    return (x - x.min(dim=0).values) / (x.max(dim=0).values - x.min(dim=0).values)
+
+
+def features_by_true_division_of_integers(rows):
+    """Correct: `/` on int64 tensors is true division and gives float32 (PyTorch's rule)."""
+    x = tc.tensor(rows)
+    return (x - x.min(dim=0).values) / (x.max(dim=0).values - x.min(dim=0).values)
 
 
 def features_in_float64(rows):
@@ -134,6 +154,8 @@ CATALOGUE = [
                                     "input: array = [[0., 1., 2.]"]),
     ("01.2", features_as_integers, ["the integer rows became an integer tensor"]),
     ("01.2", features_in_float64, ["tc.float64"]),
+    ("01.2", features_written_into_integers, ["the integer rows became an integer tensor", "written into an integer"]),
+    ("01.2", features_from_numpy_as_float64, ["an int64 NumPy array", "dtype mismatch"]),
     ("01.2", features_without_range, ["the minimum of each column is 0 but the maximum is not 1",
                                       "input: rows = [[23, 48000, 1]"]),
     ("01.3", strides_reversed, ["contiguous_strides((2, 3, 4)): expected (12, 4, 1), got (1, 4, 12)",
@@ -160,6 +182,11 @@ CATALOGUE = [
     ("01.8", (select_class, zero_outliers_in_place), ["zero_outliers changed its input x in place"]),
     ("01.8", (select_class, zero_at_the_limit), ["2.0 itself was zeroed"]),
 ]
+
+
+def test_true_division_of_integer_tensors_is_a_correct_01_2():
+    reset_attempts()
+    assert check("01.2", features_by_true_division_of_integers) is None
 
 
 def _case_id(exercise, wrong):

@@ -33,12 +33,24 @@ def tanh_not_squared(grad, out):
     return grad * (1 - out)
 
 
+def tanh_plus_out_squared(grad, out):
+    return grad * (1 + out ** 2)
+
+
+def tanh_negated(grad, out):
+    return grad * (out ** 2 - 1)
+
+
 def tanh_through_numpy(grad, out):
     return tc.tensor(grad.detach().numpy() * (1 - out.detach().numpy() ** 2))
 
 
 def matmul_grad_b_transposed(grad, a, b):
     return grad @ b.T, grad.T @ a
+
+
+def matmul_negated(grad, a, b):
+    return -(grad @ b.T), -(a.T @ grad)
 
 
 def matmul_swapped(grad, a, b):
@@ -275,8 +287,11 @@ CATALOGUE = [
     ("02.2", (tanh_applied_twice,), ["tanh was applied a second time", "input: grad = "]),
     ("02.2", (tanh_not_squared,), ["1 - tanh(x), which is not the derivative of tanh"]),
     ("02.2", (tanh_through_numpy,), ["the gradient your rule returns is not differentiable"]),
+    ("02.2", (tanh_plus_out_squared,), ["the sign inside the local derivative is flipped"]),
+    ("02.2", (tanh_negated,), ["your local derivative has the opposite sign"]),
     ("02.3", (matmul_grad_b_transposed,), ["grad_b.shape", "expected (3, 2), got (2, 3)", "grad_b is transposed"]),
-    ("02.3", (matmul_swapped,), ["grad_a.shape", "expected (4, 3), got (3, 2)"]),
+    ("02.3", (matmul_swapped,), ["grad_a.shape", "expected (4, 3), got (3, 2)", "the two gradients are swapped"]),
+    ("02.3", (matmul_negated,), ["grad_a", "what went wrong: your result has the opposite sign"]),
     ("02.4", (topo_without_visited,), ["a node appears twice"]),
     ("02.4", (topo_not_reversed,), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
     ("02.4", (topo_pre_order,), ["comes before", "which sends it a gradient"]),

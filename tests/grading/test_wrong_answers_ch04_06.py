@@ -91,7 +91,8 @@ def _collate(stack=tc.stack, float_dtype=tc.float64, fields=lambda batch: zip(*b
 
 
 WRONG_COLLATES = [
-    (_collate(stack=tc.cat), r"collate\(3 samples .*\)\[0\]: expected shape \(3, 2\), got \(6,\)\n  hint: tc\.cat joins"),
+    (_collate(stack=tc.cat), r"collate\(3 samples .*\)\[0\]: expected shape \(3, 2\), got \(6,\): the samples were "
+                             r"joined end to end, without a new batch dimension\n  hint: tc\.cat joins"),
     (_collate(float_dtype=tc.float32), r"the dtype of collate\(2 floats\).*float64.*float32.*double precision"),
     (_collate(container=tuple), r"expected collate\(3 samples.*to be a list \(got \(tensor\(3, 2\) float32, tensor\(3,\) int64\)\).*hint: a tuple of fields becomes a list"),
     (_collate(fields=lambda batch: batch), r"collate\(3 samples .*\): raised \w+Error.*hint: transpose first"),

@@ -229,21 +229,26 @@ def scale_with_default_factors(scale, tracker, found_inf, growth_factor=2.0, bac
 
 
 CATALOGUE = [
-    ("04.1", (DatasetLabelsInOrderSeen,), ["ds.classes: expected ['cat', 'dog', 'emu'], got ['dog', 'cat', 'emu']"]),
+    ("04.1", (DatasetLabelsInOrderSeen,), ["ds.classes: expected ['cat', 'dog', 'emu'], got ['dog', 'cat', 'emu']",
+                                            "order of first appearance, not sorted"]),
     ("04.1", (DatasetFloat64Features,), ["ds[1][0] to be a float32 tensor (got Tensor tc.float64)"]),
-    ("04.1", (DatasetLengthOfFeatureRow,), ["len(ds): expected 4, got 3"]),
-    ("04.2", (steps_floor,), ["steps_per_epoch(1797, 64): expected 29, got 28"]),
+    ("04.1", (DatasetLengthOfFeatureRow,), ["len(ds): expected 4, got 3", "counts the classes, not the samples"]),
+    ("04.2", (steps_floor,), ["steps_per_epoch(1797, 64): expected 29, got 28",
+                                 "the last, smaller batch was not counted"]),
     ("04.2", (steps_float,), ["steps_per_epoch(1797, 64) to return an int (got float)"]),
-    ("04.2", (steps_ignoring_drop_last,), ["steps_per_epoch(1797, 64, drop_last=True): expected 28, got 29"]),
+    ("04.2", (steps_ignoring_drop_last,), ["steps_per_epoch(1797, 64, drop_last=True): expected 28, got 29",
+                                            "still counted with drop_last=True"]),
     ("04.3", (pad_at_the_start,), ["padded batch", "the padding was put at the start (left)", "input: batch = "]),
     ("04.3", (pad_as_floats,), ["padded to keep the int64 token dtype (got tc.float32)"]),
     ("04.3", (pad_without_lengths,), ["pad_collate to return a tuple (padded, lengths, labels)"]),
     ("04.4", (transform_on_the_0_255_scale,), ["the transformed training images to have mean 0 and std 1"]),
     ("04.4", (transform_without_normalize,), ["the transformed training images to have mean 0 and std 1 "
                                                     "(got mean 0.3"]),
-    ("04.5", (loaders_dropping_last,), ["len(train_loader) for 100 samples, batch 32: expected 4, got 3"]),
-    ("04.5", (loaders_shuffling_validation,), ["validation order"]),
-    ("04.5", (loaders_unseeded,), ["first epoch of a second make_loaders(..., seed=0)"]),
+    ("04.5", (loaders_dropping_last,), ["len(train_loader) for 100 samples, batch 32: expected 4, got 3",
+                                           "the last, smaller batch was dropped"]),
+    ("04.5", (loaders_shuffling_validation,), ["validation order", "the validation loader shuffles"]),
+    ("04.5", (loaders_unseeded,), ["first epoch of a second make_loaders(..., seed=0)",
+                                   "the shuffle does not depend on `seed`"]),
     ("04.5", (loaders_not_shuffled,), ["the training loader to shuffle"]),
     ("06.1", (to_device_tensors_only,), ["the devices passed to .to() for two tensors nested in a dict: "
                                          "expected ['cuda', 'cuda'], got []"]),
@@ -256,9 +261,11 @@ CATALOGUE = [
     ("06.3", (momentum_sign_flipped, kernel_body), ["p after one step", "the sign of the step is flipped",
                                                      "input: p = "]),
     ("06.4", (scale_without_reset,), ["update_scale(1024.0, tracker=5, found_inf=True): expected (512.0, 0), got "
-                                      "(512.0, 5)"]),
-    ("06.4", (scale_growing_without_reset,), ["expected (2048.0, 0), got (2048.0, 2000)"]),
-    ("06.4", (scale_with_default_factors,), ["growth_interval=3): expected (32.0, 0), got (16.0, 0)"]),
+                                      "(512.0, 5)", "the count of clean steps was kept"]),
+    ("06.4", (scale_growing_without_reset,), ["expected (2048.0, 0), got (2048.0, 2000)",
+                                                "the count of clean steps was not restarted"]),
+    ("06.4", (scale_with_default_factors,), ["growth_interval=3): expected (32.0, 0), got (16.0, 0)",
+                                               "the default factors were used"]),
 ]
 
 

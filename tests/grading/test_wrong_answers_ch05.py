@@ -28,6 +28,14 @@ def step_zeroing_after_backward(model, optimizer, loss_fn, x, y):
     return loss.item()
 
 
+def step_zeroing_at_the_end(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+
+
 def step_returning_the_tensor(model, optimizer, loss_fn, x, y):
     optimizer.zero_grad()
     loss = loss_fn(model(x), y)
@@ -215,6 +223,25 @@ def clip_returning_the_squared_norm(parameters, max_norm):
     return squared
 
 
+def clip_by_summed_norms(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = sum(float((g * g).sum()) ** 0.5 for g in grads)      # adds the norms instead of the squares
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / (total + 1e-6))
+    return total
+
+
+def clip_scaled_by_summed_norms(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = sum(float((g * g).sum()) for g in grads) ** 0.5
+    summed = sum(float((g * g).sum()) ** 0.5 for g in grads)
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / summed)
+    return total
+
+
 def evaluate_averaging_batch_means(model, loader):
     model.eval()
     losses, correct, count = [], 0, 0
@@ -293,7 +320,10 @@ def accuracy_flat_argmax(logits, targets):
 
 CATALOGUE = [
     ("05.1", step_without_zero_grad, ["the gradient doubled", "no zero_grad", "input: x = tc.randn(8, 4)"]),
-    ("05.1", step_zeroing_after_backward, ["weight.grad is empty after your step", "zero_grad ran after backward"]),
+    ("05.1", step_zeroing_after_backward, ["weight.grad is empty after your step and the weights did not move",
+                                           "wiped the gradients before step() could use them"]),
+    ("05.1", step_zeroing_at_the_end, ["step() did use the gradients (the weights moved)",
+                                       "zero_grad ran at the end of the step"]),
     ("05.1", step_returning_the_tensor, ["to return the loss as a Python float (got Tensor)"]),
     ("05.1", step_that_never_steps, ["the weights did not move", "never stepped"]),
     ("05.2", SGDAscent, ["after step 1 ", "opposite way (uphill)"]),
@@ -312,6 +342,8 @@ CATALOGUE = [
     ("05.4", clip_each_parameter, ["clipped each parameter separately"]),
     ("05.4", clip_returning_the_clipped_norm, ["the norm after clipping", "input: gradients of shapes"]),
     ("05.4", clip_returning_the_squared_norm, ["the squared norm"]),
+    ("05.4", clip_by_summed_norms, ["you added up the parameters' norms"]),
+    ("05.4", clip_scaled_by_summed_norms, ["scaled by 1 / (the sum of the parameters' norms)"]),
     ("05.5", evaluate_averaging_batch_means, ["averaged the batch means", "36 samples"]),
     ("05.5", evaluate_in_training_mode, ["two evaluations to give the same loss"]),
     ("05.5", evaluate_with_a_graph, ["without building a graph"]),
@@ -339,4 +371,4 @@ test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests
 @pytest.mark.parametrize("exercise", ["05.2", "05.3"])
 def test_the_optimizer_solutions_pass_update_by_update(exercise):
     reset_attempts()
-    assert check(exercise, *solution("05", NAMES[exercise])).points == 3
+    assert check(exercise, *solution("05", NAMES[exercise])) is None  # raises CheckFailed when wrong

@@ -76,6 +76,20 @@ def step_lr_per_batch(model, loader, epochs, lr):
     return lrs
 
 
+def step_lr_per_batch_recorded_at_the_end(model, loader, epochs, lr):
+    optimizer = tc.optim.Adam(model.parameters(), lr=lr)
+    scheduler = tc.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    lrs = []
+    for _ in range(epochs):
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+            scheduler.step()
+        lrs.append(scheduler.get_last_lr()[0])
+    return lrs
+
+
 def step_lr_never_stepped(model, loader, epochs, lr):
     optimizer = tc.optim.Adam(model.parameters(), lr=lr)
     lrs = []
@@ -219,6 +233,8 @@ def test_lab_solutions_pass(exercise, solution):
     ("05b.1", overfit_step_before_backward, r"the losses of overfit_one_batch.*the loss never changes"),
     ("05b.2", step_lr_per_batch, r"learning rate of each epoch.*scheduler\.step\(\) ran after every batch"),
     ("05b.2", step_lr_never_stepped, r"learning rate of each epoch.*the learning rate never changed"),
+    ("05b.2", step_lr_per_batch_recorded_at_the_end, r"learning rate of each epoch.*scheduler\.step\(\) ran more "
+                                                     r"often than once per epoch"),
     ("05b.3", cnn_no_padding, r"parameter shapes of make_cnn\(\).*without padding=1"),
     ("05b.3", cnn_still_an_mlp, r"expected the model to contain an nn\.Conv2d"),
     ("05b.4", clip_after_measured_too_early, r"norm_after returned by clipped_step.*step 1.*equals norm_before"),

@@ -3,6 +3,7 @@ assertion every wrong answer goes through."""
 from __future__ import annotations
 
 import functools
+import re
 import json
 from pathlib import Path
 
@@ -38,6 +39,15 @@ def stub(chapter: str, *names: str) -> tuple:
     return tuple(namespace[n] for n in names)
 
 
+def assert_named(message: str) -> None:
+    """A failure that compares values also names the mistake: numbers alone ("values differ", "expected X,
+    got Y" with nothing after it) leave a learner guessing until the hint."""
+    head = message.splitlines()[1] if len(message.splitlines()) > 1 else message
+    bare_values = "values differ" in head or "shape mismatch" in head or "dtype mismatch" in head
+    assert not bare_values or "what went wrong:" in message or re.search(r"got [^:]+: \w", head), \
+        f"the failure shows numbers but names no mistake:\n{message}"
+
+
 def assert_stub_fails(exercise: str, *objects) -> None:
     """The unsolved stub scores nothing and is told it is not implemented yet."""
     reset_attempts()
@@ -47,22 +57,26 @@ def assert_stub_fails(exercise: str, *objects) -> None:
 
 def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
     """`objects` fail `exercise` with a first message holding every phrase (the mistake named, the input
-    shown) and no hint; the hint, if the check has one, comes with the second failure and from hint()."""
+    shown) and no hint; the fix, if the check has one, is held back until two checks have failed and hint()
+    is asked a second time."""
     reset_attempts()
     with pytest.raises(CheckFailed) as first:
         check(exercise, *objects)
     message = str(first.value)
     assert "0/" in message.splitlines()[0]
+    assert_named(message)
     for phrase in phrases:
         assert phrase in message, f"{phrase!r} is not in the first failure:\n{message}"
     fix = first.value.hint
     if fix:
         assert fix not in message, f"the hint was shown on the first failure:\n{message}"
         assert f'hint("{exercise}")' in message
-        assert fix in str(hint(exercise))
+        assert fix not in str(hint(exercise)), "hint() gave the fix after a single failure"
         with pytest.raises(CheckFailed) as second:
             check(exercise, *objects)
-        assert f"hint: {fix}" in str(second.value)
+        assert fix not in str(second.value), "the second failure gave the fix without being asked"
+        assert fix not in str(hint(exercise)), "hint() gave the fix when first asked"
+        assert fix in str(hint(exercise))
     return message
 
 
@@ -75,16 +89,22 @@ def first_failure(exercise: str, *objects) -> str:
 
 
 def both_failures(exercise: str, *objects) -> str:
-    """The second failure's message (the first one's, plus the hint when the check has one); the first must
-    not have shown that hint."""
+    """The second failure's diagnosis followed by '  hint: <fix>' as hint() gives it when asked twice after
+    it (when the check has a fix); neither failure may have shown that fix by itself."""
     reset_attempts()
     with pytest.raises(CheckFailed) as first:
         check(exercise, *objects)
     if first.value.hint:
         assert first.value.hint not in str(first.value), f"the hint was shown on the first failure:\n{first.value}"
+    assert_named(str(first.value))
     with pytest.raises(CheckFailed) as second:
         check(exercise, *objects)
-    return str(second.value)
+    message = str(second.value)
+    assert not first.value.hint or first.value.hint not in message, "the second failure gave the fix unasked"
+    hint(exercise)
+    fix = hint(exercise).text
+    diagnosis = message.rpartition("\n  (")[0] or message  # without the line that points to hint()
+    return diagnosis + (f"\n  hint: {fix}" if first.value.hint else "")
 
 
 def unwritten_stub(*args, **kwargs):

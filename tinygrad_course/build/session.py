@@ -5,6 +5,7 @@ solution cell into the learner's package as it runs.
 from __future__ import annotations
 
 import ast
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -186,7 +187,10 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
     """Save each of this chapter's solution cells into your package as soon as it runs (in Jupyter).
 
     Call it once in the notebook's setup cell; every later cell that defines a component of the chapter is
-    written to `folder` (replacing the previous version) and checked inside the framework."""
+    written to `folder` (replacing the previous version) and checked inside the framework. Does nothing while
+    nbgrader autogrades (NBGRADER_EXECUTION set): a submission must not write a package into the grading folder."""
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return None
     try:
         from IPython import get_ipython  # lazy: IPython is only there inside a notebook
     except ImportError:

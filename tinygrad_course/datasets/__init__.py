@@ -1,7 +1,7 @@
 """Course datasets: `Digits` (no network), `MNIST`, `FashionMNIST`, and synthetic 2-D sets."""
-from .digits import Digits
+from .digits import Digits, load_digits
 from .idx import read_idx, write_idx
 from .mnist import MNIST, FashionMNIST
 from .synthetic import make_blobs, make_moons, make_spirals
 
-__all__ = ["Digits", "MNIST", "FashionMNIST", "make_moons", "make_spirals", "make_blobs", "read_idx", "write_idx"]
+__all__ = ["Digits", "load_digits", "MNIST", "FashionMNIST", "make_moons", "make_spirals", "make_blobs", "read_idx", "write_idx"]

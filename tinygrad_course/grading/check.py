@@ -1,25 +1,35 @@
 """check(): run one exercise's visible checks on the learner's objects and explain the result.
 
-Feedback comes in stages. The first failure of an exercise says what is wrong with the learner's value on
-the exact input (and names the mistake when it is a known one); the hint, which may state the formula, is
-shown on the second failure of the same exercise in this kernel or when the learner calls ``hint("NN.k")``.
+Feedback comes in stages. ``hint("NN.k")`` gives a conceptual nudge at any time, before any check has run.
+A failed check says what is wrong with the learner's value on the exact input and names the mistake when it
+is a known one. The fix, which may state the formula, is held back until the learner has failed the same
+exercise twice in this kernel and then asks ``hint("NN.k")`` a second time.
+
+A check cell ends with nothing to show: ``check`` prints its verdict (nbgrader expects a graded cell's value
+to be a number, or none), and warnings raised by the learner's code go to stdout (nbgrader scores a test cell
+0 when anything reaches stderr, and a warning is not a failure).
 """
 from __future__ import annotations
 
+import sys
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .checker import Checker, CheckFailed, split_hint
 from .errors import describe_error, record_calls
+from .nudges import nudge_for
 from .registry import get_exercise
 from .shortcuts import Tripwire, static_violations
 
 _FAILURES: dict[str, int] = {}   # exercise id -> failed checks in this kernel ("not implemented" excluded)
 _HINTS: dict[str, str] = {}      # exercise id -> the hint of its last failure
+_ASKED: dict[str, int] = {}      # exercise id -> hint() calls made after its second failure
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The outcome of a passing check (failing checks raise CheckFailed)."""
+    """The outcome of a passing check, which check() prints (failing checks raise CheckFailed)."""
 
     exercise: str
     title: str
@@ -70,17 +80,41 @@ def reset_attempts() -> None:
     """Forget every failure and hint of this kernel (the next failure of each exercise is a first one)."""
     _FAILURES.clear()
     _HINTS.clear()
+    _ASKED.clear()
 
 
 def hint(exercise_id: str) -> Hint:
-    """The hint for the last failed check of `exercise_id` (how to fix it; it may give the formula)."""
+    """A hint for `exercise_id`, in stages: the idea to use (at any time, even before a first check); after
+    two failed checks of the exercise, asked a second time, the fix for the last failure (it may give the
+    formula)."""
     exercise = get_exercise(exercise_id)
-    if exercise.id in _HINTS:
-        return Hint(exercise.id, _HINTS[exercise.id])
-    if exercise.id in _FAILURES:
-        return Hint(exercise.id, "the last failure speaks for itself: its message above says what to change")
-    return Hint(exercise.id, f"no check of {exercise.id} has failed in this session: run "
-                             f"check(\"{exercise.id}\", ...) first; the hint is about the problem it finds")
+    nudge = nudge_for(exercise.id)
+    failures = _FAILURES.get(exercise.id, 0)
+    if failures < 2:
+        later = ("" if failures == 0 else
+                 "\n(your failed check named the mistake; after a second failed check, hint() asked twice gives the fix)")
+        return Hint(exercise.id, nudge + later)
+    _ASKED[exercise.id] = _ASKED.get(exercise.id, 0) + 1
+    if exercise.id not in _HINTS:
+        return Hint(exercise.id, nudge + "\n(the last failure's message says what to change)")
+    if _ASKED[exercise.id] < 2:
+        return Hint(exercise.id, nudge + f"\n(ask hint(\"{exercise.id}\") once more for the fix itself)")
+    return Hint(exercise.id, _HINTS[exercise.id])
+
+
+def _show_on_stdout(message, category, filename, lineno, file=None, line=None):
+    sys.stdout.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+@contextmanager
+def _warnings_to_stdout():
+    """Warnings go to stdout while the block runs; in a notebook kernel, from now on (the hidden tests that
+    follow check() in a graded cell call the learner's code too)."""
+    if "ipykernel" in sys.modules:
+        warnings.showwarning = _show_on_stdout
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_on_stdout
+        yield
 
 
 def _run(exercise, checker, learner_objects) -> tuple[str | None, str | None, bool]:
@@ -105,19 +139,21 @@ def _run(exercise, checker, learner_objects) -> tuple[str | None, str | None, bo
     return None, None, False
 
 
-def check(exercise_id: str, *learner_objects) -> CheckResult:
+def check(exercise_id: str, *learner_objects) -> None:
     """Run the visible checks of `exercise_id` on the learner's function(s)/class(es).
 
-    Prints nothing on its own: returns a CheckResult (shown as a one-line success message) or raises
-    CheckFailed whose message is the diagnosis and the points (0 of N) for this exercise; the hint is added
-    from the second failure of the exercise on (or shown by ``hint(exercise_id)``).
+    Prints a one-line success message and returns None (a graded cell leaves no value), or raises
+    CheckFailed whose message is the diagnosis and the points (0 of N) for this exercise; the fix is held
+    back for ``hint(exercise_id)`` (asked twice after two failures).
     """
     exercise = get_exercise(exercise_id)
     header = f"\u2718 Exercise {exercise.id} ({exercise.title}): 0/{_fmt(exercise.points)} points"
     checker = Checker(exercise.id)
-    problem, fix, attempt = _run(exercise, checker, learner_objects)
+    with _warnings_to_stdout():
+        problem, fix, attempt = _run(exercise, checker, learner_objects)
     if problem is None:
-        return CheckResult(exercise.id, exercise.title, exercise.points, checker.count)
+        print(CheckResult(exercise.id, exercise.title, exercise.points, checker.count))
+        return None
     if attempt:
         _FAILURES[exercise.id] = _FAILURES.get(exercise.id, 0) + 1
         if fix:
@@ -125,7 +161,7 @@ def check(exercise_id: str, *learner_objects) -> CheckResult:
         else:
             _HINTS.pop(exercise.id, None)
     if fix and _FAILURES.get(exercise.id, 0) >= 2:
-        problem += f"\n  hint: {fix}"
-    elif fix:
-        problem += f"\n  (stuck? hint(\"{exercise.id}\") gives a hint; a second failed check shows it too)"
+        problem += f"\n  (hint(\"{exercise.id}\") explains the idea; asked a second time, it gives the fix)"
+    else:
+        problem += f"\n  (stuck? hint(\"{exercise.id}\") explains the idea)"
     raise CheckFailed(f"{header}\n{problem}", fix) from None

@@ -2,8 +2,8 @@
 
 A failure carries two texts: the *diagnosis* (what is wrong with the learner's value on the exact input:
 shape, dtype, the elements that differ, the input itself, and the name of a recognised mistake) and the
-*hint* (how to fix it, possibly the formula). ``check()`` shows the hint only on a second failure of the
-same exercise or when the learner asks for it with ``hint("NN.k")``.
+*hint* (how to fix it, possibly the formula). ``check()`` never shows the hint itself: ``hint("NN.k")`` gives
+it when the learner asks a second time after two failures of the same exercise.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class Checker:
         self.count = 0
 
     def fail(self, what: str, message: str, *, hint: str | None = None, given=None) -> None:
-        """Stop the check with `message` about `what`; `hint` is shown only on request or a second failure."""
+        """Stop the check with `message` about `what`; `hint` is held back for ``hint("NN.k")`` (staged, check.py)."""
         diagnosis, fix = split_hint(message, hint)
         raise CheckFailed((f"{what}: {diagnosis}" if what else diagnosis) + given_text(given), fix)
 

@@ -3,7 +3,7 @@
 A detector is a callable ``(got, expected) -> str | None``: it receives NumPy arrays of the same kind the
 check compared and, when the learner's result looks like that particular mistake, returns a text that
 *names* the mistake (shown on the first failure). It may return a :class:`Finding`, whose ``hint`` says how
-to fix it (shown only on a second failure or when the learner asks with ``hint("NN.k")``). Chapter authors
+to fix it (held back until the learner asks ``hint("NN.k")`` a second time after two failures). Chapter authors
 combine the ready-made ones below or write their own with :func:`custom`.
 """
 from __future__ import annotations

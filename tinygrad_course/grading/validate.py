@@ -12,6 +12,9 @@ from . import markers
 from .notebook_files import chapter_of, is_solution_cell, is_test_cell, nbgrader_meta, read
 
 CHECK_CALL = "check("
+# JupyterLab's Run All and nbclient continue past a cell with this tag: an unsolved exercise's failing check
+# must not stop the cells after it (nbgrader still scores the failed cell 0).
+RAISES_TAG = "raises-exception"
 
 
 @lru_cache(maxsize=1)
@@ -78,7 +81,12 @@ def course_errors(nb, path: str | Path | None = None) -> list[str]:
                 errors.append(f"{where}: solution cell without a '{markers.BEGIN_SOLUTION}' region")
             else:
                 solutions[exercise] = solutions.get(exercise, 0) + 1
+        if "execution" in cell.get("metadata", {}):
+            errors.append(f"{where}: has 'execution' metadata (run timestamps, which nbgrader copies into every "
+                          "released cell): strip it")
         if is_test_cell(cell):
+            if RAISES_TAG not in cell.get("metadata", {}).get("tags", []):
+                errors.append(f"{where}: test cells need the {RAISES_TAG!r} tag (Run All continues past a failing check)")
             if not meta.get("locked"):
                 errors.append(f"{where}: test cells must be locked")
             if exercise is None or meta.get("grade_id") != markers.check_grade_id(exercise):

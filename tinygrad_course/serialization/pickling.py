@@ -78,10 +78,23 @@ def _allowed_objects() -> list:
     return [g[0] if isinstance(g, tuple) else g for g in _safe]
 
 
+def _as_learner_writes_it(name: str, ns: str) -> str:
+    """The object to allow-list as the running program can name it: a twin class the file names by PyTorch's
+    path (`torch.nn.modules.container.Sequential`) is the framework's own class under `tc.` unless the
+    framework stands in for torch."""
+    ours = OURS.get(name)
+    if ours is None or ns == "torch":
+        return name
+    module, _, attr = ours.rpartition(".")
+    return f"{ns}{module[len(__package__.partition('.')[0]):]}.{attr}"
+
+
 def refusal(name: str) -> pickle.UnpicklingError:
     """PyTorch's weights-only refusal, naming the global to allow-list (builtins without `builtins.`)."""
     ns = namespace()
     name = name[len("builtins."):] if name.startswith("builtins.") else name
+    allow = _as_learner_writes_it(name, ns)
+    twin = (f"the file names {allow} by PyTorch's path, so that torch.load reads it too; " if allow != name else "")
     return pickle.UnpicklingError(
         "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only "
         "if you trust the source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default value of the "
@@ -89,11 +102,11 @@ def refusal(name: str) -> pickle.UnpicklingError:
         "set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got "
         "the file from a trusted source.\n\t(2) Alternatively, to load with `weights_only=True` please check the "
         "recommended steps in the following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL "
-        f"{name} was not an allowed global by default. Please use `{ns}.serialization.add_safe_globals([{name}])` "
-        f"or the `{ns}.serialization.safe_globals([{name}])` context manager to allowlist this global if you trust "
+        f"{name} was not an allowed global by default. Please use `{ns}.serialization.add_safe_globals([{allow}])` "
+        f"or the `{ns}.serialization.safe_globals([{allow}])` context manager to allowlist this global if you trust "
         "this class/function.\n\nCheck the documentation of torch.load to learn more about types accepted by default "
         "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.\n"
-        "Hint: a checkpoint of model.state_dict() loads with weights_only=True without any allow-listing.")
+        f"Hint: {twin}a checkpoint of model.state_dict() loads with weights_only=True without any allow-listing.")
 
 
 def build_refusal(cls) -> pickle.UnpicklingError:

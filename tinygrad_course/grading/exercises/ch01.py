@@ -65,7 +65,8 @@ def features_check(t, features_to_tensor):
     _expect_tensor(t, result, "features_to_tensor(rows)")
     if result.dtype in (tc.int64, tc.int32):
         t.fail("features_to_tensor(rows)",
-               f"the result has dtype {result.dtype}: the integer rows became an integer tensor\n"
+               f"the result has dtype {result.dtype}: the integer rows became an integer tensor and the "
+               "arithmetic kept whole numbers (floor division //, or values written into an integer tensor)\n"
                "  hint: ask for floats when you create it: tc.tensor(rows, dtype=tc.float32)")
     if result.dtype == tc.float64:
         t.fail("features_to_tensor(rows)",
@@ -86,6 +87,18 @@ def features_check(t, features_to_tensor):
     # the features go straight into a float32 layer: this only works with a float32 tensor
     weight = tc.ones(3, 2)
     t.close(result @ weight, _minmax_reference(rows) @ np.ones((3, 2), np.float32), "your features @ a float32 weight")
+    # the same rows as an int64 NumPy array (what a data frame's .to_numpy() gives) must give float32 too
+    array = np.array(rows, dtype=np.int64)
+    from_array = features_to_tensor(array)
+    if getattr(from_array, "dtype", None) in (tc.float64, tc.int64):
+        t.fail("features_to_tensor(an int64 NumPy array)",
+               f"dtype mismatch: expected float32, got {str(from_array.dtype).replace('tc.', '')}: the dtype came "
+               "from the NumPy array (or NumPy's float64 arithmetic), not from your choice\n"
+               "  hint: ask for float32 whatever the input: tc.tensor(rows, dtype=tc.float32) accepts arrays too")
+    t.close(from_array, _minmax_reference(rows), "features_to_tensor(an int64 NumPy array)",
+            check_dtype=True, given={"rows": "np.array(rows, dtype=np.int64)"},
+            mistakes=[mistakes.custom(_truncated, "values were truncated to whole numbers: some arithmetic ran on integers",
+                                      "convert to float32 before any arithmetic")])
 
 
 # ---- 01.3 -------------------------------------------------------------------------------------------------

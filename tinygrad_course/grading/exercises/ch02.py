@@ -128,6 +128,13 @@ def tanh_backward_check(t, tanh_backward):
         mistakes.custom(lambda r, e: np.allclose(r, g * (1 - o)),
                         "your local derivative is 1 - tanh(x), which is not the derivative of tanh",
                         "d/dx tanh(x) = 1 - tanh(x)**2"),
+        mistakes.custom(lambda r, e: np.allclose(r, g * (1 + o ** 2)),
+                        "the sign inside the local derivative is flipped: your slope grows as |out| grows, but tanh "
+                        "flattens out (its slope is 1 at 0 and falls towards 0)",
+                        "d/dx tanh(x) = 1 - tanh(x)**2 = 1 - out**2"),
+        mistakes.custom(lambda r, e: np.allclose(r, g * (o ** 2 - 1)),
+                        "your local derivative has the opposite sign: tanh is increasing, so its slope is positive",
+                        "d/dx tanh(x) = 1 - out**2, not out**2 - 1"),
     ])
     # plugged into the framework: first and second derivatives through the learner's rule
     tanh = _function("LearnerTanh", lambda ctx, v: v.tanh(), lambda ctx, g_, v: tanh_backward(g_, v.tanh()))
@@ -155,11 +162,14 @@ def matmul_backward_check(t, matmul_backward):
     ga, gb = _as_pair(matmul_backward(grad, a, b), "matmul_backward(grad, a, b)", t)
     _tensor_result(t, ga, "grad_a")
     _tensor_result(t, gb, "grad_b")
+    shapes = {"grad_a": (4, 3), "grad_b": (3, 2)}
     for name, got, shape, rule in [("grad_a", ga, (4, 3), "grad @ b.T: (4, 2) @ (2, 3)"),
                                    ("grad_b", gb, (3, 2), "a.T @ grad: (3, 4) @ (4, 2)")]:
-        transposed = tuple(got.shape) == shape[::-1]
-        t.equal(tuple(got.shape), shape, f"{name}.shape (it must match the input's shape {shape})",
-                why=f"{name} is transposed" if transposed else None,
+        other = "grad_b" if name == "grad_a" else "grad_a"
+        why = (f"{name} is transposed" if tuple(got.shape) == shape[::-1] else
+               f"{name} has {other}'s shape {shapes[other]}: the two gradients are swapped"
+               if tuple(got.shape) == shapes[other] else None)
+        t.equal(tuple(got.shape), shape, f"{name}.shape (it must match the input's shape {shape})", why=why,
                 hint=f"only one product of grad (4, 2) with the other input has the shape {shape}: {name} = {rule}")
     given = {"grad": grad, "a": a, "b": b}
     t.close(ga, (grad @ b.T).numpy(), "grad_a", given=given, mistakes=[mistakes.custom(

@@ -1,13 +1,14 @@
 """Chapter 03 (modules): checks for Linear, parameter counting, Dropout, a residual block, init, freezing, hooks.
 
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
-trains for a few steps on the scikit-learn digits.
+trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
 """
 from functools import lru_cache
 
 import numpy as np
 
 import tinygrad_course as tc
+from tinygrad_course.datasets import load_digits
 
 from .. import mistakes
 from ..registry import exercise
@@ -15,7 +16,6 @@ from ..registry import exercise
 
 @lru_cache(maxsize=1)
 def _digits_arrays():
-    from sklearn.datasets import load_digits
     data = load_digits()
     return (data.data / 16.0).astype(np.float32), data.target.astype(np.int64)
 

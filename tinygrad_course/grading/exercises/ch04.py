@@ -25,8 +25,11 @@ def dataset_check(t, ClassificationDataset):
     features = np.arange(12, dtype=np.float64).reshape(4, 3)
     ds = ClassificationDataset(features, ["dog", "cat", "emu", "cat"])
     t.true(isinstance(ds, tc.utils.data.Dataset), "ClassificationDataset to subclass tc.utils.data.Dataset")
-    t.equal(len(ds), 4, what="len(ds)", hint="__len__ returns the number of samples")
-    t.equal(list(ds.classes), ["cat", "dog", "emu"], what="ds.classes", hint="the sorted distinct labels")
+    t.equal(len(ds), 4, what="len(ds)", hint="__len__ returns the number of samples",
+            why="len(ds) counts the classes, not the samples" if len(ds) == 3 else None)
+    t.equal(list(ds.classes), ["cat", "dog", "emu"], what="ds.classes", hint="the sorted distinct labels",
+            why=("the classes are in order of first appearance, not sorted (the order then depends on the file)"
+                 if sorted(ds.classes) == ["cat", "dog", "emu"] else None))
     x, label = ds[1]
     t.true(isinstance(x, tc.Tensor) and x.dtype == tc.float32,
            f"ds[1][0] to be a float32 tensor (got {type(x).__name__} {getattr(x, 'dtype', '')})",
@@ -65,12 +68,16 @@ def steps_check(t, steps_per_epoch):
         hint = "the last, smaller batch is a step too: ceil(N / B)"
         if isinstance(got, float):
             hint = "return an int: use math.ceil or integer arithmetic (n + b - 1) // b"
-        t.equal(got, expected, what=f"steps_per_epoch({n}, {b})", hint=hint)
+        t.equal(got, expected, what=f"steps_per_epoch({n}, {b})", hint=hint,
+                why=("the last, smaller batch was not counted" if got == expected - 1 else
+                     "the result is a fraction: a loader yields whole batches" if isinstance(got, float) else None))
         t.true(type(got) is int, f"steps_per_epoch({n}, {b}) to return an int (got {type(got).__name__})")
     for n, b in ((1797, 64), (10, 3), (5, 8)):
         expected = len(tc.utils.data.DataLoader(range(n), batch_size=b, drop_last=True))
-        t.equal(steps_per_epoch(n, b, drop_last=True), expected, what=f"steps_per_epoch({n}, {b}, drop_last=True)",
-                hint="drop_last=True drops the incomplete batch: floor(N / B)")
+        dropped = steps_per_epoch(n, b, drop_last=True)
+        t.equal(dropped, expected, what=f"steps_per_epoch({n}, {b}, drop_last=True)",
+                hint="drop_last=True drops the incomplete batch: floor(N / B)",
+                why="the incomplete last batch was still counted with drop_last=True" if dropped == expected + 1 else None)
     t.equal(steps_per_epoch(1797, 64) * 10, 290, what="optimizer steps in 10 epochs of 1,797 samples, batch 64")
 
 
@@ -164,7 +171,8 @@ def loaders_check(t, make_loaders):
     val_set = tc.utils.data.TensorDataset(tc.arange(100, 130))
     train_loader, val_loader = make_loaders(train_set, val_set, batch_size=32, seed=0)
     t.equal(len(train_loader), 4, what="len(train_loader) for 100 samples, batch 32",
-            hint="keep the last, smaller batch (drop_last=False): every sample counts")
+            hint="keep the last, smaller batch (drop_last=False): every sample counts",
+            why="the last, smaller batch was dropped (drop_last=True?)" if len(train_loader) == 3 else None)
     t.equal(len(val_loader), 1, what="len(val_loader) for 30 samples, batch 32")
 
     def epoch(loader):
@@ -175,10 +183,12 @@ def loaders_check(t, make_loaders):
     t.true(first != list(range(100)), "the training loader to shuffle", hint="shuffle=True for training")
     t.true(first != second, "a new order every epoch", hint="pass a generator, not a fixed permutation")
     t.equal(epoch(val_loader), list(range(100, 130)), what="validation order",
-            hint="never shuffle validation data: shuffle=False keeps evaluation reproducible")
+            hint="never shuffle validation data: shuffle=False keeps evaluation reproducible",
+            why="the validation loader shuffles" if sorted(epoch(val_loader)) == list(range(100, 130)) else None)
     again, _ = make_loaders(train_set, val_set, batch_size=32, seed=0)
     t.equal(epoch(again), first, what="first epoch of a second make_loaders(..., seed=0)",
-            hint="seed the shuffle: generator=tc.Generator().manual_seed(seed)")
+            hint="seed the shuffle: generator=tc.Generator().manual_seed(seed)",
+            why="the same seed gave a different order: the shuffle does not depend on `seed`")
     other, _ = make_loaders(train_set, val_set, batch_size=32, seed=1)
     t.true(epoch(other) != first, "a different seed to give a different order")
 
@@ -239,12 +249,14 @@ def _compare_batch(t, got, expected, what):
     if isinstance(expected, tc.Tensor):
         t.true(isinstance(got, tc.Tensor), f"{what} to be a tensor (got {_describe_batch(got)})")
         if got.dim() == expected.dim() - 1:
-            t.fail(what, f"expected shape {tuple(expected.shape)}, got {tuple(got.shape)}\n  hint: tc.cat joins "
+            t.fail(what, f"expected shape {tuple(expected.shape)}, got {tuple(got.shape)}: the samples were joined "
+                         f"end to end, without a new batch dimension\n  hint: tc.cat joins "
                          f"along an existing dimension; tc.stack adds the new batch dimension in front")
         hint = None
         if expected.dtype == tc.float64 and got.dtype == tc.float32:
             hint = "Python floats are double precision: collate them into a float64 tensor, as PyTorch does"
-        t.equal(str(got.dtype), str(expected.dtype), what=f"the dtype of {what}", hint=hint)
+        t.equal(str(got.dtype), str(expected.dtype), what=f"the dtype of {what}", hint=hint,
+                why="Python floats were collated into float32, the framework's default, not float64" if hint else None)
         t.close(got, expected, what=what)
     elif isinstance(expected, dict):
         t.true(isinstance(got, dict), f"{what} to be a dict (got {_describe_batch(got)})",

@@ -56,6 +56,21 @@ def _trained_loss(make_optimizer, steps=80):
 
 
 # --- 05.1 -------------------------------------------------------------------------------------------------
+def _why_grad_empty(train_step, loss_fn, x, y) -> str:
+    """Name the misplaced zero_grad from what one step with lr=0.1 does to a fresh layer: did step() use the
+    gradients (the weights moved) before zero_grad emptied them, or were they wiped before step()?"""
+    tc.manual_seed(0)
+    probe = tc.nn.Linear(4, 3)
+    before = probe.weight.detach().numpy().copy()
+    train_step(probe, tc.optim.SGD(probe.parameters(), lr=0.1), loss_fn, x, y)
+    if not np.allclose(probe.weight.detach().numpy(), before):
+        return ("weight.grad is empty after your step, although step() did use the gradients (the weights moved): "
+                "zero_grad ran at the end of the step, so .grad no longer shows the step's gradient for logging, "
+                "clipping or debugging")
+    return ("weight.grad is empty after your step and the weights did not move: zero_grad ran between backward "
+            "and step() and wiped the gradients before step() could use them")
+
+
 @exercise("05.1", title="the training step, in order", points=2)
 def train_step_check(t, train_step):
     loss_fn = tc.nn.CrossEntropyLoss()
@@ -73,10 +88,9 @@ def train_step_check(t, train_step):
     t.close(returned, float(reference.item()), what="the loss train_step returned", rtol=1e-5)
     train_step(model, opt, loss_fn, x, y)
     grad = model.weight.grad
-    t.true(grad is not None and np.abs(grad.numpy()).max() > 0,
-           "weight.grad to hold this step's gradient after train_step",
-           why="weight.grad is empty after your step: zero_grad ran after backward and wiped the gradients before "
-               "step() could use them",
+    emptied = grad is None or not np.abs(grad.numpy()).max() > 0
+    t.true(not emptied, "weight.grad to hold this step's gradient after train_step",
+           why=_why_grad_empty(train_step, loss_fn, x, y) if emptied else None,
            hint="call optimizer.zero_grad() first, then forward, loss, backward, step")
     t.close(grad, ref_grad, what="weight.grad after two train_step calls on the same batch", rtol=1e-4,
             given="x = tc.randn(8, 4), y = [0, 1, 2, 0, 1, 2, 0, 1], a Linear(4, 3) and SGD with lr=0", mistakes=[
@@ -182,6 +196,7 @@ def clip_check(t, clip_grad_norm):
 
     ref = params_with_grads()
     ref_norm = float(tc.nn.utils.clip_grad_norm_(ref, 1.0))
+    summed_norms = float(sum(np.linalg.norm(g) for g in grads))
     ps = params_with_grads()
     norm = clip_grad_norm(ps, 1.0)
     t.close(float(norm), ref_norm, what="the total norm clip_grad_norm returned", rtol=1e-5,
@@ -191,7 +206,12 @@ def clip_check(t, clip_grad_norm):
                                       "return the total norm measured before clipping"),
                       mistakes.custom(lambda g, e: abs(float(g) - float(e) ** 2) < 1e-3 * float(e) ** 2,
                                       "you returned the squared norm: the square root is missing",
-                                      "the 2-norm is the square root of the sum of squares")])
+                                      "the 2-norm is the square root of the sum of squares"),
+                      mistakes.custom(lambda g, e: abs(float(g) - summed_norms) < 1e-4 * summed_norms,
+                                      "you added up the parameters' norms: the global norm is not the sum of "
+                                      "per-parameter norms (that sum overestimates it)",
+                                      "square every entry of every gradient, add them all, then take one square root: "
+                                      "sqrt(sum of (p.grad ** 2).sum() over the parameters)")])
     per_param = [g * min(1.0, 1.0 / (np.linalg.norm(g) + 1e-6)) for g in grads]
     got = np.concatenate([p.grad.numpy().ravel() for p in ps])
     t.close(got, np.concatenate([p.grad.numpy().ravel() for p in ref]), what="gradients after clipping to max_norm=1.0",
@@ -200,7 +220,10 @@ def clip_check(t, clip_grad_norm):
                 lambda g, e: np.allclose(g, np.concatenate([q.ravel() for q in per_param]), rtol=1e-4),
                 "you clipped each parameter separately (one norm per parameter)",
                 "compute ONE norm over all gradients together (sqrt of the sum of every squared entry) and scale them "
-                "all by the same factor")])
+                "all by the same factor"), mistakes.custom(
+                lambda g, e: np.allclose(g, np.concatenate([q.ravel() for q in grads]) / summed_norms, rtol=1e-3),
+                "the gradients were scaled by 1 / (the sum of the parameters' norms): that sum is not the global norm",
+                "the global norm is the square root of the sum of every squared entry of every gradient")])
     ps = params_with_grads()
     clip_grad_norm(ps, 100.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), np.concatenate([g.ravel() for g in grads]),

@@ -95,6 +95,14 @@ def _step_lr_reference(model, loader, epochs, lr, per_batch=False, before=False)
     return lrs
 
 
+def _fell_too_fast(got, expected) -> bool:
+    """Every rate is 0.01 halved a whole number of times, and by the end it was halved more often than
+    stepping once per epoch gives."""
+    halvings = np.log2(0.01 / got)
+    return bool(np.all(got > 0) and np.allclose(halvings, np.round(halvings), atol=1e-6)
+                and halvings[-1] > np.log2(0.01 / expected[-1]) + 0.5)
+
+
 @exercise("05b.2", title="add a StepLR schedule", points=2)
 def step_lr_check(t, train_with_step_lr):
     x, y = _digits(0, 256)
@@ -114,6 +122,9 @@ def step_lr_check(t, train_with_step_lr):
                         "rate fell 4 times too fast", "StepLR counts epochs here, so step it once per epoch"),
         mistakes.custom(lambda g, e: np.allclose(g, before), "scheduler.step() ran before the epoch's training: "
                         "every rate comes one epoch early", "step it after the epoch's optimizer steps"),
+        mistakes.custom(_fell_too_fast, "the rate fell faster than StepLR(step_size=2) stepped once per epoch "
+                        "allows: scheduler.step() ran more often than once per epoch (after every batch?)",
+                        "StepLR counts epochs here, so step it once per epoch, after the epoch's batches"),
         mistakes.custom(lambda g, e: np.allclose(g, 0.01), "the learning rate never changed",
                         "create StepLR(optimizer, step_size=2, gamma=0.5) and call scheduler.step() every epoch")])
     reference = copy.deepcopy(start)
@@ -143,7 +154,9 @@ def cnn_check(t, make_cnn):
     hint = None
     if (10, 8 * 6 * 6) in shapes or (10, 8 * 3 * 3) in shapes:
         hint = "without padding=1 the 3x3 convolution shrinks 8x8 to 6x6; with it the image stays 8x8, 4x4 after pooling"
-    t.equal(shapes, expected, what="the parameter shapes of make_cnn()", hint=hint)
+    t.equal(shapes, expected, what="the parameter shapes of make_cnn()", hint=hint,
+            why="the convolution has no padding, so the image shrank and the Linear layer's input size with it"
+                if hint else None)
     reference = _cnn_reference()
     model.load_state_dict({k: v for k, v in zip(model.state_dict(), reference.state_dict().values())})
     with tc.no_grad():

@@ -157,16 +157,23 @@ def fused_momentum_check(t, momentum_update, momentum_kernel_body):
 # ---- 06.4 -------------------------------------------------------------------------------------------------
 @exercise("06.4", title="the loss scaler's update rule", points=2)
 def update_scale_check(t, update_scale):
-    t.equal(tuple(update_scale(1024.0, 5, True)), (512.0, 0), "update_scale(1024.0, tracker=5, found_inf=True)",
-            hint="an overflow halves the scale (backoff_factor=0.5) and resets the tracker to 0")
+    overflow = tuple(update_scale(1024.0, 5, True))
+    t.equal(overflow, (512.0, 0), "update_scale(1024.0, tracker=5, found_inf=True)",
+            hint="an overflow halves the scale (backoff_factor=0.5) and resets the tracker to 0",
+            why=("after an overflow the count of clean steps was kept" if overflow[:1] == (512.0,) else
+                 "an overflow must lower the scale" if overflow[:1] != (512.0,) and len(overflow) == 2 else None))
     t.equal(tuple(update_scale(1024.0, 5, False)), (1024.0, 6), "update_scale(1024.0, tracker=5, found_inf=False)",
             hint="a clean step only counts: tracker + 1")
     got = tuple(update_scale(1024.0, 1999, False))
     t.equal(got, (2048.0, 0), "update_scale(1024.0, tracker=1999, found_inf=False) (growth_interval=2000)",
+            why=("the scale grew but the count of clean steps was not restarted" if got == (2048.0, 2000) else
+                 "the 2000th clean step in a row did not grow the scale" if got[:1] == (1024.0,) else None),
             hint="the 2000th clean step in a row doubles the scale and resets the tracker" if got != (2048.0, 2000)
             else "after growing, the tracker starts again at 0")
-    t.equal(tuple(update_scale(8.0, 2, False, growth_factor=4.0, backoff_factor=0.25, growth_interval=3)), (32.0, 0),
+    custom = tuple(update_scale(8.0, 2, False, growth_factor=4.0, backoff_factor=0.25, growth_interval=3))
+    t.equal(custom, (32.0, 0),
             "update_scale(8.0, 2, False, growth_factor=4.0, backoff_factor=0.25, growth_interval=3)",
+            why="the default factors were used instead of the ones passed in" if custom in ((16.0, 0), (8.0, 3)) else None,
             hint="use the factors and interval you are given, not the defaults")
     # the learner's rule against tc.amp.GradScaler over a run with overflows
     scaler = tc.amp.GradScaler("cpu", init_scale=16.0, growth_interval=3)

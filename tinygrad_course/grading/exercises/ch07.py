@@ -5,6 +5,7 @@ Every piece is used for real: the checkpoint functions interrupt and resume a tr
 which must end with exactly the weights of an uninterrupted run.
 """
 import collections
+import copy
 import os
 import pickle
 import pickletools
@@ -97,12 +98,16 @@ def compare_check(t, compare_state_dicts):
     t.equal(set(got) if isinstance(got, dict) else got, {"missing", "unexpected", "shape_mismatch"},
             what="the keys of the returned dict", given=given)
     t.equal(sorted(got["missing"]), ["fc2.weight"], what="missing (in the model, not in the checkpoint)",
-            hint="missing = keys of model_state that the checkpoint lacks", given=given)
+            hint="missing = keys of model_state that the checkpoint lacks", given=given,
+            why="missing and unexpected are swapped" if sorted(got["missing"]) == ["head.weight"] else None)
     t.equal(sorted(got["unexpected"]), ["head.weight"], what="unexpected (in the checkpoint, not in the model)",
             given=given)
     t.equal(sorted(got["shape_mismatch"]), [("fc1.weight", (4, 3), (5, 3))],
             what="shape_mismatch as (name, model shape, checkpoint shape)",
-            hint="compare tuple(tensor.shape) of keys present in both", given=given)
+            hint="compare tuple(tensor.shape) of keys present in both", given=given,
+            why=("the two shapes are in the wrong order (the model's comes first)"
+                 if sorted(got["shape_mismatch"]) == [("fc1.weight", (5, 3), (4, 3))] else
+                 "no shape mismatch was reported: only the keys were compared" if not got["shape_mismatch"] else None))
     model = tc.nn.Sequential(tc.nn.Linear(3, 4), tc.nn.ReLU(), tc.nn.Linear(4, 2))
     same = compare_state_dicts(model.state_dict(), model.state_dict())
     t.equal((sorted(same["missing"]), sorted(same["unexpected"]), sorted(same["shape_mismatch"])), ([], [], []),
@@ -121,16 +126,24 @@ def npz_check(t, export_npz, import_npz):
                  f"state_dict holds {', '.join(f'{k} {tuple(v.shape)}' for k, v in model.state_dict().items())}")
         with np.load(path, allow_pickle=False) as data:
             t.equal(sorted(data.files), sorted(model.state_dict()), what="the array names in the .npz file",
+                    why=("the arrays were saved by position (np.savez(path, *arrays) names them arr_0, arr_1, ...)"
+                         if all(f.startswith("arr_") for f in data.files) else None),
                     hint="one array per state_dict key, named by the key", given=given)
             t.close(data["0.weight"], model[0].weight, what="the array for '0.weight'", given=given)
         tc.manual_seed(1)
         other = tc.nn.Sequential(tc.nn.Linear(64, 8), tc.nn.ReLU(), tc.nn.Linear(8, 10))
+        other_before = copy.deepcopy(other)
         import_npz(other, path)
         X, _ = digits(0, 32)
         with tc.no_grad():
+            untouched = other_before(X).numpy()
             t.close(other(X), model(X), what="a model loaded from the .npz: its outputs", atol=0,
                     given=given + "; then import_npz(other, path) into a model with other weights, both run on the "
-                                  "first 32 digits")
+                                  "first 32 digits",
+                    mistakes=[mistakes.custom(lambda g, e: np.array_equal(g, untouched),
+                                              "the other model still has its own weights: import_npz read the file "
+                                              "but never put the arrays into the model",
+                                              "finish with model.load_state_dict({name: tc.tensor(array), ...})")])
 
 
 # --- 07.4-07.6: what a pickle runs, a safe loader with an allow-list, a framework-free forward pass ---

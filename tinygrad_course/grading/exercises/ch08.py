@@ -107,6 +107,11 @@ def count_ops_check(t, count_ops):
     t.true(isinstance(got, dict), "count_ops to return a dict")
     t.equal({k: got.get(k) for k in ("aten::mul", "aten::add", "aten::sum")},
             {"aten::mul": 2, "aten::add": 1, "aten::sum": 1}, what="the counts for ((a * b + a) * 2).sum()",
+            why=("every op was counted once: one entry per distinct name, not its number of calls"
+                 if {k: got.get(k) for k in ("aten::mul", "aten::add", "aten::sum")} == {"aten::mul": 1, "aten::add": 1,
+                                                                                         "aten::sum": 1} else
+                 "the values are not call counts" if any(not isinstance(got.get(k), int)
+                                                          for k in ("aten::mul", "aten::add", "aten::sum")) else None),
             hint="use prof.key_averages(): each row has .key (the name) and .count")
     w = tc.randn(4, 4, requires_grad=True)
 

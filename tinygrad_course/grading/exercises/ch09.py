@@ -49,7 +49,11 @@ def average_check(t, average_gradients):
                                               "that is the sum of the replicas' gradients, not their average",
                                               "divide the sum by the number of replicas")])
             t.close(replicas[1][0].weight.grad, replicas[0][0].weight.grad,
-                    what="replica 1's gradient (must equal replica 0's)", atol=0, given=given)
+                    what="replica 1's gradient (must equal replica 0's)", atol=0, given=given,
+                    mistakes=[mistakes.custom(lambda g, e: np.array_equal(g, local[1]),
+                                              "replica 1 still holds its own gradient: only replica 0's was "
+                                              "replaced by the average",
+                                              "assign the average to p.grad of EVERY replica's parameter")])
         for o in opts:
             o.step()
         single_opt.zero_grad()
@@ -73,16 +77,30 @@ def average_check(t, average_gradients):
 
 @exercise("09.2", title="shard the dataset like DistributedSampler", points=2)
 def shard_check(t, shard):
-    t.equal(list(shard(list(range(10)), 0, 2)), [0, 2, 4, 6, 8], what="shard(range(10), rank=0, world_size=2)")
+    first = list(shard(list(range(10)), 0, 2))
+    t.equal(first, [0, 2, 4, 6, 8], what="shard(range(10), rank=0, world_size=2)",
+            why="rank 0 got a contiguous block: DistributedSampler deals the indices out in turn (round robin)"
+                if first == [0, 1, 2, 3, 4] else None)
     for n, world in [(10, 3), (7, 4), (3, 4), (12, 5)]:
         for rank in range(world):
             expected = list(DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=False))
-            t.equal(list(shard(list(range(n)), rank, world)), expected,
+            mine = list(shard(list(range(n)), rank, world))
+            t.equal(mine, expected,
                     what=f"shard(range({n}), rank={rank}, world_size={world})",
+                    why=("this rank got fewer indices than the others: the list was not padded to a multiple of "
+                         "world_size" if len(mine) < len(expected) and mine == expected[:len(mine)] else None),
                     hint="pad by repeating indices from the start until the length is a multiple of "
                          "world_size, then take every world_size-th index starting at rank")
-    t.equal(list(shard([5, 9, 1, 7], 1, 2)), [9, 7], what="shard([5, 9, 1, 7], rank=1, world_size=2)",
+    given_list = list(shard([5, 9, 1, 7], 1, 2))
+    t.equal(given_list, [9, 7], what="shard([5, 9, 1, 7], rank=1, world_size=2)",
+            why="these are positions in the list, not its entries" if given_list == [1, 3] else None,
             hint="shard the given list (it may be shuffled), not range(len(...))")
+
+
+def _only_own_chunk_complete(got, expected, rank, world) -> bool:
+    """The result is right in exactly one of the `world` chunks (np.array_split's) and wrong in the others."""
+    right = [np.allclose(g, e) for g, e in zip(np.array_split(got, world), np.array_split(expected, world))]
+    return sum(right) == 1
 
 
 @exercise("09.3", title="ring all-reduce, simulated", points=3)
@@ -96,10 +114,18 @@ def ring_check(t, ring_all_reduce):
         total = np.sum(originals, axis=0)
         t.equal(len(results), world, what=f"number of results for {world} ranks", given=given)
         for r in range(world):
-            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)", given=given)
+            t.close(results[r], total, what=f"rank {r}'s result ({world} ranks, {n} values)", given=given,
+                    mistakes=[mistakes.custom(
+                        lambda g, e: _only_own_chunk_complete(g, e, r, world),
+                        "only one chunk of the result holds the full sum: that is the end of the reduce-scatter; "
+                        "the all-gather that passes the finished chunks round the ring is missing",
+                        "after world - 1 reduce-scatter steps, run world - 1 more steps that copy the finished "
+                        "chunks to the next rank")])
         if n % world == 0:
             t.equal([int(s) for s in sent], [2 * (world - 1) * n // world] * world,
                     what=f"values sent by each rank ({world} ranks, {n} values)", given=given,
+                    why=("each step was counted as sending the whole vector instead of one chunk"
+                         if [int(s) for s in sent] == [2 * (world - 1) * n] * world else None),
                     hint="each of the 2 * (world - 1) steps sends one chunk of n / world values")
 
 

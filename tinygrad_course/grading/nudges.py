@@ -1,0 +1,100 @@
+"""The first stage of every exercise's hint: the idea to use, without the formula or the code.
+
+``hint("NN.k")`` gives it at any time, before any check has run; the fix for a failed check (which may
+state the formula) comes only later (see ``check.py``).
+"""
+from __future__ import annotations
+
+NUDGES: dict[str, str] = {
+    # the fixture course (tests/grading/fixtures/course)
+    "99.1": "compare the shapes from their last dimension backwards; a dimension of size 1 stretches to match the other.",
+    "99.2": "a broadcast input was used many times in the output, so its gradient collects a contribution from every use.",
+    "99.3": "a leaf's .grad collects gradients across backward calls; think about what should happen to the value already there.",
+    # 01 tensors
+    "01.1": "one of NumPy's conversions wraps the array's memory, the other makes its own copy; which is which?",
+    "01.2": "decide the dtype first: scaling into [0, 1] produces fractions, and whole-number storage cannot hold them.",
+    "01.3": "stepping along the last dimension moves to the neighbouring element; stepping along an earlier dimension skips a whole block of the dimensions after it.",
+    "01.4": "each index moves you along its dimension by its stride, starting from where the view begins.",
+    "01.5": "line the shapes up from the right; each pair of sizes must be equal or contain a 1, and a missing dimension counts as 1.",
+    "01.6": "a reduction removes the dimension it sums over; for the division to pair each row with its own sum the sums must keep a dimension to broadcast along.",
+    "01.7": "you need one element per row, chosen by that row's label: an indexing or gather that pairs row i with labels[i].",
+    "01.8": "a comparison gives a bool tensor of the same shape; indexing with it keeps the places where it is True.",
+    # 02 autograd
+    "02.1": "for a product, the gradient of each input is the incoming gradient times how much the output moves when that input moves, which is the other factor.",
+    "02.2": "the derivative of tanh can be written with its output alone; apply the chain rule: incoming gradient times the local derivative.",
+    "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward).",
+    "02.4": "a node may run only after every node that uses its output has run: a depth-first search that adds a node after visiting its inputs, then reversed.",
+    "02.5": "the mean over N examples is a sum divided by N, and gradients of sums add up; each chunk's share must be weighted by its size.",
+    "02.6": "the derivative is the slope: nudge one entry a little up and a little down and divide the change in f by the distance between the two.",
+    "02.7": "an update you do not want recorded must not build a graph; a value you want as a constant must be cut from the graph it came from.",
+    "02.8": "forward saves what backward will need with ctx.save_for_backward; backward receives the output's gradient and multiplies it by the local derivative.",
+    "02.9": "row i of the Jacobian is the gradient of output i; the Hessian is the Jacobian of the gradient, which needs a gradient that is itself differentiable.",
+    # 03 modules
+    "03.1": "a layer's weights must be nn.Parameter objects assigned as attributes, so that parameters() finds them; the forward is one affine map.",
+    "03.2": "parameters() gives every tensor to learn; each contributes as many scalars as it has elements.",
+    "03.3": "dropout behaves differently in training and in evaluation; the survivors are rescaled so that the expected value stays the same.",
+    "03.4": "a residual block adds its input back to what its layers computed; the layers must be attributes so they are registered.",
+    "03.5": "apply calls your function on every module; act only on the layer type asked for, and draw with the spread that keeps activations' scale from layer to layer.",
+    "03.6": "freezing is requires_grad off; start by freezing everything, then unfreeze the last layer.",
+    "03.7": "a forward hook sees each module's output; register it on the leaves only and remove the hooks when done.",
+    "03.8": "cross_entropy applies log-softmax itself, so the model should stop at the raw scores.",
+    # 04 data
+    "04.1": "raw labels can be anything; map each distinct label to an index, the same way every time.",
+    "04.2": "a last batch that is not full still counts, unless drop_last says to drop it.",
+    "04.3": "batch elements of different lengths can be stacked only after they are brought to one length; keep track of which positions are real.",
+    "04.4": "the statistics of a normalization belong to the training data and are computed once, on the same scale the tensors will have after ToTensor.",
+    "04.5": "only the training data is shuffled, and a seeded generator makes the shuffle repeat; validation order does not matter.",
+    "04.6": "the work of building batches can move to worker processes; each worker needs its own seed so they do not repeat each other.",
+    "04.7": "default_collate looks at the type of the first sample and recurses into tuples, lists and dicts, stacking what it finds at the leaves.",
+    # 05 training
+    "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
+    "05.2": "momentum keeps a running velocity per parameter; the step follows the velocity, not the raw gradient.",
+    "05.3": "Adam keeps running averages of the gradient and of its square; both start at zero, so early steps need a correction.",
+    "05.4": "the norm is taken over all gradients together, as if they were one long vector; every gradient is then scaled by the same factor, and only when the norm is too large.",
+    "05.5": "evaluation changes no weights and builds no graph; averages over a dataset must weight every sample equally, whatever the batch sizes.",
+    "05.6": "remember the best loss seen so far and count the epochs since it last improved by more than min_delta.",
+    "05.7": "the predicted class is the position of the largest score in each row.",
+    # 05b lab
+    "05b.1": "one fixed batch, many steps: if the loop is right the loss goes close to zero.",
+    "05b.2": "a scheduler's step() marks the end of an epoch for StepLR; call it where an epoch ends.",
+    "05b.3": "convolutions keep the image's layout; flatten only before the final Linear, and count the features the flatten produces.",
+    "05b.4": "clip after backward and before step; the clipping function returns the norm it measured before clipping.",
+    "05b.5": "evaluation changes no weights and builds no graph; weight each batch by its number of samples.",
+    "05b.6": "keep a copy of the weights at the best epoch (a copy, not a reference to tensors that keep training) and load it at the end.",
+    # 06 gpu
+    "06.1": "walk the container: rebuild tuples, lists and dicts with their tensors moved, and leave everything else as it is.",
+    "06.2": "a GPU call returns before its work is done; wait for the device before reading the clock, and leave the first call out of the timing.",
+    "06.3": "a fused kernel does the whole update in one pass over each element; the buffer and the parameter are both updated in place.",
+    "06.4": "an overflow shrinks the scale and restarts the count; enough clean steps in a row grow it.",
+    "06.5": "allocated counts live tensors; reserved also counts the cache the allocator keeps; empty_cache gives back only what no tensor uses.",
+    "06.6": "the loss is multiplied by the scale before backward, so every gradient must be divided by it before the update, and a step with an overflow is skipped.",
+    # 07 saving
+    "07.1": "a checkpoint must hold everything that changes during training, not only the model's weights; resuming restores each part.",
+    "07.2": "compare the two sets of keys, then the shapes of the keys they share.",
+    "07.3": "every state_dict entry becomes a plain NumPy array under its own name.",
+    "07.4": "a restricted unpickler decides, for each global the file names, whether it may be loaded.",
+    "07.5": "the exported arrays are the layers' weights; the forward pass is the same arithmetic written with NumPy.",
+    "07.6": "pickletools can list a pickle's opcodes without running them; the globals it would import are named in them.",
+    # 08 debugging
+    "08.1": "named_parameters() pairs each parameter with its name; a gradient's norm is the length of the gradient seen as one vector.",
+    "08.2": "a forward hook sees each module's output in the order they run; the first one that is not finite is the answer.",
+    "08.3": "the profiler's key_averages() groups the recorded events by op name and counts them.",
+    "08.4": "keep, per tag, the values and their steps in order; smoothing is a running average that gives more weight to recent values.",
+    "08.5": "what the graph holds is the memory still allocated after the forward pass, compared with before it.",
+    "08.6": "the exception's type and message name the cause; match them against the table in the lecture.",
+    "08.7": "anomaly mode records where each op was created and stops at the first backward that produces NaN.",
+    # 09 distributed
+    "09.1": "every replica must end with the same gradient, the mean of all replicas' gradients for that parameter.",
+    "09.2": "pad the list so every rank gets the same number of samples, then each rank takes every world_size-th entry starting at its rank.",
+    "09.3": "in a ring each rank sends one chunk to its neighbour per step; first the sums travel round, then the finished chunks.",
+    "09.4": "same start, own share of the data, and gradients averaged after backward.",
+    "09.5": "a collective changes every rank's tensor in place, so all ranks hold the same result afterwards.",
+    "09.6": "the ranks compute at the same time, then wait for the gradients to be exchanged; throughput is samples per second of the whole step.",
+}
+
+_FALLBACK = "reread the exercise's text and the lecture section it points to; the check's message will name what differs."
+
+
+def nudge_for(exercise_id: str) -> str:
+    """The conceptual hint of `exercise_id` (a general one for an exercise that has none)."""
+    return NUDGES.get(exercise_id, _FALLBACK)
