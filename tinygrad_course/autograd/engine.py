@@ -9,13 +9,14 @@ inputs (`next_functions`) and each tensor input's shape and dtype. The node *is*
 
 Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it;
 a node runs once every node that consumes its output has sent its gradient (among ready nodes the most
-recently created first, as PyTorch does) -- Kahn's topological sort, done while running. `Node.apply` runs an
+recently created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running. `Node.apply` runs an
 op's `backward` and then, in one place for every op, sums each gradient back to its input's shape
 (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
 `AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
 
-Extension points of the loop: tensor and node hooks (`_pre_hooks`, `_post_hooks`), `autograd.grad`'s capture
-of the gradients it returns, the profiler (`profilers`), anomaly detection and `record_backward()` traces.
+Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
+capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
+`record_backward()` traces; a learner's backward rules and topological sort in build mode (`seams`).
 """
 from __future__ import annotations
 
