@@ -3,7 +3,6 @@ held-out logits it writes (tinygrad_course/build/gpt_milestone.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
 
 import tinygrad_course as tc
