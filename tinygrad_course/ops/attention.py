@@ -106,7 +106,10 @@ def _attention_grads_array(xp, g, p, q, k, v, scale, need):
         gv = _wrap(xp.matmul(xp.swapaxes(p, -1, -2), g))
     if need[0] or need[1]:
         gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
-        gs = p * (gp - (gp * p).sum(axis=-1, keepdims=True)) * scale
+        gs = gp  # p * (gp - rowsum(gp * p)) * scale, in place on the fresh gp (the same bits, fewer arrays)
+        gs -= (gp * p).sum(axis=-1, keepdims=True)
+        gs *= p
+        gs *= scale
         if need[0]:
             gq = _wrap(xp.matmul(gs, k))
         if need[1]:
