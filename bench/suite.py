@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 import tinygrad_course as tc
+import chapter_gpt
 import cnn
 import loader
 import mlp
@@ -84,6 +85,10 @@ BENCHES = {
     "gru_layer": Bench("GRU layer alone (64->128, 16x32), forward+backward", lambda lib, tiny=False:
                        models.make_recurrent_layer(lib, "GRU", tiny), 22, 8, 1.5),
     "gpt": Bench("GPT 2 layers, 4 heads, width 128, block 64, batch 8", models.make_gpt, 18, 6, 1.5),
+    "gpt_chapter": Bench("chapter 10 GPT (2 layers, 4 heads, width 64, block 64, batch 32, tied; AdamW, clip)",
+                         chapter_gpt.make_train, 18, 6, 1.3),
+    "gpt_kv_cache": Bench("chapter 10 GPT generation with the KV cache, 16-token prompt", chapter_gpt.make_generate,
+                          14, 2, 1.3, "32 tokens"),
     "transformer": Bench("Transformer encoder 2x(d128, 4 heads, ff256), 16x32", models.make_transformer_encoder,
                          18, 8, 1.1),
     "dataloader": Bench("DataLoader 2048x3x32x32, batch 64, 2 workers", loader.make_loader, 14, 2, 1.5, "epoch"),

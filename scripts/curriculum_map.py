@@ -107,6 +107,14 @@ TOPICS = {
            ("scaling-throughput", "throughput: workers minus communication"),
            ("dead-ranks", "timeouts when a process dies"),
            ("multi-gpu", "the same loop on several GPUs")],
+    "10": [("text-as-data", "text as data: a character tokenizer, a train/validation split, (B, T) windows"),
+           ("bigram-baseline", "a bigram model as the baseline, its loss against ln(vocab)"),
+           ("self-attention", "self-attention derived: averaging the past, masked softmax of q.k, the 1/sqrt(d) scale"),
+           ("transformer-block", "multi-head causal attention and the pre-norm block with residuals and an MLP"),
+           ("gpt-model", "the GPT: token and position embeddings, weight tying, parameter count"),
+           ("gpt-training", "AdamW with decay groups, warmup + cosine, clipping, held-out loss, live plot"),
+           ("sampling", "sampling with temperature and top-k"),
+           ("kv-cache", "a key/value cache: generation without recomputing the past, tokens per second")],
 }
 TITLES = {topic: title for chapter in TOPICS.values() for topic, title in chapter}
 CHAPTER_OF = {topic: chapter for chapter, topics in TOPICS.items() for topic, _ in topics}

@@ -247,3 +247,11 @@ def test_random_crop_with_padding():
         T.RandomCrop(5)(x)
     assert T.RandomCrop(6, pad_if_needed=True)(x).shape == (1, 6, 6)
     assert repr(T.RandomCrop(28, padding=4)) == "RandomCrop(size=(28, 28), padding=4)"
+
+
+def test_shakespeare_text_ships_with_the_package():
+    text = tc.datasets.shakespeare()
+    assert len(text) == 1_115_394  # the whole file, read offline
+    assert text.startswith("First Citizen:\nBefore we proceed any further, hear me speak.")
+    chars = sorted(set(text))
+    assert len(chars) == 65 and chars[0] == "\n" and "z" in chars

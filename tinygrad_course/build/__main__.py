@@ -14,12 +14,13 @@ from pathlib import Path
 
 from .components import BY_NAME, COMPONENTS
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_milestone
+from .gpt_milestone import gpt_milestone
 from .milestone_runs import LAB_ACCURACY, LAB_SECONDS, digits_split
 from .notebooks import extract
 from .probes import PROBES, compare
 from .runs import MILESTONES, run_child
 
-ALL_MILESTONES = ("autograd", "lab", "resume", "ddp")
+ALL_MILESTONES = ("autograd", "lab", "resume", "ddp", "gpt")
 
 
 def status_rows(folder: Path) -> list[dict]:
@@ -49,6 +50,8 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     if name == "ddp":  # chapter 09: two MPI processes; on failure, name the components failing their own checks
         passed, message = ddp_milestone(folder)
         return passed, message if passed else message + _failing_checks(folder, DDP_NEEDED)
+    if name == "gpt":  # chapter 10: the GPT on the learner's pieces (gpt_milestone.py)
+        return gpt_milestone(folder)
     if name not in MILESTONES:
         return False, (f"milestone {name}: not available in this version of the course yet "
                        f"(available: {', '.join(MILESTONES)})")

@@ -15,26 +15,32 @@ from .fused import Softmax
 
 def _masked_scores(xp, q, k, mask, scale):
     """q k^T * scale with the mask applied (bool: keep where True, float: added), as arrays."""
-    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * scale
+    s = xp.matmul(q, xp.swapaxes(k, -1, -2))
+    s *= s.dtype.type(scale)  # in place: s is a fresh array, and one score array is all the step holds
     if mask is None:
         return s
     if mask.dtype.name == "bool":
-        return xp.where(mask._data, s, xp.asarray(-xp.inf, dtype=s.dtype))
-    return s + mask._data
+        xp.copyto(s, s.dtype.type(-xp.inf), where=~mask._data)
+        return s
+    s += mask._data
+    return s
 
 
 def _attention_weights(xp, s, masked):
-    """softmax over the last axis; with a mask, rows whose keys are all masked give zeros (not NaN)."""
+    """softmax over the last axis; with a mask, rows whose keys are all masked give zeros (not NaN). `s` is
+    overwritten (callers pass the fresh scores of `_masked_scores`)."""
     dead = None
+    m = s.max(axis=-1, keepdims=True)  # one row maximum, shared by the dead-row test and the softmax
     if masked:
-        m = s.max(axis=-1, keepdims=True)
         dead = m == -xp.inf
         if dead.any():
             s = xp.where(dead, xp.asarray(0, dtype=s.dtype), s)
+            m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)
         else:
             dead = None
-    e = xp.exp(s - s.max(axis=-1, keepdims=True))
-    p = e / e.sum(axis=-1, keepdims=True)
+    p = xp.subtract(s, m, out=s)  # in place: the scores are a temporary of the caller's
+    xp.exp(p, out=p)
+    p /= p.sum(axis=-1, keepdims=True)
     if dead is not None:
         p = xp.where(dead, xp.asarray(0, dtype=p.dtype), p)
     return p, dead
@@ -101,7 +107,10 @@ def _attention_grads_array(xp, g, p, q, k, v, scale, need):
         gv = xp.matmul(xp.swapaxes(p, -1, -2), g)
     if need[0] or need[1]:
         gp = xp.matmul(g, xp.swapaxes(v, -1, -2))
-        gs = p * (gp - (gp * p).sum(axis=-1, keepdims=True)) * scale
+        gs = gp  # p * (gp - rowsum(gp * p)) * scale, in place on the fresh gp (the same bits, fewer arrays)
+        gs -= (gp * p).sum(axis=-1, keepdims=True)
+        gs *= p
+        gs *= scale
         if need[0]:
             gq = xp.matmul(gs, k)
         if need[1]:

@@ -1,0 +1,61 @@
+"""Chapter 10's milestone: the GPT trained on the learner's pieces in a child process, judged here from the
+held-out logits it writes (tinygrad_course/build/gpt_milestone.py)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinygrad_course.build import gpt_milestone as gm
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "tinygrad_course.build", *args], capture_output=True, text=True,
+                          timeout=gm.TIMEOUT)
+
+
+def test_the_milestone_names_every_unwritten_cell_of_the_released_notebook():
+    run = cli("milestone", "gpt", str(ROOT / "exercises"))
+    assert run.returncode == 1
+    for name, grade_id, _ in gm.PIECES:
+        assert f"{name} (10_gpt.ipynb, cell {grade_id})" in run.stdout
+
+
+def test_the_validation_loss_is_computed_here_from_the_logits():
+    inputs, targets = gm.val_windows()
+    assert inputs.shape == targets.shape == (gm.VAL_WINDOWS, gm.CONFIG["block_size"])
+    assert np.array_equal(inputs[:, 1:], targets[:, :-1])  # targets are the next characters
+    _, vocab = gm.token_ids()
+    assert vocab == 65
+    assert gm.val_loss(np.zeros(targets.shape + (vocab,), np.float32)) == pytest.approx(np.log(65))
+
+
+@pytest.mark.slow
+def test_a_short_run_on_the_solutions_matches_the_reference_and_a_post_norm_block_does_not(tmp_path):
+    passed, message = gm.gpt_milestone(ROOT / "solutions", steps=40)
+    assert passed, message
+    assert "earlier components of yours: " in message and "sample:\n    ROMEO:" in message
+    nb = json.loads((ROOT / "solutions" / "10_gpt.ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex10_3":
+            source = "".join(cell["source"])
+            post_norm = source.replace("x = x + self.attn(self.ln1(x))\n        return x + self.mlp(self.ln2(x))",
+                                       "x = self.ln1(x + self.attn(x))\n        return self.ln2(x + self.mlp(x))")
+            assert post_norm != source
+            cell["source"] = post_norm
+    (tmp_path / "10_gpt.ipynb").write_text(json.dumps(nb))
+    passed, message = gm.gpt_milestone(tmp_path, steps=40)
+    assert not passed and "differs from the reference's by more than 2%" in message, message
+
+
+@pytest.mark.slow
+def test_the_full_milestone_passes_on_the_solutions():
+    run = cli("milestone", "gpt", str(ROOT / "solutions"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "milestone gpt: passed" in run.stdout and "sample:" in run.stdout

@@ -1,0 +1,379 @@
+"""Chapter 10's milestone: the chapter's GPT trained on the learner's components, judged from plain data.
+
+`python -m tinygrad_course.build milestone gpt NOTEBOOK_DIR` reads the six chapter-10 solution cells of
+`10_gpt.ipynb` (the causal mask, attention, the pre-norm Block, the sampling distribution, the cached attention
+and the weight-decay groups) and the earlier chapters' components (`extract`), then, in a child process, builds
+the GPT from them (the learner's Block, whose attention is the learner's `attention` with the learner's mask),
+trains it with AdamW on the learner's parameter groups, and writes the logits of held-out windows and a sample
+drawn with the learner's cache and sampling distribution. This process computes the validation loss from
+those logits and the held-out text itself; the run passes when that loss is within 2% of the reference's
+(`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the reference pieces below) and below
+`BOUND`, and when the child's CPU time is at most 3 times the reference's.
+
+The reference numbers were measured with `reference_run()` (this module's own pieces in a child process);
+re-measure them with `python -c "from tinygrad_course.build.gpt_milestone import reference_run; print(reference_run())"`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .. import seams
+from .._functions import cat
+from ..datasets import shakespeare
+from ..factories import from_numpy, tensor
+from ..nn import GELU, Embedding, LayerNorm, Linear, Module, ModuleList, Sequential
+from ..nn import functional as F
+from ..nn.utils import clip_grad_norm_
+from ..optim import AdamW
+from ..autograd.grad_mode import no_grad
+from .extract import is_stub, module_source
+from .notebooks import _cells, _source, extract
+from .package import _import_file, load
+from .session import install
+
+CONFIG = dict(block_size=64, n_embd=64, n_head=4, n_layer=2)
+STEPS, BATCH, MAX_LR, WARMUP, WEIGHT_DECAY = 2000, 32, 3e-3, 100, 0.1
+VAL_WINDOWS = 64
+REFERENCE_LOSS = 1.7351     # validation loss of reference_run() (nats per character)
+REFERENCE_CPU = 130.0       # its CPU seconds (128 s measured on the course's 2-core AMD EPYC machine)
+BOUND = 1.9                 # the loss the reference reaches, with room to spare
+TIMEOUT = 3600
+PROMPT = "ROMEO:\n"
+NOTEBOOK = "10_gpt.ipynb"
+
+# (name, grade_id of the solution cell in 10_gpt.ipynb, the name the cell defines)
+PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "attention"), ("Block", "ex10_3", "Block"),
+          ("next_token_probs", "ex10_4", "next_token_probs"), ("cached_attention", "ex10_5", "cached_attention"),
+          ("param_groups", "ex10_6", "param_groups"))
+# earlier components the child installs when the learner has written them (their seams run inside the GPT)
+EARLIER = ("Linear.forward", "Mm.backward", "topological_sort", "clip_grad_norm_")
+
+
+# ---- the text --------------------------------------------------------------------------------------------
+def token_ids() -> tuple[np.ndarray, int]:
+    """The course text as character ids (sorted vocabulary, as the chapter's tokenizer) and the vocabulary size."""
+    raw = np.frombuffer(shakespeare().encode("ascii"), dtype=np.uint8)
+    vocab, ids = np.unique(raw, return_inverse=True)
+    return ids.astype(np.int64), len(vocab)
+
+
+def split() -> tuple[np.ndarray, np.ndarray]:
+    ids, _ = token_ids()
+    n = int(0.9 * len(ids))
+    return ids[:n], ids[n:]
+
+
+def val_windows() -> tuple[np.ndarray, np.ndarray]:
+    """VAL_WINDOWS fixed held-out windows: inputs (N, T) and next-character targets (N, T)."""
+    _, val = split()
+    T = CONFIG["block_size"]
+    starts = np.linspace(0, len(val) - T - 2, VAL_WINDOWS).astype(np.int64)
+    return np.stack([val[s:s + T] for s in starts]), np.stack([val[s + 1:s + T + 1] for s in starts])
+
+
+def val_loss(logits: np.ndarray) -> float:
+    """Mean next-character cross-entropy of (N, T, V) logits on the held-out windows, computed here."""
+    _, targets = val_windows()
+    z = logits.astype(np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return float(-np.take_along_axis(log_probs, targets[..., None], axis=-1).mean())
+
+
+# ---- the reference pieces (the chapter's solutions) ------------------------------------------------------
+def _ref_causal_mask(T):
+    positions = from_numpy(np.arange(T))
+    return positions[None, :] <= positions[:, None]
+
+
+def _ref_attention(q, k, v):
+    T, d = q.shape[-2], q.shape[-1]
+    scores = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~_ref_causal_mask(T), float("-inf"))
+    return F.softmax(scores, dim=-1) @ v
+
+
+def _ref_cached_attention(q, k, v, cache):
+    if "k" in cache:
+        k, v = cat([cache["k"], k], dim=2), cat([cache["v"], v], dim=2)
+    cache["k"], cache["v"] = k, v
+    return F.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1) @ v
+
+
+def _ref_probs(logits, temperature=1.0, top_k=None):
+    logits = logits / temperature
+    if top_k is not None:
+        kth = logits.topk(top_k, dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return F.softmax(logits, dim=-1)
+
+
+def _ref_param_groups(model, weight_decay):
+    params = list(model.parameters())
+    return [{"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+
+
+def _mlp(n_embd):
+    return Sequential(Linear(n_embd, 4 * n_embd), GELU(), Linear(4 * n_embd, n_embd))
+
+
+class _RefBlock(Module):
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.ln1 = LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.ln2 = LayerNorm(n_embd)
+        self.mlp = _mlp(n_embd)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+REFERENCE = {"causal_mask": _ref_causal_mask, "attention": _ref_attention, "Block": _RefBlock,
+             "next_token_probs": _ref_probs, "cached_attention": _ref_cached_attention,
+             "param_groups": _ref_param_groups}
+
+
+# ---- the model around the pieces ---------------------------------------------------------------------------
+class CausalSelfAttention(Module):
+    """The chapter's multi-head attention; the attention itself is the piece in `attend` (the learner's)."""
+
+    attend = staticmethod(_ref_attention)
+
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.qkv = Linear(n_embd, 3 * n_embd)
+        self.proj = Linear(n_embd, n_embd)
+
+    def heads(self, x):
+        B, T, C = x.shape
+        return (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in self.qkv(x).split(C, dim=2))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.heads(x)
+        return self.proj(type(self).attend(q, k, v).transpose(1, 2).reshape(B, T, C))
+
+
+def _attention_class(attend):
+    return type("CausalSelfAttention", (CausalSelfAttention,), {"attend": staticmethod(attend)})
+
+
+class GPT(Module):
+    """Token + position embeddings, `Block`s, a final LayerNorm and a head tied to the token embedding."""
+
+    def __init__(self, Block, vocab_size, block_size, n_embd, n_head, n_layer):
+        super().__init__()
+        self.tok_emb = Embedding(vocab_size, n_embd)
+        self.pos_emb = Embedding(block_size, n_embd)
+        self.blocks = ModuleList([Block(n_embd, n_head) for _ in range(n_layer)])
+        self.ln_f = LayerNorm(n_embd)
+        self.head = Linear(n_embd, vocab_size, bias=False)
+        self.head.weight = self.tok_emb.weight
+
+    def forward(self, idx, start=0):
+        x = self.tok_emb(idx) + self.pos_emb(from_numpy(np.arange(start, start + idx.shape[1])))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+    def step_with_cache(self, token, position, caches, cached_attention):
+        """Logits (B, V) after one new token (B, 1) at `position`, the past coming from `caches`."""
+        x = self.tok_emb(token) + self.pos_emb(from_numpy(np.array([position])))
+        for block, cache in zip(self.blocks, caches):
+            B, T, C = x.shape
+            q, k, v = block.attn.heads(block.ln1(x))
+            x = x + block.attn.proj(cached_attention(q, k, v, cache).transpose(1, 2).reshape(B, T, C))
+            x = x + block.mlp(block.ln2(x))
+        return self.head(self.ln_f(x))[:, -1, :]
+
+
+def _initialise(model):
+    """NumPy-made weights by parameter name: matrices N(0, 0.02), LayerNorm gains 1, biases 0."""
+    rng = np.random.default_rng(0)
+    with no_grad():
+        for name, p in sorted(model.named_parameters()):
+            if p.dim() >= 2:
+                value = rng.normal(0.0, 0.02, tuple(p.shape))
+            else:
+                value = np.ones(tuple(p.shape)) if name.endswith("weight") else np.zeros(tuple(p.shape))
+            p.copy_(from_numpy(value.astype(np.float32)))
+
+
+def _lr(step):
+    if step < WARMUP:
+        return MAX_LR * (step + 1) / WARMUP
+    progress = (step - WARMUP) / (STEPS - WARMUP)
+    return MAX_LR / 10 + 0.5 * (MAX_LR - MAX_LR / 10) * (1 + math.cos(math.pi * progress))
+
+
+def train(pieces: dict, steps: int = STEPS) -> dict:
+    """Build the GPT from `pieces`, train it `steps` steps; the held-out logits and a sample, as arrays."""
+    Block = pieces["Block"]
+    names = getattr(Block.__init__, "__globals__", None)  # the module the Block was defined in
+    if names is not None and "CausalSelfAttention" in names:
+        names["CausalSelfAttention"] = _attention_class(pieces["attention"])  # it builds the given attention
+    ids, vocab = token_ids()
+    train_ids, _ = split()
+    model = GPT(Block, vocab, **CONFIG)
+    _initialise(model)
+    optimizer = AdamW(pieces["param_groups"](model, WEIGHT_DECAY), lr=MAX_LR, betas=(0.9, 0.99))
+    rng = np.random.default_rng(1)
+    T = CONFIG["block_size"]
+    losses = []
+    for step in range(steps):
+        starts = rng.integers(0, len(train_ids) - T - 1, BATCH)
+        x = from_numpy(np.stack([train_ids[s:s + T] for s in starts]))
+        y = from_numpy(np.stack([train_ids[s + 1:s + T + 1] for s in starts]))
+        for group in optimizer.param_groups:
+            group["lr"] = _lr(step)
+        loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+    model.eval()
+    inputs, _ = val_windows()
+    with no_grad():
+        logits = np.concatenate([model(from_numpy(inputs[i:i + 16])).numpy() for i in range(0, len(inputs), 16)])
+        sample = _sample(model, pieces, vocab)
+    return {"logits": logits.astype(np.float32), "losses": np.array(losses), "sample": np.array(sample)}
+
+
+def _sample(model, pieces, vocab):
+    """Character ids of PROMPT and what follows it, drawn with the learner's cache and sampling distribution."""
+    chars = sorted(set(shakespeare()))
+    idx = [chars.index(c) for c in PROMPT]
+    caches = [{} for _ in model.blocks]
+    rng = np.random.default_rng(2)
+    for position in range(CONFIG["block_size"]):
+        logits = model.step_with_cache(tensor([[idx[position]]]), position, caches, pieces["cached_attention"])
+        if position + 1 < len(idx):
+            continue
+        probs = pieces["next_token_probs"](logits, 0.8, 10).numpy()[0].astype(np.float64)
+        idx.append(int(rng.choice(vocab, p=probs / probs.sum())))
+    return idx
+
+
+# ---- the child process -------------------------------------------------------------------------------------
+def child(package: str, pieces_dir: str, out: str, steps: int) -> None:
+    """Load the learner's pieces and earlier components, train, write plain data (.npz and .json)."""
+    report = {"earlier": [], "raised": None}
+    if package:
+        items = [item for item in load(package) if item.component.name in EARLIER and item.obj is not None]
+        install(items)
+        report["earlier"] = [item.component.name for item in items]
+    pieces = dict(REFERENCE)
+    if pieces_dir:
+        for name, _, defines in PIECES:
+            pieces[name] = getattr(_import_file(Path(pieces_dir) / f"{name}.py", f"_learner_ch10_{name}"), defines)
+    seams.reset_calls()
+    arrays = {}
+    try:
+        arrays = train(pieces, steps)
+    except Exception as error:  # the learner's code raised inside the training
+        report["raised"] = f"{type(error).__name__}: {error}"
+    report["calls"] = seams.calls()
+    np.savez(out, **arrays)
+    Path(out + ".json").write_text(json.dumps(report))
+
+
+def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
+    """(arrays, report, CPU seconds of the child) of one child run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "gpt.npz")
+        code = ("import sys; from tinygrad_course.build.gpt_milestone import child; "
+                "child(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run([sys.executable, "-c", code, str(package or ""), str(pieces_dir or ""), out, str(steps)],
+                              cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if proc.returncode != 0 or not Path(out + ".json").is_file():
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"the run of your GPT stopped: {tail[0]}")
+        report = json.loads(Path(out + ".json").read_text())
+        with np.load(out, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    return arrays, report, cpu
+
+
+def reference_run(steps: int = STEPS) -> dict:
+    """The reference's validation loss and CPU seconds (what REFERENCE_LOSS and REFERENCE_CPU record)."""
+    arrays, report, cpu = _run_child(None, None, steps)
+    if report["raised"]:
+        raise RuntimeError(report["raised"])
+    return {"loss": val_loss(arrays["logits"]), "cpu": cpu, "last_train_loss": float(arrays["losses"][-1])}
+
+
+# ---- the parent's verdict ----------------------------------------------------------------------------------
+def _write_pieces(folder: Path, target: Path) -> list[str]:
+    """Write the learner's six chapter-10 cells as modules into `target`; the names missing or unwritten."""
+    path = folder / NOTEBOOK
+    if not path.is_file() or path.is_symlink():
+        found = sorted(p for p in folder.glob("10_*.ipynb") if p.is_file() and not p.is_symlink())
+        path = found[0] if len(found) == 1 else None
+    if path is None:
+        return [f"{name} (10_gpt.ipynb not found)" for name, _, _ in PIECES]
+    cells = _cells(path)
+    missing = []
+    for name, grade_id, _ in PIECES:
+        index = next((i for i, c in enumerate(cells)
+                      if (c.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id), None)
+        if index is None or is_stub(_source(cells[index])):
+            missing.append(f"{name} ({path.name}, cell {grade_id})")
+            continue
+        text = module_source(_source(cells[index]), [_source(c) for c in cells[:index]])
+        (target / f"{name}.py").write_text(text, encoding="utf-8")
+    return missing
+
+
+def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
+    """(passed, message) for the learner's notebooks in `folder`."""
+    folder = Path(folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        package, pieces_dir = Path(tmp) / "mytorch", Path(tmp) / "ch10"
+        pieces_dir.mkdir()
+        missing = _write_pieces(folder, pieces_dir)
+        if missing:
+            return False, "milestone gpt: not all its components are yours yet; missing: " + ", ".join(missing)
+        extract(folder, package)
+        arrays, report, cpu = _run_child(package, pieces_dir, steps)
+    if report["raised"]:
+        return False, f"milestone gpt: your components raised {report['raised']}"
+    logits = arrays.get("logits")
+    if logits is None or logits.shape[:2] != val_windows()[1].shape or not np.isfinite(logits).all():
+        return False, "milestone gpt: the run gave no finite logits for the held-out windows"
+    loss = val_loss(logits)
+    chars = sorted(set(shakespeare()))
+    sample = "".join(chars[int(i)] for i in arrays.get("sample", []))
+    earlier = ", ".join(report["earlier"]) or "none"
+    lines = [f"  validation loss {loss:.4f} nats per character (computed here from your model's logits); "
+             f"reference {REFERENCE_LOSS:.4f}, bound {BOUND}",
+             f"  CPU time {cpu:.0f} s (reference {REFERENCE_CPU:.0f} s, limit {3 * REFERENCE_CPU:.0f} s)",
+             f"  yours: {', '.join(name for name, _, _ in PIECES)}; earlier components of yours: {earlier}",
+             "  sample:\n" + "\n".join("    " + line for line in sample.splitlines())]
+    full = steps == STEPS  # shorter runs (tests) are compared with a reference run of the same length
+    reference = REFERENCE_LOSS if full else reference_run(steps)["loss"]
+    lines[0] = lines[0].replace(f"reference {REFERENCE_LOSS:.4f}", f"reference {reference:.4f}")
+    problems = []
+    if abs(loss - reference) > 0.02 * reference:
+        problems.append("the loss differs from the reference's by more than 2%")
+    if full and loss > BOUND:
+        problems.append(f"the loss is above {BOUND}")
+    if full and cpu > 3 * REFERENCE_CPU:
+        problems.append("training took more than 3 times the reference's CPU time")
+    if problems:
+        return False, "milestone gpt: " + "; ".join(problems) + "\n" + "\n".join(lines)
+    return True, "milestone gpt: passed\n" + "\n".join(lines)
