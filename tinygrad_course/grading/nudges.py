@@ -90,6 +90,13 @@ NUDGES: dict[str, str] = {
     "09.4": "same start, own share of the data, and gradients averaged after backward.",
     "09.5": "a collective changes every rank's tensor in place, so all ranks hold the same result afterwards.",
     "09.6": "the ranks compute at the same time, then wait for the gradients to be exchanged; throughput is samples per second of the whole step.",
+    # 10 a GPT
+    "10.1": "position t may look at positions 0..t and never later ones: a lower-triangular pattern, True where a query may see a key.",
+    "10.2": "scores compare every query with every key; scale them, hide the future before the softmax, and use the weights to average the values.",
+    "10.3": "pre-norm means normalising what goes into each sublayer, while the residual path carries the unnormalised input straight through.",
+    "10.4": "temperature rescales the logits before the softmax; top-k keeps the k largest logits and gives every other one zero probability.",
+    "10.5": "the new token's query attends over every key and value so far: append this step's key and value to the cache first, then attend.",
+    "10.6": "decay only what multiplies: matrices of Linear and Embedding layers; biases and LayerNorm parameters keep their values.",
 }
 
 _FALLBACK = "reread the exercise's text and the lecture section it points to; the check's message will name what differs."
