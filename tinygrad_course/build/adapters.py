@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
-from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import tensor, zeros
 from ..seams import reference
 from ..shapes import Size
@@ -41,24 +40,20 @@ def broadcast_shapes(learner):
 
 def _check_shape(g, shape, i):
     """PyTorch's engine error, naming the input, when a learner's backward rule returns a gradient whose
-    shape is neither the input's nor one that sums back to it."""
+    shape is not its input's (a broadcast gradient not summed back is the learner's to reduce: nothing here
+    sums it for them)."""
     got, want = tuple(g.shape), tuple(shape)
-    if got == want:
-        return
-    lead = len(got) - len(want)
-    fits = lead >= 0 and all(w in (1, s) for w, s in zip(want, got[lead:]))
-    if not fits:
+    if got != want:
         raise RuntimeError(f"returned a gradient of shape {got} for input {i}, expected {want}")
 
 
 def _fit(g, meta, i=0):
-    """The learner's gradient in the input's shape and dtype (meta: (shape, dtype)), as the engine needs."""
+    """The learner's gradient checked against the input's shape and given the input's dtype (meta: (shape,
+    dtype)), as PyTorch's engine casts a gradient to its input's dtype."""
     if g is None or meta is None:
         return None
     shape, dtype = meta
     _check_shape(g, shape, i)
-    if tuple(g.shape) != tuple(shape):
-        g = sum_to_shape(g, shape)
     return g if g.dtype is dtype else g.to(dtype)
 
 
@@ -74,9 +69,11 @@ def mul_backward(learner):
 
     def rule(ctx, g):
         a, b = ctx.saved_tensors
-        ga, gb = learner(g, operand(a, ctx.a_scalar, ctx.ma, g), operand(b, ctx.b_scalar, ctx.mb, g))
+        ma, mb = getattr(ctx, "ma", None), getattr(ctx, "mb", None)
+        ga, gb = learner(g, operand(a, getattr(ctx, "a_scalar", None), ma, g),
+                         operand(b, getattr(ctx, "b_scalar", None), mb, g))
         need = ctx.needs_input_grad
-        return (_fit(ga, ctx.ma, 0) if need[0] else None), (_fit(gb, ctx.mb, 1) if need[1] else None)
+        return (_fit(ga, ma, 0) if need[0] else None), (_fit(gb, mb, 1) if need[1] else None)
 
     return rule
 
@@ -139,14 +136,16 @@ def dropout_forward(learner_class):
 
 
 def _learner_optimizer(opt, group, make, options):
-    """The learner's optimizer object for one parameter group, kept on the framework's optimizer so its
-    state (velocity, moments, step count) lives as long as the framework's does."""
+    """The learner's optimizer object for one parameter group, kept on the framework's optimizer, whose
+    `state` is the framework optimizer's own `state` (the contract: `self.state[p]` with tc.optim's keys),
+    so `state_dict()`, a checkpoint and `load_state_dict()` carry the learner's velocity and moments."""
     store = opt.__dict__.setdefault("_learner_optimizers", {})
     key = id(group)
     entry = store.get(key)
     params = tuple(group["params"])
     if entry is None or entry[0] != params or entry[1] != options:
         entry = store[key] = (params, options, make(list(params)))
+    entry[2].state = opt.state  # load_state_dict() may have replaced the framework's dict since the last step
     return entry[2]
 
 

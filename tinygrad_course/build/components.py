@@ -26,6 +26,7 @@ class Component:
     notebook: str = ""   # the exercise notebook's file name, filled in below
     extra: tuple = field(default=())  # further learner names the adapter needs (same cell)
     also: tuple = ()     # later (chapter, grade_id) cells that define the same thing: the latest one wins
+    checks: tuple = ()   # the names the cell's check(...) call passes, when more than `defines`
 
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
@@ -50,7 +51,8 @@ _COMPONENTS = [
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
-              "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it"),
+              "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
+              checks=("numerical_grad", "gradient_check")),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
               "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
@@ -79,13 +81,16 @@ _COMPONENTS = [
     Component("to_device", "06", "ex06_1", "to_device", "to_device", adapters.same,
               "to_device(obj, device) -> obj with every nested tensor moved; the lab moves each batch with it"),
     Component("momentum_update", "06", "ex06_3", "momentum_update", "momentum_update", adapters.same,
-              "momentum_update(p, g, buf, lr, momentum) updates arrays in place; tc.optim.SGD's heavy-ball step"),
+              "momentum_update(p, g, buf, lr, momentum) updates arrays in place; tc.optim.SGD's heavy-ball step",
+              checks=("momentum_update", "momentum_kernel_body")),
     Component("update_scale", "06", "ex06_4", "update_scale", "update_scale", adapters.update_scale,
               "update_scale(scale, tracker, found_inf, ...) -> (scale, tracker); GradScaler.update applies it"),
     Component("save_checkpoint", "07", "ex07_1", "save_checkpoint", "save_checkpoint", adapters.same,
-              "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it"),
+              "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it",
+              checks=("save_checkpoint", "load_checkpoint")),
     Component("load_checkpoint", "07", "ex07_1", "load_checkpoint", "load_checkpoint", adapters.same,
-              "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place"),
+              "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place",
+              checks=("save_checkpoint", "load_checkpoint")),
     Component("grad_norms", "08", "ex08_1", "grad_norms", "grad_norms", adapters.same,
               "grad_norms(model) -> {name: gradient L2 norm}; tc.debugging.grad_stats's norm column"),
     Component("first_nonfinite_module", "08", "ex08_2", "first_nonfinite_module", "first_nonfinite_module", adapters.same,
@@ -95,10 +100,10 @@ _COMPONENTS = [
               "shard(indices, rank, world_size) -> rank's padded, strided part; DistributedSampler iterates it"),
     Component("all_reduce", "09", "ex09_5", "all_reduce", "all_reduce", adapters_distributed.all_reduce,
               "all_reduce(ranks, op) combines every rank's tensor in place; tc.distributed.all_reduce (DDP's "
-              "gradient buckets) runs it over the gathered ranks"),
+              "gradient buckets) runs it over the gathered ranks", checks=("all_reduce", "broadcast")),
     Component("broadcast", "09", "ex09_5", "broadcast", "broadcast", adapters_distributed.broadcast,
               "broadcast(ranks, src) copies ranks[src] into every rank in place; tc.distributed.broadcast (DDP's "
-              "initial weights) runs it"),
+              "initial weights) runs it", checks=("all_reduce", "broadcast")),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}
@@ -107,6 +112,17 @@ BY_NAME = {c.name: c for c in COMPONENTS}
 def sources(component: Component) -> list[tuple[str, str]]:
     """Every (chapter, grade_id) cell that defines `component`, earliest first (the latest one wins)."""
     return [(component.chapter, component.exercise), *component.also]
+
+
+def exercise_id(grade_id: str) -> str:
+    """The exercise id that grades a solution cell: "ex02_1" -> "02.1", "ex05b_5" -> "05b.5"."""
+    chapter, _, number = grade_id.removeprefix("ex").partition("_")
+    return f"{chapter}.{number}"
+
+
+def check_names(component: Component) -> tuple:
+    """The names the cell's `check(...)` call passes, in its order."""
+    return component.checks or (component.defines,)
 
 
 def for_chapter(chapter: str) -> list[Component]:
