@@ -194,7 +194,7 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
                                  "p -= self.lr * m_hat / (v_hat.sqrt() + self.eps)",
                                  "p += self.lr * m_hat / (v_hat.sqrt() + self.eps)")
     bad = cli("milestone", "lab", str(folder))
-    assert bad.returncode == 1 and "your Adam.step fails its check" in bad.stdout, bad.stdout
+    assert bad.returncode == 1 and "your Adam.step (05_training.ipynb, cell ex05_3) fails its check" in bad.stdout, bad.stdout
     shutil.copy(ROOT / "exercises" / "04_data.ipynb", folder / "04_data.ipynb")  # one chapter skipped
     skipped = cli("milestone", "lab", str(folder))
     assert skipped.returncode == 1 and "missing: ClassificationDataset (04_data.ipynb" in skipped.stdout, skipped.stdout
