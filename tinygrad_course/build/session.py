@@ -160,11 +160,35 @@ class _Session(Status):
         use_reference()
 
 
-def use_reference() -> None:
-    """Run every component on the reference implementation again."""
+class _Reference:
+    """`with use_reference(): ...` runs its block on the reference and puts your components back after."""
+
+    def __init__(self, saved: dict, loaded: list):
+        self.saved, self.loaded = saved, loaded
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for seam, implementation in self.saved.items():
+            seams.install(seam, implementation)
+        _state["loaded"] = self.loaded
+
+    def __repr__(self):
+        return "the reference implementation runs every component"
+
+
+def use_reference() -> _Reference:
+    """Run every component on the reference implementation again. As a context manager, only for the
+    block: `with tc.build.use_reference(): ...` (your components are back after it), for outputs that
+    depend on how an op is implemented, such as profiler counts or grad_fn names."""
+    active = seams.installed()
+    saved = {c.seam: active[c.seam] for c in COMPONENTS if c.seam in active}
+    loaded = _state["loaded"]
     for c in COMPONENTS:
         seams.uninstall(c.seam)
     _state["loaded"] = []
+    return _Reference(saved, loaded)
 
 
 def status() -> Status:
