@@ -214,3 +214,29 @@ def test_breakage_8_the_child_is_judged_on_its_cpu_time_not_the_wall_clock():
     before = _cpu_seconds_of_children()
     subprocess.run([sys.executable, "-c", "import time; time.sleep(1.5)"], check=True)
     assert _cpu_seconds_of_children() - before < 1.0  # waiting (or a loaded machine) is not the child's time
+
+
+def test_the_labs_cnn_runs_on_the_learners_convolution_and_pooling(tmp_path):
+    package = tmp_path / "mytorch"
+    extract(ROOT / "solutions", package)
+    keep = {"__init__.py", "ch05b_conv2dfunction.py", "ch05b_maxpool2dfunction.py"}
+    for path in package.glob("*.py"):
+        if path.name not in keep:
+            path.unlink()
+
+    def cnn_grads():
+        tc.manual_seed(0)
+        nn = tc.nn
+        model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 6, 3, padding=1), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Flatten(), nn.Linear(6 * 4 * 4, 10))
+        x = tc.randn(5, 1, 8, 8)
+        tc.nn.functional.cross_entropy(model(x), tc.arange(5)).backward()
+        return [p.grad.numpy() for p in model.parameters()]
+
+    expected = cnn_grads()
+    table = build.use_learner(package, quiet=True)
+    assert {r.component for r in table if r.source == "learner"} == {"Conv2d.forward", "MaxPool2d.forward"}
+    got = cnn_grads()
+    assert seams.calls()["Conv2d.forward"] == 2 and seams.calls()["MaxPool2d.forward"] == 1
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-6)

@@ -121,6 +121,59 @@ def linear_forward(learner_class):
     return run
 
 
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def conv2d_forward(learner_function):
+    """nn.Conv2d.forward runs the learner's Conv2dFunction (a tc.autograd.Function: forward and backward) as
+    `Conv2dFunction.apply(x, weight, bias, stride, padding)` for square kernels with one stride and one
+    zero padding for both sides; dilation, groups and other padding modes stay the reference's."""
+    original = reference("Conv2d.forward")
+
+    def run(self, input):
+        stride, padding, kernel = _pair(self.stride), self.padding, _pair(self.kernel_size)
+        padding = _pair(padding) if not isinstance(padding, str) else padding
+        plain = (self.groups == 1 and _pair(self.dilation) == (1, 1) and self.padding_mode == "zeros"
+                 and not isinstance(padding, str) and padding[0] == padding[1] and stride[0] == stride[1]
+                 and kernel[0] == kernel[1] and input.dim() == 4)
+        if not plain:
+            return original(self, input)
+        out = learner_function.apply(input, self.weight, self.bias, stride[0], padding[0])
+        n, _, h, w = input.shape
+        want = (n, self.out_channels, (h + 2 * padding[0] - kernel[0]) // stride[0] + 1,
+                (w + 2 * padding[1] - kernel[1]) // stride[1] + 1)
+        if tuple(getattr(out, "shape", ())) != want:
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected {want}: floor((n + 2p - k) / s) + 1 per side")
+        return out
+
+    return run
+
+
+def max_pool2d_forward(learner_function):
+    """nn.MaxPool2d.forward runs the learner's MaxPool2dFunction as `MaxPool2dFunction.apply(x, kernel_size,
+    stride)` for square windows without padding, dilation, ceil_mode or returned indices."""
+    original = reference("MaxPool2d.forward")
+
+    def run(self, input):
+        kernel, stride = _pair(self.kernel_size), _pair(self.stride)
+        plain = (kernel[0] == kernel[1] and stride[0] == stride[1] and _pair(self.padding) == (0, 0)
+                 and _pair(self.dilation) == (1, 1) and not self.ceil_mode and not self.return_indices
+                 and input.dim() == 4)
+        if not plain:
+            return original(self, input)
+        out = learner_function.apply(input, kernel[0], stride[0])
+        n, c, h, w = input.shape
+        want = (n, c, (h - kernel[0]) // stride[0] + 1, (w - kernel[0]) // stride[0] + 1)
+        if tuple(getattr(out, "shape", ())) != want:
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected {want}")
+        return out
+
+    return run
+
+
 def dropout_forward(learner_class):
     """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
     variant stays the reference's."""

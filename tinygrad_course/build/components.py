@@ -78,6 +78,13 @@ _COMPONENTS = [
     Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),
+    Component("Conv2d.forward", "05b", "ex05b_7", "Conv2dFunction", "Conv2d.forward", adapters.conv2d_forward,
+              "Conv2dFunction.apply(x, weight, bias, stride, padding) -> (N, O, H', W'), its backward -> the grads of "
+              "x, weight, bias; nn.Conv2d runs it (the lab's CNN)"),
+    Component("MaxPool2d.forward", "05b", "ex05b_8", "MaxPool2dFunction", "MaxPool2d.forward",
+              adapters.max_pool2d_forward,
+              "MaxPool2dFunction.apply(x, kernel_size, stride) -> window maxima, its backward -> the grad of x; "
+              "nn.MaxPool2d runs it (the lab's CNN)"),
     Component("to_device", "06", "ex06_1", "to_device", "to_device", adapters.same,
               "to_device(obj, device) -> obj with every nested tensor moved; the lab moves each batch with it"),
     Component("momentum_update", "06", "ex06_3", "momentum_update", "momentum_update", adapters.same,

@@ -292,7 +292,30 @@ def first_nonfinite_probe():
             "hooks_left": np.array([hooks])}
 
 
-PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+def conv2d_probe():
+    manual_seed(15)
+    layers = [nn.Conv2d(2, 3, 3, padding=1), nn.Conv2d(3, 2, 2, stride=2)]
+    x = F.randn(2, 2, 6, 6, dtype=np.float64).requires_grad_(True)
+    for layer in layers:
+        layer.double()
+    out = layers[1](layers[0](x).tanh())
+    (out * F.arange(out.numel(), dtype=np.float64).reshape(out.shape)).sum().backward()
+    return {"out": _np(out), "gx": _np(x.grad), **{f"g{i}w": _np(l.weight.grad) for i, l in enumerate(layers)},
+            **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
+
+
+def max_pool2d_probe():
+    manual_seed(16)
+    x = F.randn(2, 3, 7, 6, dtype=np.float64)
+    with no_grad():
+        x[0, 0, :2, :2] = 1.0  # a tie: the gradient goes to the first maximum, as PyTorch's
+    x.requires_grad_(True)
+    outs = [nn.MaxPool2d(2)(x), nn.MaxPool2d(3, stride=2)(x)]
+    sum((o * F.arange(o.numel(), dtype=np.float64).reshape(o.shape)).sum() for o in outs).backward()
+    return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
+
+
+PROBES = {"Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
