@@ -174,6 +174,23 @@ def max_pool2d_forward(learner_function):
     return run
 
 
+def log_softmax(learner_function):
+    """F.log_softmax(input, dim) runs the learner's LogSoftmax (a tc.autograd.Function) as
+    `LogSoftmax.apply(input, dim)`; a `dtype` or an implicit `dim` stays the reference's."""
+    original = reference("log_softmax")
+
+    def run(input, dim=None, _stacklevel=3, dtype=None):
+        if dim is None or dtype is not None:
+            return original(input, dim, _stacklevel, dtype)
+        out = learner_function.apply(input, dim)
+        if tuple(getattr(out, "shape", ())) != tuple(input.shape):
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected the input's shape")
+        return out
+
+    return run
+
+
 def dropout_forward(learner_class):
     """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
     variant stays the reference's."""

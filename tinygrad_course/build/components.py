@@ -75,6 +75,9 @@ _COMPONENTS = [
               "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
     Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
               "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
+              "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
+              "F.log_softmax runs it (the lab's loss)"),
     Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),

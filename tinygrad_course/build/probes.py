@@ -304,6 +304,18 @@ def conv2d_probe():
             **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
 
 
+def log_softmax_probe():
+    manual_seed(17)
+    x = F.randn(4, 5, dtype=np.float64)
+    with no_grad():
+        x[1] += 800.0  # exp overflows unless the maximum is subtracted first
+    x.requires_grad_(True)
+    rows, cols = log_softmax(x, 1), log_softmax(x, 0)
+    weight = F.arange(20, dtype=np.float64).reshape(4, 5)
+    ((rows * weight).sum() + (cols * weight.flip(0)).sum()).backward()
+    return {"rows": _np(rows), "cols": _np(cols), "gx": _np(x.grad)}
+
+
 def max_pool2d_probe():
     manual_seed(16)
     x = F.randn(2, 3, 7, 6, dtype=np.float64)
@@ -315,7 +327,7 @@ def max_pool2d_probe():
     return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
 
 
-PROBES = {"Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+PROBES = {"log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,

@@ -30,8 +30,8 @@ MILESTONES = {
     "autograd": (autograd_graph, autograd_graph, ("Mul.backward", "Tanh.backward", "Mm.backward", "topological_sort")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "default_collate", "init_weights",
-                            "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "train_step",
-                            "Adam.step", "evaluate")),
+                            "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "log_softmax",
+                            "train_step", "Adam.step", "evaluate")),
 }
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
 MILESTONES["ddp"] = (ddp_run, full_batch_run, DDP_NEEDED)
