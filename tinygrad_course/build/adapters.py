@@ -174,6 +174,16 @@ def max_pool2d_forward(learner_function):
     return run
 
 
+def batch_indices(learner):
+    """BatchSampler.__iter__ (every DataLoader with a batch_size) iterates the learner's
+    batch_indices(sampler, batch_size, drop_last) generator."""
+
+    def run(self):
+        return iter(learner(self.sampler, self.batch_size, self.drop_last))
+
+    return run
+
+
 def log_softmax(learner_function):
     """F.log_softmax(input, dim) runs the learner's LogSoftmax (a tc.autograd.Function) as
     `LogSoftmax.apply(input, dim)`; a `dtype` or an implicit `dim` stays the reference's."""

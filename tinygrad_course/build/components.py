@@ -65,6 +65,9 @@ _COMPONENTS = [
               "steps_per_epoch(n, batch_size, drop_last) -> batches per epoch; len(DataLoader) and len(BatchSampler)"),
     Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
+    Component("BatchSampler.__iter__", "04", "ex04_8", "batch_indices", "BatchSampler.__iter__", adapters.batch_indices,
+              "batch_indices(sampler, batch_size, drop_last) yields lists of indices; every DataLoader's BatchSampler "
+              "iterates it"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
     Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,

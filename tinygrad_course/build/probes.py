@@ -17,7 +17,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..autograd.gradcheck import gradcheck, numerical_jacobian
 from ..debugging import first_nonfinite_module, grad_stats
-from ..generator import manual_seed
+from ..generator import Generator, manual_seed
 from ..nn.functional import log_softmax, nll_loss
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
@@ -304,6 +304,17 @@ def conv2d_probe():
             **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
 
 
+def batch_indices_probe():
+    data = list(range(100, 110))
+    plain = [_np(b).tolist() for b in DataLoader(data, batch_size=3)]
+    dropped = [_np(b).tolist() for b in DataLoader(data, batch_size=3, drop_last=True)]
+    shuffled = DataLoader(data, batch_size=4, shuffle=True, generator=Generator().manual_seed(2))
+    order = np.concatenate([_np(b) for b in shuffled])
+    pad = lambda bs: [b + [-1] * (3 - len(b)) for b in bs]  # noqa: E731
+    return {"plain": np.array(pad(plain)), "dropped": np.array(dropped), "shuffled": order,
+            "lengths": np.array([len(plain), len(dropped), len(shuffled)])}
+
+
 def log_softmax_probe():
     manual_seed(17)
     x = F.randn(4, 5, dtype=np.float64)
@@ -327,7 +338,7 @@ def max_pool2d_probe():
     return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
 
 
-PROBES = {"log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
