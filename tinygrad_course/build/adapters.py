@@ -174,6 +174,19 @@ def max_pool2d_forward(learner_function):
     return run
 
 
+def cosine_lr(learner):
+    """CosineAnnealingLR's next learning rates: the learner's closed form cosine_lr(base_lr, eta_min, step,
+    T_max) for each group (the first call, before any step, stays the reference's: the optimizer's lrs)."""
+    original = reference("CosineAnnealingLR.get_lr")
+
+    def get_lr(self):
+        if self._is_initial:
+            return original(self)
+        return [float(learner(base_lr, self.eta_min, self.last_epoch, self.T_max)) for base_lr in self.base_lrs]
+
+    return get_lr
+
+
 def batch_indices(learner):
     """BatchSampler.__iter__ (every DataLoader with a batch_size) iterates the learner's
     batch_indices(sampler, batch_size, drop_last) generator."""

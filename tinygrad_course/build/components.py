@@ -78,6 +78,9 @@ _COMPONENTS = [
               "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
     Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
               "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "cosine_lr", "CosineAnnealingLR.get_lr", adapters.cosine_lr,
+              "cosine_lr(base_lr, eta_min, step, T_max) -> the learning rate after `step` steps on the cosine; "
+              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets it"),
     Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
               "F.log_softmax runs it (the lab's loss)"),

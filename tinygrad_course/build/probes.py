@@ -304,6 +304,18 @@ def conv2d_probe():
             **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
 
 
+def cosine_lr_probe():
+    w = F.zeros(2, requires_grad=True)
+    opt = optim.SGD([{"params": [w]}, {"params": [F.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
+    schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6, eta_min=0.01)
+    lrs = []
+    for _ in range(9):  # past T_max: the cosine comes back up
+        opt.step()
+        schedule.step()
+        lrs.append([group["lr"] for group in opt.param_groups])
+    return {"lrs": np.array(lrs), "last": np.array(schedule.get_last_lr())}
+
+
 def batch_indices_probe():
     data = list(range(100, 110))
     plain = [_np(b).tolist() for b in DataLoader(data, batch_size=3)]
@@ -338,7 +350,7 @@ def max_pool2d_probe():
     return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
 
 
-PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,

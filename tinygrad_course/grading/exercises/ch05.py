@@ -11,6 +11,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch05_schedule  # noqa: F401  (registers 05.9: a cosine learning-rate schedule)
 from . import ch05_softmax  # noqa: F401  (registers 05.8: log_softmax forward and backward)
 from . import optimizer_steps as steps
 from .ch03 import digits
