@@ -2,7 +2,7 @@
 the framework (course tooling -- build, grading, viz, the command line -- left out) while the milestone's
 computation runs on the learner's components.
 
-    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, resume or lab
+    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, lab, cnn or resume
 
 The components are read out of the notebooks in NOTEBOOK_DIR (as `python -m tinygrad_course.build` does),
 those the milestone is about are installed when they pass their check, and the computation runs under

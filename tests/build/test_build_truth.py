@@ -240,3 +240,15 @@ def test_the_labs_cnn_runs_on_the_learners_convolution_and_pooling(tmp_path):
     assert seams.calls()["Conv2d.forward"] == 2 and seams.calls()["MaxPool2d.forward"] == 1
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_the_cnn_milestone_trains_on_the_learners_convolution_and_names_a_planted_bug(tmp_path):
+    ok = _cli("milestone", "cnn", str(ROOT / "solutions"))
+    assert ok.returncode == 0 and "passed" in ok.stdout and "Conv2d.forward           learner" in ok.stdout, ok.stdout
+    stub = _cli("milestone", "cnn", str(ROOT / "exercises"))
+    assert stub.returncode == 1 and "missing: Conv2d.forward (05b_lab.ipynb, cell ex05b_7)" in stub.stdout
+    folder = _replaced(tmp_path, "05b_lab.ipynb", "ex05b_7", "+= \\\n", "= \\\n")  # overlapping windows overwrite
+    bad = _cli("milestone", "cnn", str(folder))
+    assert bad.returncode == 1, bad.stdout
+    assert "your Conv2d.forward (05b_lab.ipynb, cell ex05b_7) fails its check: x.grad" in bad.stdout, bad.stdout

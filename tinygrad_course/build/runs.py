@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
-from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
+from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
 from .package import load, read_manifest
 from .probes import PROBES
@@ -34,6 +34,7 @@ MILESTONES = {
                             "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "log_softmax",
                             "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
 }
+MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
 MILESTONES["ddp"] = (ddp_run, full_batch_run, DDP_NEEDED)
 
