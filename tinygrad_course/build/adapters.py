@@ -50,8 +50,8 @@ def _check_shape(g, shape, i):
 def _fit(g, meta, i=0):
     """The learner's gradient checked against the input's shape and given the input's dtype (meta: (shape,
     dtype)), as PyTorch's engine casts a gradient to its input's dtype."""
-    if g is None or meta is None:
-        return None
+    if g is None or meta is None:  # no meta kept by the op: the graph node gives the gradient the input's dtype
+        return g
     shape, dtype = meta
     _check_shape(g, shape, i)
     return g if g.dtype is dtype else g.to(dtype)
@@ -65,7 +65,8 @@ def mul_backward(learner):
             return saved
         if scalar is not None:  # a Python number, given to the learner as a 0-d tensor
             return tensor(scalar, dtype=g.dtype, device=g.device)
-        return zeros(meta[0], dtype=meta[1], device=g.device)  # not needed: the framework saved nothing
+        # not needed (the framework saved nothing): any operand does, its gradient is not used
+        return zeros(meta[0] if meta is not None else (), dtype=g.dtype if meta is None else meta[1], device=g.device)
 
     def rule(ctx, g):
         a, b = ctx.saved_tensors
