@@ -27,6 +27,7 @@ class Component:
     extra: tuple = field(default=())  # further learner names the adapter needs (same cell)
     also: tuple = ()     # later (chapter, grade_id) cells that define the same thing: the latest one wins
     checks: tuple = ()   # the names the cell's check(...) call passes, when more than `defines`
+    pure: bool = False   # no side effects: when it raises at run time the reference can take the call over
 
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
@@ -37,11 +38,11 @@ _COMPONENTS = [
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
     Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,
-              "pick(scores, labels) -> scores[i, labels[i]] per row; nll_loss takes each target's log-probability"),
+              "pick(scores, labels) -> scores[i, labels[i]] per row; nll_loss takes each target's log-probability", pure=True),
     Component("contiguous_strides", "01", "ex01_3", "contiguous_strides", "contiguous_strides", adapters.same,
-              "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it"),
+              "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it", pure=True),
     Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
-              "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it"),
+              "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it", pure=True),
     Component("Mul.backward", "02", "ex02_1", "mul_backward", "Mul.backward", adapters.mul_backward,
               "mul_backward(grad, a, b) -> (grad_a, grad_b) shaped like a and b; MulBackward0 runs it"),
     Component("Tanh.backward", "02", "ex02_2", "tanh_backward", "Tanh.backward", adapters.tanh_backward,
@@ -54,7 +55,7 @@ _COMPONENTS = [
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
-              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
+              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
@@ -80,20 +81,20 @@ _COMPONENTS = [
               "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
     Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "cosine_lr", "CosineAnnealingLR.get_lr", adapters.cosine_lr,
               "cosine_lr(base_lr, eta_min, step, T_max) -> the learning rate after `step` steps on the cosine; "
-              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets it"),
+              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets it", pure=True),
     Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
-              "F.log_softmax runs it (the lab's loss)"),
+              "F.log_softmax runs it (the lab's loss)", pure=True),
     Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),
     Component("Conv2d.forward", "05b", "ex05b_7", "Conv2dFunction", "Conv2d.forward", adapters.conv2d_forward,
               "Conv2dFunction.apply(x, weight, bias, stride, padding) -> (N, O, H', W'), its backward -> the grads of "
-              "x, weight, bias; nn.Conv2d runs it (the lab's CNN)"),
+              "x, weight, bias; nn.Conv2d runs it (the lab's CNN)", pure=True),
     Component("MaxPool2d.forward", "05b", "ex05b_8", "MaxPool2dFunction", "MaxPool2d.forward",
               adapters.max_pool2d_forward,
               "MaxPool2dFunction.apply(x, kernel_size, stride) -> window maxima, its backward -> the grad of x; "
-              "nn.MaxPool2d runs it (the lab's CNN)"),
+              "nn.MaxPool2d runs it (the lab's CNN)", pure=True),
     Component("to_device", "06", "ex06_1", "to_device", "to_device", adapters.same,
               "to_device(obj, device) -> obj with every nested tensor moved; the lab moves each batch with it"),
     Component("momentum_update", "06", "ex06_3", "momentum_update", "momentum_update", adapters.same,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import seams
 from .checks import digest, in_framework, verdict
-from .components import COMPONENTS, for_chapter
+from .components import BY_NAME, COMPONENTS, for_chapter
 from .extract import is_stub
 from .package import (DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save,
                       saved_chapter)
@@ -64,10 +64,13 @@ def seconds() -> dict:
     return dict(_seconds)
 
 
-def _guarded(implementation, name: str, where: str):
+def _guarded(implementation, name: str, where: str, fallback=None):
     """`implementation`, with any error it raises saying which of the learner's components raised it and
     where that component was written (the error itself, and its traceback, are kept), and the time it
-    takes added to `seconds()`."""
+    takes added to `seconds()`. With a `fallback` (the reference of a component without side effects), an
+    error of the learner's code is a warning instead: the component is taken out and the reference runs
+    that call and every later one; when the reference raises too, the call itself was wrong and its error
+    is the one raised."""
 
     def run(*args, **kwargs):
         start = time.perf_counter()
@@ -75,6 +78,10 @@ def _guarded(implementation, name: str, where: str):
         try:
             return implementation(*args, **kwargs)
         except Exception as error:
+            if fallback is not None:
+                result = fallback(*args, **kwargs)  # raises the framework's own error for a wrong call
+                _leave_out(name, where, f"raised {type(error).__name__}: {error}")
+                return result
             if not getattr(error, "_tc_component_named", False):
                 error.add_note(f"raised by your {name} ({where}); fix that cell and run it again, or call "
                                "tc.build.use_reference() to go on with the reference")
@@ -90,6 +97,16 @@ def _guarded(implementation, name: str, where: str):
     return run
 
 
+def _leave_out(name: str, where: str, problem: str) -> None:
+    """Take the learner's component `name` out for the rest of the session (the reference runs), saying so."""
+    component = BY_NAME[name]
+    seams.uninstall(component.seam)
+    _state["loaded"] = [item for item in _state["loaded"] if item.component.name != name]
+    _state["refused"] = {**_state["refused"], name: problem}
+    warnings.warn(f"your {name} ({where}) {problem}; it is left out and the reference runs instead (fix the cell, "
+                  "run it again, then tc.use_learner())", stacklevel=3)
+
+
 def install(loaded: list[Loaded], folder=None) -> None:
     """Put every loaded learner component into its seam (and take out the ones that are gone)."""
     manifest = read_manifest(folder).get("components", {}) if folder is not None else {}
@@ -98,7 +115,9 @@ def install(loaded: list[Loaded], folder=None) -> None:
         seams.uninstall(item.component.seam)
         if item.obj is not None:
             where = manifest.get(item.component.name, {}).get("from") or item.file or "your package"
-            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where))
+            fallback = seams.reference(item.component.seam) if item.component.pure else None
+            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where,
+                                                        fallback))
 
 
 def where(component, manifest: dict) -> str:
