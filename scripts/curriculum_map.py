@@ -78,7 +78,10 @@ TOPICS = {
            ("train-evaluate", "separate train and evaluate functions, eval mode + no_grad, accuracy"),
            ("overfit-one-batch", "overfit one batch first"),
            ("debugging-clinic", "debugging clinic: shapes, NaN, no progress, devices, eval mode"),
-           ("lab-mlp-cnn", "lab: an MLP then a CNN on real images, with schedules and clipping")],
+           ("lab-mlp-cnn", "lab: an MLP then a CNN on real images, with schedules and clipping"),
+           ("convolution", "convolution: a filter sliding over an image, output size floor((n + 2p - k) / s) + 1, "
+                           "channels, stride, padding, dilation, weight sharing, im2col as one matrix product"),
+           ("max-pooling", "max pooling and its backward: the gradient goes to each window's maximum")],
     "06": [("devices-to", "device selection and .to(device): the three lines that change"),
            ("same-device-error", "all tensors of an op on one device"),
            ("gpu-timing", "timing honestly: synchronize, warm-up; small tensors are slower on a GPU"),

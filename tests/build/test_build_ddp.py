@@ -137,7 +137,8 @@ def test_ddp_milestone_passes_on_the_solutions():
 @needs_mpi
 @pytest.mark.slow
 @pytest.mark.parametrize("grade_id, old, new, component, phrase", [
-    ("ex09_5", "result = stacked.sum(0)", "result = stacked.mean(0)", "all_reduce", "fails its check: sum"),
+    ("ex09_5", "result = stacked.sum(0)", "result = stacked.mean(0)", "all_reduce",
+     "your all_reduce (09_distributed.ipynb, cell ex09_5) fails its check"),
     ("ex09_5", "result = stacked.mean(0)", "result = stacked.sum(0)", "all_reduce", "the loss averaged over the ranks"),
     ("ex09_5", "source = ranks[src]", "source = ranks[-1]", "broadcast", "after DDP's initial broadcast are not rank 0's"),
     ("ex09_2", "return padded[rank:total:world_size]", "return padded[:total // world_size]", "shard",

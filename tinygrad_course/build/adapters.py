@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
-from ..autograd.sum_to_shape import sum_to_shape
 from ..factories import tensor
 from ..seams import reference
 from ..shapes import Size
@@ -41,13 +40,10 @@ def broadcast_shapes(learner):
 
 def _check_shape(g, shape, i):
     """PyTorch's engine error, naming the input, when a learner's backward rule returns a gradient whose
-    shape is neither the input's nor one that sums back to it."""
+    shape is not its input's (a broadcast gradient not summed back is the learner's to reduce: nothing here
+    sums it for them)."""
     got, want = tuple(g.shape), tuple(shape)
-    if got == want:
-        return
-    lead = len(got) - len(want)
-    fits = lead >= 0 and all(w in (1, s) for w, s in zip(want, got[lead:]))
-    if not fits:
+    if got != want:
         raise RuntimeError(f"returned a gradient of shape {got} for input {i}, expected {want}")
 
 
@@ -61,7 +57,11 @@ def mul_backward(learner):
 
     def rule(ctx, g):
         a, b = ctx.saved_tensors
-        return learner(g, operand(a, g), operand(b, g))  # the engine sums each back to its input's shape
+        ga, gb = learner(g, operand(a, g), operand(b, g))
+        for i, (x, grad) in enumerate(((a, ga), (b, gb))):  # the exercise's contract: each in its input's shape
+            if grad is not None and hasattr(x, "_data") and ctx.needs_input_grad[i]:
+                _check_shape(grad, x.shape, i)
+        return ga, gb
 
     return rule
 
@@ -109,6 +109,99 @@ def linear_forward(learner_class):
     return run
 
 
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def conv2d_forward(learner_function):
+    """nn.Conv2d.forward runs the learner's Conv2dFunction (a tc.autograd.Function: forward and backward) as
+    `Conv2dFunction.apply(x, weight, bias, stride, padding)` for square kernels with one stride and one
+    zero padding for both sides; dilation, groups and other padding modes stay the reference's."""
+    original = reference("Conv2d.forward")
+
+    def run(self, input):
+        stride, padding, kernel = _pair(self.stride), self.padding, _pair(self.kernel_size)
+        padding = _pair(padding) if not isinstance(padding, str) else padding
+        plain = (self.groups == 1 and _pair(self.dilation) == (1, 1) and self.padding_mode == "zeros"
+                 and not isinstance(padding, str) and padding[0] == padding[1] and stride[0] == stride[1]
+                 and kernel[0] == kernel[1] and input.dim() == 4)
+        if not plain:
+            return original(self, input)
+        out = learner_function.apply(input, self.weight, self.bias, stride[0], padding[0])
+        n, _, h, w = input.shape
+        want = (n, self.out_channels, (h + 2 * padding[0] - kernel[0]) // stride[0] + 1,
+                (w + 2 * padding[1] - kernel[1]) // stride[1] + 1)
+        if tuple(getattr(out, "shape", ())) != want:
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected {want}: floor((n + 2p - k) / s) + 1 per side")
+        return out
+
+    return run
+
+
+def max_pool2d_forward(learner_function):
+    """nn.MaxPool2d.forward runs the learner's MaxPool2dFunction as `MaxPool2dFunction.apply(x, kernel_size,
+    stride)` for square windows without padding, dilation, ceil_mode or returned indices."""
+    original = reference("MaxPool2d.forward")
+
+    def run(self, input):
+        kernel, stride = _pair(self.kernel_size), _pair(self.stride)
+        plain = (kernel[0] == kernel[1] and stride[0] == stride[1] and _pair(self.padding) == (0, 0)
+                 and _pair(self.dilation) == (1, 1) and not self.ceil_mode and not self.return_indices
+                 and input.dim() == 4)
+        if not plain:
+            return original(self, input)
+        out = learner_function.apply(input, kernel[0], stride[0])
+        n, c, h, w = input.shape
+        want = (n, c, (h - kernel[0]) // stride[0] + 1, (w - kernel[0]) // stride[0] + 1)
+        if tuple(getattr(out, "shape", ())) != want:
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected {want}")
+        return out
+
+    return run
+
+
+def cosine_lr(learner):
+    """CosineAnnealingLR's next learning rates: the learner's closed form cosine_lr(base_lr, eta_min, step,
+    T_max) for each group (the first call, before any step, stays the reference's: the optimizer's lrs)."""
+    original = reference("CosineAnnealingLR.get_lr")
+
+    def get_lr(self):
+        if self._is_initial:
+            return original(self)
+        return [float(learner(base_lr, self.eta_min, self.last_epoch, self.T_max)) for base_lr in self.base_lrs]
+
+    return get_lr
+
+
+def batch_indices(learner):
+    """BatchSampler.__iter__ (every DataLoader with a batch_size) iterates the learner's
+    batch_indices(sampler, batch_size, drop_last) generator."""
+
+    def run(self):
+        return iter(learner(self.sampler, self.batch_size, self.drop_last))
+
+    return run
+
+
+def log_softmax(learner_function):
+    """F.log_softmax(input, dim) runs the learner's LogSoftmax (a tc.autograd.Function) as
+    `LogSoftmax.apply(input, dim)`; a `dtype` or an implicit `dim` stays the reference's."""
+    original = reference("log_softmax")
+
+    def run(input, dim=None, _stacklevel=3, dtype=None):
+        if dim is None or dtype is not None:
+            return original(input, dim, _stacklevel, dtype)
+        out = learner_function.apply(input, dim)
+        if tuple(getattr(out, "shape", ())) != tuple(input.shape):
+            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
+                               f"{tuple(input.shape)}, expected the input's shape")
+        return out
+
+    return run
+
+
 def dropout_forward(learner_class):
     """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
     variant stays the reference's."""
@@ -124,14 +217,16 @@ def dropout_forward(learner_class):
 
 
 def _learner_optimizer(opt, group, make, options):
-    """The learner's optimizer object for one parameter group, kept on the framework's optimizer so its
-    state (velocity, moments, step count) lives as long as the framework's does."""
+    """The learner's optimizer object for one parameter group, kept on the framework's optimizer, whose
+    `state` is the framework optimizer's own `state` (the contract: `self.state[p]` with tc.optim's keys),
+    so `state_dict()`, a checkpoint and `load_state_dict()` carry the learner's velocity and moments."""
     store = opt.__dict__.setdefault("_learner_optimizers", {})
     key = id(group)
     entry = store.get(key)
     params = tuple(group["params"])
     if entry is None or entry[0] != params or entry[1] != options:
         entry = store[key] = (params, options, make(list(params)))
+    entry[2].state = opt.state  # load_state_dict() may have replaced the framework's dict since the last step
     return entry[2]
 
 

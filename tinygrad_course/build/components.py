@@ -26,6 +26,8 @@ class Component:
     notebook: str = ""   # the exercise notebook's file name, filled in below
     extra: tuple = field(default=())  # further learner names the adapter needs (same cell)
     also: tuple = ()     # later (chapter, grade_id) cells that define the same thing: the latest one wins
+    checks: tuple = ()   # the names the cell's check(...) call passes, when more than `defines`
+    pure: bool = False   # no side effects: when it raises at run time the reference can take the call over
 
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
@@ -36,11 +38,11 @@ _COMPONENTS = [
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
     Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,
-              "pick(scores, labels) -> scores[i, labels[i]] per row; nll_loss takes each target's log-probability"),
+              "pick(scores, labels) -> scores[i, labels[i]] per row; nll_loss takes each target's log-probability", pure=True),
     Component("contiguous_strides", "01", "ex01_3", "contiguous_strides", "contiguous_strides", adapters.same,
-              "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it"),
+              "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it", pure=True),
     Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
-              "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it"),
+              "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it", pure=True),
     Component("Mul.backward", "02", "ex02_1", "mul_backward", "Mul.backward", adapters.mul_backward,
               "mul_backward(grad, a, b) -> (grad_a, grad_b) shaped like a and b; MulBackward0 runs it"),
     Component("Tanh.backward", "02", "ex02_2", "tanh_backward", "Tanh.backward", adapters.tanh_backward,
@@ -50,9 +52,10 @@ _COMPONENTS = [
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
-              "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it"),
+              "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
+              checks=("numerical_grad", "gradient_check")),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
-              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it"),
+              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
@@ -63,6 +66,9 @@ _COMPONENTS = [
               "steps_per_epoch(n, batch_size, drop_last) -> batches per epoch; len(DataLoader) and len(BatchSampler)"),
     Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
+    Component("BatchSampler.__iter__", "04", "ex04_8", "batch_indices", "BatchSampler.__iter__", adapters.batch_indices,
+              "batch_indices(sampler, batch_size, drop_last) yields lists of indices; every DataLoader's BatchSampler "
+              "iterates it"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
     Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
@@ -73,19 +79,35 @@ _COMPONENTS = [
               "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
     Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
               "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "cosine_lr", "CosineAnnealingLR.get_lr", adapters.cosine_lr,
+              "cosine_lr(base_lr, eta_min, step, T_max) -> the learning rate after `step` steps on the cosine; "
+              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets it", pure=True),
+    Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
+              "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
+              "F.log_softmax runs it (the lab's loss)", pure=True),
     Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),
+    Component("Conv2d.forward", "05b", "ex05b_7", "Conv2dFunction", "Conv2d.forward", adapters.conv2d_forward,
+              "Conv2dFunction.apply(x, weight, bias, stride, padding) -> (N, O, H', W'), its backward -> the grads of "
+              "x, weight, bias; nn.Conv2d runs it (the lab's CNN)", pure=True),
+    Component("MaxPool2d.forward", "05b", "ex05b_8", "MaxPool2dFunction", "MaxPool2d.forward",
+              adapters.max_pool2d_forward,
+              "MaxPool2dFunction.apply(x, kernel_size, stride) -> window maxima, its backward -> the grad of x; "
+              "nn.MaxPool2d runs it (the lab's CNN)", pure=True),
     Component("to_device", "06", "ex06_1", "to_device", "to_device", adapters.same,
               "to_device(obj, device) -> obj with every nested tensor moved; the lab moves each batch with it"),
     Component("momentum_update", "06", "ex06_3", "momentum_update", "momentum_update", adapters.same,
-              "momentum_update(p, g, buf, lr, momentum) updates arrays in place; tc.optim.SGD's heavy-ball step"),
+              "momentum_update(p, g, buf, lr, momentum) updates arrays in place; tc.optim.SGD's heavy-ball step",
+              checks=("momentum_update", "momentum_kernel_body")),
     Component("update_scale", "06", "ex06_4", "update_scale", "update_scale", adapters.update_scale,
               "update_scale(scale, tracker, found_inf, ...) -> (scale, tracker); GradScaler.update applies it"),
     Component("save_checkpoint", "07", "ex07_1", "save_checkpoint", "save_checkpoint", adapters.same,
-              "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it"),
+              "save_checkpoint(path, model, optimizer, scheduler, epoch) writes one file; the resume milestone calls it",
+              checks=("save_checkpoint", "load_checkpoint")),
     Component("load_checkpoint", "07", "ex07_1", "load_checkpoint", "load_checkpoint", adapters.same,
-              "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place"),
+              "load_checkpoint(path, model, optimizer, scheduler) -> epoch, restoring every state in place",
+              checks=("save_checkpoint", "load_checkpoint")),
     Component("grad_norms", "08", "ex08_1", "grad_norms", "grad_norms", adapters.same,
               "grad_norms(model) -> {name: gradient L2 norm}; tc.debugging.grad_stats's norm column"),
     Component("first_nonfinite_module", "08", "ex08_2", "first_nonfinite_module", "first_nonfinite_module", adapters.same,
@@ -95,10 +117,10 @@ _COMPONENTS = [
               "shard(indices, rank, world_size) -> rank's padded, strided part; DistributedSampler iterates it"),
     Component("all_reduce", "09", "ex09_5", "all_reduce", "all_reduce", adapters_distributed.all_reduce,
               "all_reduce(ranks, op) combines every rank's tensor in place; tc.distributed.all_reduce (DDP's "
-              "gradient buckets) runs it over the gathered ranks"),
+              "gradient buckets) runs it over the gathered ranks", checks=("all_reduce", "broadcast")),
     Component("broadcast", "09", "ex09_5", "broadcast", "broadcast", adapters_distributed.broadcast,
               "broadcast(ranks, src) copies ranks[src] into every rank in place; tc.distributed.broadcast (DDP's "
-              "initial weights) runs it"),
+              "initial weights) runs it", checks=("all_reduce", "broadcast")),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}
@@ -107,6 +129,17 @@ BY_NAME = {c.name: c for c in COMPONENTS}
 def sources(component: Component) -> list[tuple[str, str]]:
     """Every (chapter, grade_id) cell that defines `component`, earliest first (the latest one wins)."""
     return [(component.chapter, component.exercise), *component.also]
+
+
+def exercise_id(grade_id: str) -> str:
+    """The exercise id that grades a solution cell: "ex02_1" -> "02.1", "ex05b_5" -> "05b.5"."""
+    chapter, _, number = grade_id.removeprefix("ex").partition("_")
+    return f"{chapter}.{number}"
+
+
+def check_names(component: Component) -> tuple:
+    """The names the cell's `check(...)` call passes, in its order."""
+    return component.checks or (component.defines,)
 
 
 def for_chapter(chapter: str) -> list[Component]:

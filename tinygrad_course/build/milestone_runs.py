@@ -13,8 +13,9 @@ from ..autograd.grad_mode import no_grad
 from ..datasets.digits import Digits
 from ..dtypes import float32
 from ..factories import tensor
-from ..generator import manual_seed
-from ..nn.functional import log_softmax, nll_loss
+from ..generator import Generator, manual_seed
+from ..nn.functional import cross_entropy, log_softmax, nll_loss
+from ..utils.data import DataLoader, TensorDataset
 from .training_components import (classification_dataset, evaluate, init_weights, load_checkpoint, make_loaders,
                                   save_checkpoint, to_device, train_step)
 
@@ -74,6 +75,7 @@ def uninterrupted_run() -> dict:
 
 LAB_SECONDS = 60.0
 LAB_ACCURACY = 0.97
+CNN_ACCURACY = 0.93  # the reference (and the released solutions) reach 95.3% after 4 epochs
 
 
 def digits_split():
@@ -111,7 +113,33 @@ def lab_run() -> dict:
             train_step(model, opt, lab_loss, x, y)
             schedule.step()
     reported = evaluate(model, test_loader)
+    return {"predictions": predict(model, test_loader), "evaluate": np.asarray(reported, dtype=np.float64)}
+
+
+def cnn_run() -> dict:
+    """The lab's CNN (two 3x3 convolutions with padding 1, ReLU, 2x2 max pooling, a linear head) trained 4
+    epochs on the digits with Adam, its convolutions and pooling through `nn.Conv2d` and `nn.MaxPool2d` (the
+    learner's Conv2dFunction and MaxPool2dFunction when installed); returns its predicted class for every
+    held-out image."""
+    x_train, y_train, x_test, _ = digits_split()
+    manual_seed(0)
+    train = DataLoader(TensorDataset(x_train.reshape(-1, 1, 8, 8), y_train), batch_size=64, shuffle=True,
+                       generator=Generator().manual_seed(0))
+    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(),
+                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 4 * 4, 10))
+    opt = optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(4):
+        for x, y in train:
+            opt.zero_grad()
+            cross_entropy(model(x), y).backward()
+            opt.step()
+    test = DataLoader(TensorDataset(x_test.reshape(-1, 1, 8, 8), x_test.new_zeros(len(x_test))), batch_size=256)
+    return {"predictions": predict(model, test)}
+
+
+def predict(model, loader) -> np.ndarray:
+    """The predicted class of every sample of an ordered loader (in eval mode, without a graph), reading the
+    dataset only through its loader, as the learner's contract defines it (no attribute of theirs)."""
     model.eval()
     with no_grad():
-        predictions = model(to_device(test_set.features, "cpu")).argmax(1).numpy()
-    return {"predictions": predictions, "evaluate": np.asarray(reported, dtype=np.float64)}
+        return np.concatenate([model(to_device(x, "cpu")).argmax(1).numpy() for x, _ in loader])

@@ -92,11 +92,12 @@ def saved_chapter(folder, name: str) -> str | None:
     return None if entry is None else entry.get("chapter")
 
 
-def record_check(folder, name: str, verdict: str, detail: str = "") -> None:
-    """Remember the last check of component `name` ("pass" or "fail") in the manifest."""
+def record_check(folder, name: str, verdict: str, detail: str = "", digest: str = "") -> None:
+    """Remember the last check of component `name` ("pass" or "fail") in the manifest, with the SHA-256 of
+    the file it checked (a file whose hash differs is checked again before it is installed)."""
     manifest = read_manifest(folder)
     entry = manifest.setdefault("components", {}).setdefault(name, {})
-    entry["check"], entry["detail"] = verdict, detail
+    entry["check"], entry["detail"], entry["sha256"] = verdict, detail, digest
     write_manifest(folder, manifest)
 
 
@@ -106,6 +107,7 @@ class Loaded:
     obj: object = None        # the learner's function or class, when it loaded
     error: str = ""           # why it could not be used (the file is then ignored)
     file: str = ""
+    namespace: dict = None    # the loaded file's names (the check calls the cell's objects from it)
 
 
 def _import_file(path: Path, name: str):
@@ -140,5 +142,5 @@ def load(folder) -> list[Loaded]:
             last = traceback.format_exception_only(type(error), error)[-1].strip()
             out.append(Loaded(component, error=f"{path.name} does not load: {last}", file=path.name))
             continue
-        out.append(Loaded(component, obj=obj, file=path.name))
+        out.append(Loaded(component, obj=obj, file=path.name, namespace=vars(module)))
     return out

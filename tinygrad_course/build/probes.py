@@ -17,7 +17,7 @@ from ..autograd.engine import Function
 from ..autograd.grad_mode import no_grad
 from ..autograd.gradcheck import gradcheck, numerical_jacobian
 from ..debugging import first_nonfinite_module, grad_stats
-from ..generator import manual_seed
+from ..generator import Generator, manual_seed
 from ..nn.functional import log_softmax, nll_loss
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
@@ -292,7 +292,65 @@ def first_nonfinite_probe():
             "hooks_left": np.array([hooks])}
 
 
-PROBES = {"contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+def conv2d_probe():
+    manual_seed(15)
+    layers = [nn.Conv2d(2, 3, 3, padding=1), nn.Conv2d(3, 2, 2, stride=2)]
+    x = F.randn(2, 2, 6, 6, dtype=np.float64).requires_grad_(True)
+    for layer in layers:
+        layer.double()
+    out = layers[1](layers[0](x).tanh())
+    (out * F.arange(out.numel(), dtype=np.float64).reshape(out.shape)).sum().backward()
+    return {"out": _np(out), "gx": _np(x.grad), **{f"g{i}w": _np(l.weight.grad) for i, l in enumerate(layers)},
+            **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
+
+
+def cosine_lr_probe():
+    w = F.zeros(2, requires_grad=True)
+    opt = optim.SGD([{"params": [w]}, {"params": [F.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
+    schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6, eta_min=0.01)
+    lrs = []
+    for _ in range(9):  # past T_max: the cosine comes back up
+        opt.step()
+        schedule.step()
+        lrs.append([group["lr"] for group in opt.param_groups])
+    return {"lrs": np.array(lrs), "last": np.array(schedule.get_last_lr())}
+
+
+def batch_indices_probe():
+    data = list(range(100, 110))
+    plain = [_np(b).tolist() for b in DataLoader(data, batch_size=3)]
+    dropped = [_np(b).tolist() for b in DataLoader(data, batch_size=3, drop_last=True)]
+    shuffled = DataLoader(data, batch_size=4, shuffle=True, generator=Generator().manual_seed(2))
+    order = np.concatenate([_np(b) for b in shuffled])
+    pad = lambda bs: [b + [-1] * (3 - len(b)) for b in bs]  # noqa: E731
+    return {"plain": np.array(pad(plain)), "dropped": np.array(dropped), "shuffled": order,
+            "lengths": np.array([len(plain), len(dropped), len(shuffled)])}
+
+
+def log_softmax_probe():
+    manual_seed(17)
+    x = F.randn(4, 5, dtype=np.float64)
+    with no_grad():
+        x[1] += 800.0  # exp overflows unless the maximum is subtracted first
+    x.requires_grad_(True)
+    rows, cols = log_softmax(x, 1), log_softmax(x, 0)
+    weight = F.arange(20, dtype=np.float64).reshape(4, 5)
+    ((rows * weight).sum() + (cols * weight.flip(0)).sum()).backward()
+    return {"rows": _np(rows), "cols": _np(cols), "gx": _np(x.grad)}
+
+
+def max_pool2d_probe():
+    manual_seed(16)
+    x = F.randn(2, 3, 7, 6, dtype=np.float64)
+    with no_grad():
+        x[0, 0, :2, :2] = 1.0  # a tie: the gradient goes to the first maximum, as PyTorch's
+    x.requires_grad_(True)
+    outs = [nn.MaxPool2d(2)(x), nn.MaxPool2d(3, stride=2)(x)]
+    sum((o * F.arange(o.numel(), dtype=np.float64).reshape(o.shape)).sum() for o in outs).backward()
+    return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
+
+
+PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,

@@ -5,6 +5,8 @@ reference and decides; it never imports the learner's code."""
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -14,8 +16,9 @@ import numpy as np
 
 from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
-from .milestone_runs import autograd_graph, lab_run, resume_run, uninterrupted_run
-from .package import load
+from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
+from .checks import verdict
+from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, seconds
 
@@ -26,22 +29,33 @@ TIMEOUT = 300
 MILESTONES = {
     "autograd": (autograd_graph, autograd_graph, ("Mul.backward", "Tanh.backward", "Mm.backward", "topological_sort")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
-    "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "default_collate", "init_weights",
-                            "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "train_step",
-                            "to_device", "Adam.step", "evaluate")),
+    "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "BatchSampler.__iter__",
+                            "default_collate", "init_weights",
+                            "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "log_softmax",
+                            "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
 }
+MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
 MILESTONES["ddp"] = (ddp_run, full_batch_run, DDP_NEEDED)
 
 
-def child(mode: str, package: str, out: str) -> None:
+def child(mode: str, package: str, out: str, only: str = "") -> None:
     """Entry point of the child process: load the learner's package, install it, run `mode` ("probes" or
-    a milestone name), write the results."""
+    a milestone name), write the results. In "probes" mode each component (of `only`, comma-separated,
+    when given) also runs its exercise's graded check, the one that decides whether it is installed."""
     loaded = load(package)
+    if only:
+        loaded = [item for item in loaded if item.component.name in only.split(",")]
     errors = {item.component.name: item.error for item in loaded if item.error}
     mine = [item.component for item in loaded if item.obj is not None]
-    arrays, calls, raised, spent = {}, {}, {}, {}
+    arrays, calls, raised, spent, verdicts = {}, {}, {}, {}, {}
     if mode == "probes":  # each component is checked alone, with the reference everywhere else
+        manifest = read_manifest(package).get("components", {})
+        for item in loaded:
+            if item.obj is not None:
+                seams.uninstall()
+                chapter = manifest.get(item.component.name, {}).get("chapter")
+                verdicts[item.component.name] = verdict(item.component.name, item.namespace, chapter)
         runs = [(item.component.name, PROBES[item.component.name], [item]) for item in loaded if item.obj is not None]
     else:
         needed = MILESTONES[mode][2]  # a milestone runs the learner's components it is about, the reference elsewhere
@@ -61,20 +75,32 @@ def child(mode: str, package: str, out: str) -> None:
             arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float64)
     np.savez(out, **arrays)
     Path(out + ".json").write_text(json.dumps({"errors": errors, "calls": calls, "raised": raised, "seconds": spent,
-                                               "learner": [c.name for c in mine]}))
+                                               "learner": [c.name for c in mine], "verdicts": verdicts}))
 
 
-def run_child(mode: str, package: Path) -> tuple[dict, dict]:
-    """Run `child` in a fresh process; (arrays by run name, the JSON report)."""
+def _cpu_seconds_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_child(mode: str, package: Path, only=()) -> tuple[dict, dict]:
+    """Run `child` in a fresh process (the same tinygrad_course as this one's); (arrays by run name, the JSON
+    report, with the child's CPU time, measured here, as "cpu_seconds")."""
+    here = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])}
     with tempfile.TemporaryDirectory() as tmp:
         out = str(Path(tmp) / "result.npz")
-        code = "import sys; from tinygrad_course.build.runs import child; child(sys.argv[1], sys.argv[2], sys.argv[3])"
-        proc = subprocess.run([sys.executable, "-c", code, mode, str(package), out], cwd=tmp, capture_output=True,
-                              text=True, timeout=TIMEOUT)
+        code = ("import sys; from tinygrad_course.build.runs import child; "
+                "child(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])")
+        before = _cpu_seconds_of_children()
+        proc = subprocess.run([sys.executable, "-c", code, mode, str(package), out, ",".join(only)], cwd=tmp,
+                              capture_output=True, text=True, timeout=TIMEOUT, env=env)
+        cpu = _cpu_seconds_of_children() - before  # the child's own CPU time: a loaded machine does not add to it
         if proc.returncode != 0 or not Path(out + ".json").is_file():
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
             raise RuntimeError(f"the run of your components stopped: {tail[0]}")
         report = json.loads(Path(out + ".json").read_text())
+        report["cpu_seconds"] = cpu
         with np.load(out, allow_pickle=False) as data:
             arrays = {}
             for key in data.files:

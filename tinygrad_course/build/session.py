@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import seams
-from .components import COMPONENTS, for_chapter
+from .checks import digest, in_framework, verdict
+from .components import BY_NAME, COMPONENTS, for_chapter
+from .extract import is_stub
 from .package import (DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save,
                       saved_chapter)
-from .probes import PROBES, compare
 
 
 @dataclass
@@ -49,7 +50,7 @@ class Status(list):
         p.text(str(self))
 
 
-_state = {"folder": None, "loaded": []}
+_state = {"folder": None, "loaded": [], "refused": {}}
 NONE_YET = ("None of your components is saved yet, so the framework runs on its reference implementation here.\n"
             "Run the solution cells of the exercises to build them; tc.build.status() shows the table.")
 
@@ -64,10 +65,13 @@ def seconds() -> dict:
     return dict(_seconds)
 
 
-def _guarded(implementation, name: str, where: str):
+def _guarded(implementation, name: str, where: str, fallback=None):
     """`implementation`, with any error it raises saying which of the learner's components raised it and
     where that component was written (the error itself, and its traceback, are kept), and the time it
-    takes added to `seconds()`."""
+    takes added to `seconds()`. With a `fallback` (the reference of a component without side effects), an
+    error of the learner's code is a warning instead: the component is taken out and the reference runs
+    that call and every later one; when the reference raises too, the call itself was wrong and its error
+    is the one raised."""
 
     def run(*args, **kwargs):
         start = time.perf_counter()
@@ -75,6 +79,10 @@ def _guarded(implementation, name: str, where: str):
         try:
             return implementation(*args, **kwargs)
         except Exception as error:
+            if fallback is not None:
+                result = fallback(*args, **kwargs)  # raises the framework's own error for a wrong call
+                _leave_out(name, where, f"raised {type(error).__name__}: {error}")
+                return result
             if not getattr(error, "_tc_component_named", False):
                 error.add_note(f"raised by your {name} ({where}); fix that cell and run it again, or call "
                                "tc.build.use_reference() to go on with the reference")
@@ -90,6 +98,16 @@ def _guarded(implementation, name: str, where: str):
     return run
 
 
+def _leave_out(name: str, where: str, problem: str) -> None:
+    """Take the learner's component `name` out for the rest of the session (the reference runs), saying so."""
+    component = BY_NAME[name]
+    seams.uninstall(component.seam)
+    _state["loaded"] = [item for item in _state["loaded"] if item.component.name != name]
+    _state["refused"] = {**_state["refused"], name: problem}
+    warnings.warn(f"your {name} ({where}) {problem}; it is left out and the reference runs instead (fix the cell, "
+                  "run it again, then tc.use_learner())", stacklevel=3)
+
+
 def install(loaded: list[Loaded], folder=None) -> None:
     """Put every loaded learner component into its seam (and take out the ones that are gone)."""
     manifest = read_manifest(folder).get("components", {}) if folder is not None else {}
@@ -98,21 +116,56 @@ def install(loaded: list[Loaded], folder=None) -> None:
         seams.uninstall(item.component.seam)
         if item.obj is not None:
             where = manifest.get(item.component.name, {}).get("from") or item.file or "your package"
-            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where))
+            fallback = seams.reference(item.component.seam) if item.component.pure else None
+            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where,
+                                                        fallback))
+
+
+def where(component, manifest: dict) -> str:
+    """'02_autograd.ipynb, cell ex02_2': the exercise cell a component comes from."""
+    entry = manifest.get(component.name, {})
+    chapter = entry.get("chapter", component.chapter)
+    grade_id = dict([(component.chapter, component.exercise), *component.also]).get(chapter, component.exercise)
+    notebook = (entry.get("from") or component.notebook).split(",")[0]
+    return f"{notebook}, cell {grade_id}"
+
+
+def _checked(item: Loaded, folder) -> str | None:
+    """The last check of a loaded component, run again when its file changed since (or never ran): None
+    when it passes, else what failed."""
+    manifest = read_manifest(folder).get("components", {})
+    entry = manifest.get(item.component.name, {})
+    now = digest(Path(folder) / item.file)
+    if entry.get("sha256") == now and entry.get("check") in ("pass", "fail"):
+        return None if entry["check"] == "pass" else (entry.get("detail") or "failed")
+    problem = verdict(item.component.name, item.namespace or {}, entry.get("chapter"))
+    record_check(folder, item.component.name, "fail" if problem else "pass", problem or "", now)
+    return problem
 
 
 def use_learner(folder=DEFAULT_FOLDER, quiet=False):
-    """Make the framework run on your components from `folder` wherever you have written them (the
-    reference elsewhere); returns the status table. Use it as a context manager to switch back after:
-    `with use_learner(): ...`."""
+    """Make the framework run on your components from `folder` wherever you have written them and they
+    pass their check (the reference elsewhere); returns the status table. A component whose check failed,
+    or that is still the exercise's stub, is not installed: a warning names it, its cell and the check.
+    Use it as a context manager to switch back after: `with use_learner(): ...`."""
     folder = learner_folder(folder)
     loaded = load(folder)
+    manifest = read_manifest(folder).get("components", {})
+    refused = {}
     for item in loaded:
         if item.error:
             warnings.warn(f"{item.component.name}: {item.error}; the reference is used instead", stacklevel=2)
-    install(loaded, folder)
+        elif item.obj is not None:
+            problem = _checked(item, folder)
+            if problem:
+                refused[item.component.name] = problem
+                warnings.warn(f"your {item.component.name} ({where(item.component, manifest)}) is not installed: "
+                              f"its check failed: {problem}; the reference runs instead", stacklevel=2)
+    good = [item for item in loaded if item.obj is not None and item.component.name not in refused]
+    use_reference()
+    install(good, folder)
     seams.reset_calls()
-    _state.update(folder=folder, loaded=loaded)
+    _state.update(folder=folder, loaded=good, refused=refused, errors={i.component.name: i.error for i in loaded})
     table = status()
     if not quiet:
         print(table if any(r.source == "learner" for r in table) else NONE_YET)
@@ -127,11 +180,35 @@ class _Session(Status):
         use_reference()
 
 
-def use_reference() -> None:
-    """Run every component on the reference implementation again."""
+class _Reference:
+    """`with use_reference(): ...` runs its block on the reference and puts your components back after."""
+
+    def __init__(self, saved: dict, loaded: list):
+        self.saved, self.loaded = saved, loaded
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for seam, implementation in self.saved.items():
+            seams.install(seam, implementation)
+        _state["loaded"] = self.loaded
+
+    def __repr__(self):
+        return "the reference implementation runs every component"
+
+
+def use_reference() -> _Reference:
+    """Run every component on the reference implementation again. As a context manager, only for the
+    block: `with tc.build.use_reference(): ...` (your components are back after it), for outputs that
+    depend on how an op is implemented, such as profiler counts or grad_fn names."""
+    active = seams.installed()
+    saved = {c.seam: active[c.seam] for c in COMPONENTS if c.seam in active}
+    loaded = _state["loaded"]
     for c in COMPONENTS:
         seams.uninstall(c.seam)
     _state["loaded"] = []
+    return _Reference(saved, loaded)
 
 
 def status() -> Status:
@@ -140,39 +217,28 @@ def status() -> Status:
     folder = _state["folder"] or learner_folder()
     manifest = read_manifest(folder).get("components", {})
     loaded = {item.component.name: item for item in _state["loaded"]}
+    refused, errors = _state["refused"], _state.get("errors", {})
     calls = seams.calls()
     rows = Status()
     for c in COMPONENTS:
-        item = loaded.get(c.name)
-        mine = item is not None and item.obj is not None
-        check = manifest.get(c.name, {}).get("check", "missing") if mine else "missing"
-        note = item.error if item is not None and item.error else ("" if mine else "reference (fallback)")
-        chapter = manifest.get(c.name, {}).get("chapter", c.chapter)
-        if mine and chapter != c.chapter:
-            note = f"from chapter {chapter} (defined in {c.chapter} too; the later chapter wins)"
-        rows.append(Row(c.name, c.chapter, "learner" if mine else "reference", check if check != "not run" else "missing",
-                        calls.get(c.seam, 0), note))
+        mine = c.name in loaded
+        if mine:
+            check, note = "pass", ""
+            chapter = manifest.get(c.name, {}).get("chapter", c.chapter)
+            if chapter != c.chapter:
+                note = f"from chapter {chapter} (defined in {c.chapter} too; the later chapter wins)"
+        elif c.name in refused:
+            check, note = "fail", f"not installed ({where(c, manifest)}): {refused[c.name]}"
+        else:
+            check, note = "missing", errors.get(c.name) or "reference (fallback)"
+        rows.append(Row(c.name, c.chapter, "learner" if mine else "reference", check, calls.get(c.seam, 0), note))
     return rows
 
 
 def check_component(name: str, learner_obj) -> str | None:
-    """Run component `name`'s probe with the reference and with `learner_obj` installed (in this process):
-    None when they agree, else what differs."""
-    component = next(c for c in COMPONENTS if c.name == name)
-    probe = PROBES[name]
-    previous = seams.installed().get(component.seam)
-    seams.uninstall(component.seam)
-    expected = probe()
-    seams.install(component.seam, component.adapt(learner_obj))
-    try:
-        got = probe()
-    except Exception as error:  # the learner's code raised inside the framework: name the component
-        return f"raised {type(error).__name__}: {error}"
-    finally:
-        seams.uninstall(component.seam)
-        if previous is not None:
-            seams.install(component.seam, previous)
-    return compare(name, got, expected)
+    """Run component `name`'s probe inside the framework with `learner_obj` installed, compared with the
+    reference: None when they agree, else what differs (the last part of the component's check)."""
+    return in_framework(name, learner_obj)
 
 
 def _defined_names(source: str) -> set[str]:
@@ -208,6 +274,10 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
             return
         for name in sorted(_defined_names(source) & set(wanted)):
             component = wanted[name]
+            if is_stub(source):  # the exercise's stub: never installed, the reference runs
+                print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
+                      f"the framework runs the reference {component.name} until you write it")
+                continue
             later = saved_chapter(folder, component.name)
             if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
                 print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
@@ -219,11 +289,11 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
             except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
                 print(f"[build] could not save {name} into {folder}: {error}")
                 continue
-            obj = shell.user_ns.get(name)
-            problem = check_component(component.name, obj) if obj is not None else "not defined"
-            record_check(folder, component.name, "fail" if problem else "pass", problem or "")
-            verdict = "check passed" if problem is None else f"check failed: {problem}"
-            print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({verdict})")
+            problem = verdict(component.name, shell.user_ns, chapter)
+            record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
+            outcome = ("check passed" if problem is None else
+                       f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
+            print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
 
     shell.events.register("post_run_cell", after_cell)
     return after_cell

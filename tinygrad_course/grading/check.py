@@ -25,6 +25,15 @@ from .shortcuts import Tripwire, static_violations
 _FAILURES: dict[str, int] = {}   # exercise id -> failed checks in this kernel ("not implemented" excluded)
 _HINTS: dict[str, str] = {}      # exercise id -> the hint of its last failure
 _ASKED: dict[str, int] = {}      # exercise id -> hint() calls made after its second failure
+_IN_FRAMEWORK: list = []         # fn(exercise_id, learner_objects) -> problem or None (build mode's probes)
+
+
+def also_in_framework(fn) -> None:
+    """Register `fn(exercise_id, learner_objects) -> str | None`, run after an exercise's own checks pass:
+    build mode plugs a component into the framework and runs it there, so the check that grades a cell is
+    the one that decides whether it is installed."""
+    if fn not in _IN_FRAMEWORK:
+        _IN_FRAMEWORK.append(fn)
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,10 @@ def _run(exercise, checker, learner_objects) -> tuple[str | None, str | None, bo
             exercise.run(checker, *(tripwire.guard(record_calls(obj)) for obj in learner_objects))
         if tripwire.hits:
             raise CheckFailed(f"your code called {', '.join(tripwire.hits)}, which this exercise asks you to write yourself")
+        for in_framework in _IN_FRAMEWORK:  # outside the tripwire: the framework's own code may call anything
+            problem = in_framework(exercise.id, learner_objects)
+            if problem:
+                raise CheckFailed(f"inside the framework: {problem}")
     except CheckFailed as exc:
         return (*split_hint(exc.diagnosis, exc.hint), True)
     except NotImplementedError as exc:
@@ -137,6 +150,13 @@ def _run(exercise, checker, learner_objects) -> tuple[str | None, str | None, bo
     except Exception as exc:  # learner code failing in any way is a diagnosis, not a crash
         return describe_error(exc, getattr(checker, "context", "")), None, True
     return None, None, False
+
+
+def verdict(exercise_id: str, *learner_objects) -> str | None:
+    """What `check(exercise_id, ...)` finds wrong (None when every check passes), without printing and without
+    counting an attempt: build mode decides with it whether a component is installed."""
+    exercise = get_exercise(exercise_id)
+    return _run(exercise, Checker(exercise.id), learner_objects)[0]
 
 
 def check(exercise_id: str, *learner_objects) -> None:

@@ -12,6 +12,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch04_batches  # noqa: F401  (registers 04.8: grouping a sampler's indices into batches)
 from .ch03 import _digits_arrays
 
 

@@ -11,6 +11,8 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch05_schedule  # noqa: F401  (registers 05.9: a cosine learning-rate schedule)
+from . import ch05_softmax  # noqa: F401  (registers 05.8: log_softmax forward and backward)
 from . import optimizer_steps as steps
 from .ch03 import digits
 
@@ -115,6 +117,25 @@ def train_step_check(t, train_step):
                                        f"(got {np.mean(losses[-8:]):.3f} over the last epoch)")
 
 
+def _state_vector(t, opt, model, keys) -> dict:
+    """{key: every parameter's opt.state[p][key], flattened into one vector}, failing with what is missing:
+    an optimizer keeps its state in `self.state[p]`, so that `state_dict()` and a checkpoint carry it."""
+    state = getattr(opt, "state", None)
+    found = {key: [] for key in keys}
+    for name, p in model.named_parameters():
+        entry = state.get(p) if hasattr(state, "get") else None
+        for key in keys:
+            if not isinstance(entry, dict) or key not in entry:
+                t.fail(f"opt.state[p][{key!r}] for parameter {name!r}",
+                       f"not found: keep each parameter's state in a dict self.state, keyed by the parameter, "
+                       f"as self.state[p][{key!r}]", hint="create `self.state = {}` in __init__ and fill "
+                       f"`self.state.setdefault(p, {{}})` in step(); tc.optim's optimizers use the same keys, so "
+                       "state_dict() and a checkpoint carry your state")
+            found[key].append(np.asarray(entry[key].detach().numpy() if hasattr(entry[key], "detach") else entry[key],
+                                         dtype=np.float64).ravel())
+    return {key: np.concatenate(parts) for key, parts in found.items()}
+
+
 # --- 05.2 -------------------------------------------------------------------------------------------------
 @exercise("05.2", title="SGD with momentum", points=3, forbidden=["tinygrad_course.optim.SGD"])
 def sgd_check(t, SGDMomentum):
@@ -138,6 +159,9 @@ def sgd_check(t, SGDMomentum):
                 f"all parameters after step {k} (compared with tc.optim.SGD(lr=0.1, momentum=0.9))",
                 rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
     t.context = ""
+    last = velocities[-1] if velocities[-1] is None else momentum * velocities[-1] + ref_grads[-1]
+    t.close(_state_vector(t, opt, model, ("momentum_buffer",))["momentum_buffer"], last,
+            "opt.state[p][\"momentum_buffer\"] after 6 steps, for every parameter p (the velocity)", rtol=1e-4, atol=1e-5)
     _, plain = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1))
     _, no_momentum = _run_optimizer(lambda ps: SGDMomentum(ps, lr=0.1))
     t.close(no_momentum, plain, what="SGDMomentum(params, lr=0.1) with the default momentum=0", rtol=1e-4, atol=1e-5,
@@ -170,6 +194,13 @@ def adam_check(t, Adam):
                 f"all parameters after step {k} (compared with tc.optim.Adam(lr=0.01))",
                 rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
     t.context = ""
+    kept = _state_vector(t, opt, model, ("exp_avg", "exp_avg_sq"))
+    m, v = states[-1].m, states[-1].v
+    g = ref_grads[-1]
+    t.close(kept["exp_avg"], 0.9 * m + 0.1 * g, "opt.state[p][\"exp_avg\"] after 6 steps (the first moment m)",
+            rtol=1e-4, atol=1e-6)
+    t.close(kept["exp_avg_sq"], 0.999 * v + 0.001 * g * g,
+            "opt.state[p][\"exp_avg_sq\"] after 6 steps (the second moment v)", rtol=1e-4, atol=1e-8)
     _, betas = _run_optimizer(lambda ps: Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
     _, betas_ref = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
     t.close(betas, betas_ref, what="parameters with lr=0.02, betas=(0.8, 0.99), eps=1e-6", rtol=1e-4, atol=1e-5,

@@ -14,6 +14,7 @@ import tinygrad_course as tc
 from ...datasets import Digits
 from .. import mistakes
 from ..registry import exercise
+from . import ch05b_conv  # noqa: F401  (registers 05b.7 and 05b.8: convolution and max pooling)
 
 
 def _digits(start, stop):

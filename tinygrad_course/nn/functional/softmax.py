@@ -5,6 +5,7 @@ import warnings
 
 from ...factories import empty_like, zeros_like
 from ...ops import fused as _fused
+from ...seams import component
 
 
 def _softmax_dim(name, ndim):
@@ -28,6 +29,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax_family(_fused.Softmax, "softmax", input, dim, dtype)
 
 
+@component("log_softmax")
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along `dim`, computed as x - logsumexp(x) (no overflow for large logits)."""
     return _softmax_family(_fused.LogSoftmax, "log_softmax", input, dim, dtype)

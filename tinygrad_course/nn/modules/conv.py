@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...factories import empty
+from ...seams import component
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -129,6 +130,7 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          device, dtype)
 
+    @component("Conv2d.forward")
     def forward(self, input):
         """`F.conv2d` with this layer's weight, bias and settings (padding modes applied first)."""
         if self.padding_mode == "zeros":  # the common case, without the extra call

@@ -1,6 +1,7 @@
 """Pooling layers: max, average, adaptive, power-average (LP) pooling and max unpooling, 1-D and 2-D."""
 from __future__ import annotations
 
+from ...seams import component
 from .. import functional as F
 from .module import Module
 
@@ -20,6 +21,7 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    @component("MaxPool2d.forward")
     def forward(self, input):
         """`F.max_pool2d` with this layer's settings."""
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from functools import partial
 
+from ...seams import component
 from ..optimizer import Optimizer
 from .base import LRScheduler, _saved_callables
 
@@ -18,6 +19,7 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
+    @component("CosineAnnealingLR.get_lr")
     def get_lr(self):
         # The recursive form (not the closed form) is what PyTorch computes, so the floats match.
         """The next lrs on the cosine, computed recursively from the current ones as PyTorch does."""

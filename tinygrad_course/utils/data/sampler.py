@@ -134,6 +134,7 @@ class BatchSampler(Sampler):
         self.batch_size = batch_size
         self.drop_last = drop_last
 
+    @component("BatchSampler.__iter__")
     def __iter__(self):
         batch = []
         for idx in self.sampler:

@@ -1,0 +1,117 @@
+"""How much of what a milestone runs is the learner's code: the lines run in the learner's package and in
+the framework (course tooling -- build, grading, viz, the command line -- left out) while the milestone's
+computation runs on the learner's components.
+
+    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, lab, cnn or resume
+
+The components are read out of the notebooks in NOTEBOOK_DIR (as `python -m tinygrad_course.build` does),
+those the milestone is about are installed when they pass their check, and the computation runs under
+coverage started after every import, so a line counts when the computation runs it (a `def` line read at
+import time does not). It prints both counts, the learner's share of the lines run, and the non-blank
+lines the learner writes in all the component cells (their solution regions).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import coverage
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import tinygrad_course  # noqa: E402  (this worktree's package, whatever the venv points at)
+from tinygrad_course import seams  # noqa: E402
+from tinygrad_course.build.components import COMPONENTS, sources  # noqa: E402
+from tinygrad_course.build.notebooks import extract, find_notebook  # noqa: E402
+from tinygrad_course.build.package import load  # noqa: E402
+from tinygrad_course.build.runs import MILESTONES  # noqa: E402
+from tinygrad_course.build.session import _checked, install  # noqa: E402
+
+PACKAGE = Path(tinygrad_course.__file__).resolve().parent
+TOOLING = ("build", "grading", "viz", "cli.py")
+
+
+def framework_file(path: Path) -> bool:
+    """A file of the framework a model runs on (not the course's tooling around it)."""
+    try:
+        parts = path.resolve().relative_to(PACKAGE).parts
+    except ValueError:
+        return False
+    return bool(parts) and parts[0] not in TOOLING
+
+
+def component_lines(folder: Path) -> int:
+    """Non-blank lines the learner writes in the component cells of the notebooks in `folder`: the lines
+    between `### BEGIN SOLUTION` and `### END SOLUTION` (what the release replaces with a stub)."""
+    total = 0
+    for component in COMPONENTS:
+        chapter, grade_id = sources(component)[-1]
+        path = find_notebook(folder, chapter)
+        if path is None:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id") == grade_id:
+                inside = False
+                for line in "".join(cell["source"]).splitlines():
+                    if "### BEGIN SOLUTION" in line or "### END SOLUTION" in line:
+                        inside = "BEGIN" in line
+                    elif inside and line.strip():
+                        total += 1
+    return total
+
+
+def measure(folder: Path, milestone: str) -> dict:
+    """{learner, framework, share, components, installed}: the lines the milestone's computation runs."""
+    run, _, needed = MILESTONES[milestone]
+    with tempfile.TemporaryDirectory() as tmp:
+        package = Path(tmp) / "mytorch"
+        extract(folder, package)
+        loaded = [item for item in load(package) if item.obj is not None and item.component.name in needed]
+        good = [item for item in loaded if _checked(item, package) is None]
+        seams.uninstall()
+        install(good, package)
+        cov = coverage.Coverage(data_file=None, branch=False, config_file=False)
+        cov.start()
+        try:
+            run()
+        finally:
+            cov.stop()
+            seams.uninstall()
+        data = cov.get_data()
+        learner = framework = 0
+        for name in data.measured_files():
+            path, lines = Path(name), len(data.lines(name) or ())
+            if path.resolve().parent == package.resolve():
+                learner += lines
+            elif framework_file(path):
+                framework += lines
+        share = learner / (learner + framework) if learner + framework else 0.0
+        return {"learner": learner, "framework": framework, "share": share, "components": component_lines(folder),
+                "installed": sorted(item.component.name for item in good)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebook_dir", type=Path)
+    parser.add_argument("milestone", choices=[m for m in MILESTONES if m != "ddp"])
+    args = parser.parse_args(argv)
+    if not args.notebook_dir.is_dir():
+        print(f"no such folder: {args.notebook_dir}", file=sys.stderr)
+        return 2
+    result = measure(args.notebook_dir, args.milestone)
+    print(f"milestone {args.milestone} on {args.notebook_dir}: {len(result['installed'])} of "
+          f"{len(MILESTONES[args.milestone][2])} components are the learner's")
+    print(f"lines run in the learner's package: {result['learner']}")
+    print(f"lines run in the framework:         {result['framework']}")
+    print(f"learner's share:                    {result['share']:.0%}")
+    print(f"the learner's components:           {result['components']} non-blank lines written "
+          f"(solution regions of the {len(COMPONENTS)} component cells)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,32 @@
+"""scripts/learner_share.py: the lines a milestone's computation runs in the learner's package and in the
+framework, and the learner's share of them."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def share(folder, milestone):
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "learner_share.py"), str(folder), milestone],
+                         capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = dict(line.split(":", 1) for line in run.stdout.splitlines()[1:])
+    return {key.strip(): value.strip() for key, value in lines.items()}, run.stdout
+
+
+@pytest.mark.slow
+def test_the_share_counts_the_learners_lines_only_when_their_components_run():
+    mine, text = share(ROOT / "solutions", "autograd")
+    assert "4 of 4 components are the learner's" in text
+    learner, framework = int(mine["lines run in the learner's package"]), int(mine["lines run in the framework"])
+    assert learner > 0 and framework > 0
+    assert mine["learner's share"] == f"{learner / (learner + framework):.0%}"
+    assert int(mine["the learner's components"].split()[0]) > 200
+    stubs, text = share(ROOT / "exercises", "autograd")
+    assert "0 of 4 components" in text and stubs["lines run in the learner's package"] == "0"
+    assert stubs["learner's share"] == "0%" and int(stubs["the learner's components"].split()[0]) == 0
