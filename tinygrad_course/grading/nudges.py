@@ -46,6 +46,7 @@ NUDGES: dict[str, str] = {
     "04.5": "only the training data is shuffled, and a seeded generator makes the shuffle repeat; validation order does not matter.",
     "04.6": "the work of building batches can move to worker processes; each worker needs its own seed so they do not repeat each other.",
     "04.7": "default_collate looks at the type of the first sample and recurses into tuples, lists and dicts, stacking what it finds at the leaves.",
+    "04.8": "walk the indices in order, cut a batch each time it holds batch_size of them; the last, shorter one is kept unless drop_last says otherwise.",
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
     "05.2": "momentum keeps a running velocity per parameter; the step follows the velocity, not the raw gradient.",
@@ -54,6 +55,8 @@ NUDGES: dict[str, str] = {
     "05.5": "evaluation changes no weights and builds no graph; averages over a dataset must weight every sample equally, whatever the batch sizes.",
     "05.6": "remember the best loss seen so far and count the epochs since it last improved by more than min_delta.",
     "05.7": "the predicted class is the position of the largest score in each row.",
+    "05.8": "subtract each row's maximum before exponentiating; the gradient of log-softmax is the incoming gradient minus the softmax times the gradient's row sum.",
+    "05.9": "half a cosine wave from the base rate down to the minimum over T_max steps: at step t the cosine of pi * t / T_max decides how far down you are.",
     # 05b lab
     "05b.1": "one fixed batch, many steps: if the loop is right the loss goes close to zero.",
     "05b.2": "a scheduler's step() marks the end of an epoch for StepLR; call it where an epoch ends.",
@@ -61,6 +64,8 @@ NUDGES: dict[str, str] = {
     "05b.4": "clip after backward and before step; the clipping function returns the norm it measured before clipping.",
     "05b.5": "evaluation changes no weights and builds no graph; weight each batch by its number of samples.",
     "05b.6": "keep a copy of the weights at the best epoch (a copy, not a reference to tensors that keep training) and load it at the end.",
+    "05b.7": "unfold every window the filter visits into a column, then one matrix product with the flattened weights gives all outputs; backward runs the same product transposed and folds the columns back.",
+    "05b.8": "each output is the largest value in its window; remember where it was, and in backward send the gradient only there.",
     # 06 gpu
     "06.1": "walk the container: rebuild tuples, lists and dicts with their tensors moved, and leave everything else as it is.",
     "06.2": "a GPU call returns before its work is done; wait for the device before reading the clock, and leave the first call out of the timing.",
