@@ -267,3 +267,20 @@ def test_a_notebook_cannot_claim_the_sandbox_failed():
     assert _describe_exit(forged, Limits()) == "the notebook process exited early (exit code 70)"
     silent = _attempt_that_saw(returncode=70)
     assert "the grader's worker stopped before the notebook ran (exit code 70" in _describe_exit(silent, Limits())
+
+
+def test_bubblewrap_mounts_only_the_allow_list_read_only(tmp_path):
+    (tmp_path / "sandbox").mkdir()
+    sandbox = str(tmp_path / "sandbox")
+    readable = landlock.readable_paths(sandbox)
+    argv = bubblewrap.command("/usr/bin/bwrap", frozenset({"size", "disable-userns"}), sandbox, readable, 16)
+    assert argv[-1] == "--" and {"--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"} <= set(argv)
+    assert argv[argv.index("--cap-drop") + 1] == "ALL"
+    mounted = [argv[i + 1] for i, a in enumerate(argv) if a in ("--ro-bind", "--bind")]
+    assert mounted == [p for p in readable if p != sandbox and not p.startswith(("/proc", "/dev"))]
+    tmpfs = argv.index("--tmpfs")
+    assert argv[tmpfs - 4:tmpfs + 2] == ["--size", str(16 << 20), "--perms", "0700", "--tmpfs", sandbox]
+    old = bubblewrap.command("/usr/bin/bwrap", frozenset(), sandbox, readable, 16)
+    assert "--disable-userns" not in old and "--tmpfs" not in old and old[old.index("--bind") + 1] == sandbox
+    isolation = Isolation("bwrap", False, True, True, bwrap="/usr/bin/bwrap", bwrap_features=frozenset())
+    assert not isolation.private_tmpfs  # without a tmpfs size the grader measures the folder itself
