@@ -14,6 +14,7 @@ The exit status is pytest's (0 when every run passed). Use the project's venv py
 import argparse
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +65,7 @@ def main(argv=None) -> int:
     args, pytest_args = parser.parse_known_args(argv)
     if args.process_tests:
         pytest_args = PROCESS_TESTS + pytest_args
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # still stop the loops
     hogs = start_hogs(args.hogs)
     print(f"under_load: {len(hogs)} busy loops running; pytest {' '.join(pytest_args) or '(whole suite)'}",
           flush=True)
