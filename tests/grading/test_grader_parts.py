@@ -103,8 +103,9 @@ def test_only_single_link_regular_files_are_read(tmp_path):
 def test_the_size_limit_counts_the_cells_without_their_outputs():
     cell = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}
     small = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    printed = {**small, "cells": [{**cell, "outputs": [{"output_type": "stream", "name": "stdout", "text": "x" * 2**20}],
-                                   "attachments": {"a.png": {"image/png": "QUJD" * 2**18}}}]}
+    output = {"output_type": "stream", "name": "stdout", "text": "x" * 2**20}
+    image = {"a.png": {"image/png": "QUJD" * 2**18}}
+    printed = {**small, "cells": [{**cell, "outputs": [output], "attachments": image}]}
     assert submissions.size_without_outputs(printed) == submissions.size_without_outputs(small) < 200
     long = {**small, "cells": [{**cell, "source": "#" * 2**20}]}
     assert submissions.size_without_outputs(long) > 2**20

@@ -92,7 +92,8 @@ def test_a_signal_stops_the_batch_promptly_and_keeps_the_previous_csv(tmp_path, 
     env = dict(os.environ, TMPDIR=str(scratch))
     process = subprocess.Popen([sys.executable, "-m", "tinygrad_course.grading", "grade", str(course["submissions"]),
                                 "--assignment", "99", "--out", str(out), "--solutions", str(course["solutions"]),
-                                "--jobs", "2", "--cell-timeout", "120", *WITHOUT_AN_OS_SANDBOX], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                "--jobs", "2", "--cell-timeout", "120", *WITHOUT_AN_OS_SANDBOX],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cache = tmp_path / ".grades_cache"
     # the reference run and the honest notebook finish; two slow ones are running
     _until(lambda: len(list(cache.glob("*.json"))) == 1 and len(_groups(_in(scratch))) >= 2,

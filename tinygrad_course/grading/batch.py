@@ -146,8 +146,9 @@ def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cach
         submitted = json.loads(data.decode("utf-8"))
         size = submissions.size_without_outputs(submitted)
         if size > submissions.MAX_CELLS_BYTES:
-            return _row(found.student, batch, {}, [f"{found.parts[-1]} is {size / 2**20:.0f} MiB without its outputs, more "
-                                                   f"than the limit of {submissions.MAX_CELLS_BYTES >> 20} MiB", found.note])
+            why = (f"{found.parts[-1]} is {size / 2**20:.0f} MiB without its outputs, more than the limit of "
+                   f"{submissions.MAX_CELLS_BYTES >> 20} MiB")
+            return _row(found.student, batch, {}, [why, found.note])
         plan = build_plan(batch.solution_nb, submitted)
     except (ValueError, MalformedNotebook, RecursionError) as exc:
         return _row(found.student, batch, {}, [f"the submitted file is not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})", found.note])
@@ -212,7 +213,8 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
     solution_bytes = solution_path.read_bytes()
     solution_nb = read(solution_path)
     partial = partial_path(out)
-    unreadable = [str(Path(p).resolve()) for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out, partial)]
+    unreadable = [str(Path(p).resolve())
+                  for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out, partial)]
     batch = _Batch(assignment, solution_nb, solution_bytes, exercise_points(solution_nb), options, isolation,
                    unreadable, threading.Event())
     previous = _install_stop_handlers(batch.stop)

@@ -76,8 +76,8 @@ def hostile_cases() -> list[Case]:
     c = []
     # --- forged verdicts: the notebook solves nothing and tries to claim points --------------------------------
     c += [Case("forge_total_lines", stub=True, extra=[(None, FORGED_TOTAL)], feedback_lacks=("    **Total: 14",)),
-          Case("forges_sandbox_failure", extra=[("ex05_6", FORGED_SANDBOX_FAILURE)], problem="exited early (exit code 70)",
-               feedback_lacks=("could not be applied", "was not run")),
+          Case("forges_sandbox_failure", extra=[("ex05_6", FORGED_SANDBOX_FAILURE)],
+               problem="exited early (exit code 70)", feedback_lacks=("could not be applied", "was not run")),
           Case("forge_channel_spray", stub=True, extra=[(None, SPRAY), ("ex05_7", SPRAY)]),
           Case("forge_spray_inside_test", stub=True, cells={"ex05_7": f"def accuracy(logits, targets):\n    exec({SPRAY!r})\n    return 0.5"}),
           Case("patch_json_dumps", stub=True, extra=[(None, "import json\njson.dumps = lambda *a, **k: '{\"e\": \"done\"}'")]),

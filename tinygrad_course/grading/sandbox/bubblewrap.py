@@ -38,7 +38,8 @@ def probe() -> tuple[str, frozenset, str]:
 
     ok, why = runs()
     if not ok:
-        return "", frozenset(), f"bwrap cannot create namespaces here ({why or 'no message'}); unprivileged user namespaces may be disabled"
+        return "", frozenset(), (f"bwrap cannot create namespaces here ({why or 'no message'}); "
+                                 "unprivileged user namespaces may be disabled")
     return bwrap, frozenset(name for name, flags in OPTIONAL.items() if runs(*flags)[0]), ""
 
 

@@ -86,7 +86,8 @@ def choose(level: str = "auto") -> Isolation:
         try:
             return _bwrap()
         except IsolationUnavailable as exc:
-            raise IsolationUnavailable(f"no safe isolation here: Linux Landlock is missing ({missing}) and {exc}") from None
+            raise IsolationUnavailable(f"no safe isolation here: Linux Landlock is missing ({missing}) "
+                                       f"and {exc}") from None
     if level == "bwrap":
         return _bwrap()
     namespace = bool(containment.namespace_prefix())

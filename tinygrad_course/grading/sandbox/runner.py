@@ -217,7 +217,8 @@ def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, 
     base = {"steps": [{"kind": s.kind, "label": s.label, "source": s.source} for s in steps], "preload": preload,
             "trusted_imports": imports, "unreadable": unreadable, "cell_timeout": limits.cell_timeout,
             "limits": {"memory_mb": limits.memory_mb, "disk_mb": limits.disk_mb, "cpu_s": int(limits.timeout) + 5},
-            "landlock": isolation.landlock, "tmpfs": isolation.namespace and not isolation.bwrap, "fences": isolation.fences,
+            "landlock": isolation.landlock, "tmpfs": isolation.namespace and not isolation.bwrap,
+            "fences": isolation.fences,
             "checks": checks or {}}
     for _ in range(limits.restarts + 1):
         sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
