@@ -43,8 +43,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="the OS sandbox: kernel (Linux Landlock, 6.7+), bwrap (bubblewrap, user namespaces) or "
                             "auto (default: kernel where Landlock is there, else bwrap)")
     grade.add_argument("--unsafe-isolation", choices=UNSAFE_LEVELS, default=None,
-                       help="grade WITHOUT the kernel sandbox (Linux Landlock): submissions can then read the "
-                            "solutions and change your files. Only for trusted notebooks on a machine without Landlock")
+                       help="grade WITHOUT an OS sandbox (Landlock or bubblewrap): submissions can then read the "
+                            "solutions and change your files. Only for trusted notebooks on a machine with neither")
     return parser
 
 
@@ -79,7 +79,7 @@ def _grade(args) -> int:
         isolation=args.unsafe_isolation or args.isolation,
     )
     if args.unsafe_isolation:
-        print(f"WARNING: --unsafe-isolation {args.unsafe_isolation}: submissions are NOT confined by the kernel; "
+        print(f"WARNING: --unsafe-isolation {args.unsafe_isolation}: submissions are NOT confined by an OS sandbox; "
               "a hostile notebook can read the solutions and change your files", file=sys.stderr)
     try:
         results = grade_all(args.submissions, args.assignment, args.out, args.solutions, options)
