@@ -287,3 +287,10 @@ def test_bubblewrap_mounts_only_the_allow_list_read_only(tmp_path):
     assert "--disable-userns" not in old and "--tmpfs" not in old and old[old.index("--bind") + 1] == sandbox
     isolation = Isolation("bwrap", False, True, True, bwrap="/usr/bin/bwrap", bwrap_features=frozenset())
     assert not isolation.private_tmpfs  # without a tmpfs size the grader measures the folder itself
+
+
+def test_under_bubblewrap_a_worker_killed_by_a_signal_is_named():
+    """bwrap exits with 128 + N when the worker died of signal N."""
+    attempt = _attempt_that_saw(("isolation", {"layers": []}), returncode=128 + 11)
+    attempt.isolation = Isolation("bwrap", False, True, True, bwrap="/usr/bin/bwrap")
+    assert _describe_exit(attempt, Limits()).startswith("the notebook process crashed (SIGSEGV)")

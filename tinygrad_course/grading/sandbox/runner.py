@@ -30,6 +30,7 @@ from .isolation import Isolation
 from .plan import Step
 
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXIT_GRACE = 5.0  # seconds a worker whose channel closed may take to exit by itself
 # -I: no environment, no user site, no current directory on sys.path; the worker runs the grader's own copy
 WORKER = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
           "from tinygrad_course.grading.sandbox.worker import main; main()", PACKAGE_PARENT]
@@ -176,6 +177,10 @@ class _Attempt:
                 if _usage(self.spec["sandbox"]) > self.limits.disk_mb * 2**20:
                     self.ending = f"the notebook wrote more than {self.limits.disk_mb} MiB"
                     return
+        try:  # the channel closed: let the worker's launcher report its exit status before the kill
+            process.wait(timeout=EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
         if data:
             self._take(data + b"\n")
 
@@ -194,6 +199,8 @@ def _usage(folder: str) -> int:
 
 def _describe_exit(attempt: _Attempt, limits: Limits) -> str:
     returncode = attempt.returncode
+    if attempt.isolation.bwrap and returncode is not None and returncode > 128:
+        returncode = 128 - returncode  # bwrap exits with 128 + N when the worker was killed by signal N
     if attempt.sandbox_failed:
         return f"the OS sandbox could not be applied: {attempt.sandbox_failed}; the notebook was not run"
     if not attempt.confined:
