@@ -40,6 +40,7 @@ lab: $(LAB_STAMP)
 # code path is exercised on machines without a GPU too; on a GPU machine the first run covers the GPU.
 test: $(STAMP)
 	sh scripts/ensure_chromium.sh
+	sh scripts/ensure_bwrap.sh
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q -p no:cacheprovider

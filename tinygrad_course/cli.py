@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .grading.batch import GradeOptions, Interrupted, ReferenceFailed, grade_all, isolation_summary
 from .grading.release import release_all, release_text
-from .grading.sandbox.isolation import IsolationUnavailable
+from .grading.sandbox.isolation import SAFE_LEVELS, IsolationUnavailable
 from .grading.sandbox.runner import Limits
 from .grading.validate import validate_notebook
 
@@ -39,9 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--disk-mb", type=int, default=64, help="disk quota per notebook in MiB (default 64)")
     grade.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
     grade.add_argument("--no-cache", action="store_true", help="regrade even unchanged submissions")
+    grade.add_argument("--isolation", choices=SAFE_LEVELS, default="auto",
+                       help="the OS sandbox: kernel (Linux Landlock, 6.7+), bwrap (bubblewrap, user namespaces) or "
+                            "auto (default: kernel where Landlock is there, else bwrap)")
     grade.add_argument("--unsafe-isolation", choices=UNSAFE_LEVELS, default=None,
-                       help="grade WITHOUT the kernel sandbox (Linux Landlock): submissions can then read the "
-                            "solutions and change your files. Only for trusted notebooks on a machine without Landlock")
+                       help="grade WITHOUT an OS sandbox (Landlock or bubblewrap): submissions can then read the "
+                            "solutions and change your files. Only for trusted notebooks on a machine with neither")
     return parser
 
 
@@ -73,10 +76,10 @@ def _grade(args) -> int:
     options = GradeOptions(
         limits=Limits(timeout=args.timeout, cell_timeout=args.cell_timeout, memory_mb=args.memory_mb, disk_mb=args.disk_mb),
         jobs=args.jobs, use_cache=not args.no_cache, feedback_dir=Path(args.feedback) if args.feedback else None,
-        isolation=args.unsafe_isolation or "kernel",
+        isolation=args.unsafe_isolation or args.isolation,
     )
     if args.unsafe_isolation:
-        print(f"WARNING: --unsafe-isolation {args.unsafe_isolation}: submissions are NOT confined by the kernel; "
+        print(f"WARNING: --unsafe-isolation {args.unsafe_isolation}: submissions are NOT confined by an OS sandbox; "
               "a hostile notebook can read the solutions and change your files", file=sys.stderr)
     try:
         results = grade_all(args.submissions, args.assignment, args.out, args.solutions, options)

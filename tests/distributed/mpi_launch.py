@@ -23,9 +23,9 @@ class Result:
         self.returncode, self.output, self.seconds = returncode, output, seconds
 
 
-def run_mpi(script, *args, n=2, timeout=90) -> Result:
+def run_mpi(script, *args, n=2, timeout=90, launcher_args=()) -> Result:
     """Run `workers/<script>` on `n` processes; kill the whole job if it exceeds `timeout` seconds."""
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(WORKERS / script), *map(str, args)]
+    cmd = [MPIEXEC, *launcher_args, "-n", str(n), sys.executable, str(WORKERS / script), *map(str, args)]
     if n == 0:  # no launcher: a plain process, a world of one
         cmd = [sys.executable, str(WORKERS / script), *map(str, args)]
     start = time.monotonic()

@@ -100,6 +100,18 @@ def test_only_single_link_regular_files_are_read(tmp_path):
             submissions.read_beneath(tmp_path, parts)
 
 
+def test_the_size_limit_counts_the_cells_without_their_outputs():
+    cell = {"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}
+    small = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    output = {"output_type": "stream", "name": "stdout", "text": "x" * 2**20}
+    image = {"a.png": {"image/png": "QUJD" * 2**18}}
+    printed = {**small, "cells": [{**cell, "outputs": [output], "attachments": image}]}
+    assert submissions.size_without_outputs(printed) == submissions.size_without_outputs(small) < 200
+    long = {**small, "cells": [{**cell, "source": "#" * 2**20}]}
+    assert submissions.size_without_outputs(long) > 2**20
+    assert submissions.size_without_outputs([1, 2]) == len("[1, 2]")  # not a notebook: measured whole
+
+
 def test_a_read_that_hangs_is_abandoned_with_a_reason(tmp_path, monkeypatch):
     """A regular file on a file system that stops answering (a stale network mount) costs its row, not the class."""
     import threading

@@ -9,15 +9,15 @@ import pytest
 
 from tinygrad_course.grading.batch import GradeOptions, grade_all, observation_kinds, reference_run
 from tinygrad_course.grading.notebook_files import chapter_of, read
-from tinygrad_course.grading.sandbox import landlock
 from tinygrad_course.grading.sandbox.runner import Limits
 from tinygrad_course.grading.validate import exercise_points
 
 from .conftest import ROOT, notebook_id, solution_notebooks
+from .test_batch_grader import WITHOUT_AN_OS_SANDBOX
 
 LIMITS = Limits(timeout=240, cell_timeout=120, memory_mb=4096)
-# the notebooks are the course's own: without Landlock they may be graded with the hook only
-ISOLATION = "kernel" if landlock.abi_version()[0] >= landlock.REQUIRED_ABI else "unsafe-audit-hook-only"
+# the notebooks are the course's own: without an OS sandbox they may be graded with the hook only
+ISOLATION = "unsafe-audit-hook-only" if WITHOUT_AN_OS_SANDBOX else "auto"
 
 
 def _grade(solution_path: Path, submission_path: Path, tmp_path: Path) -> tuple[dict, dict]:

@@ -1,9 +1,11 @@
 """The red-team class: hostile and honest submissions of assignment 05, graded in one batch as the
 instructor guide says, each with its fair grade, and nothing outside the sandbox touched.
 
-Where the kernel has no Landlock (ABI < 4) the default isolation refuses to grade; the class then runs
-with `--unsafe-isolation unsafe-audit-hook-only`, where the same grades must hold except for the cases
-marked `kernel_only` (attacks that only the kernel stops), which are skipped with that reason."""
+The class is graded once per OS sandbox this machine can run: `--isolation kernel` (Landlock ABI 4) and
+`--isolation bwrap` (bubblewrap); a backend that cannot run here is reported with its reason. Where
+neither can, the class runs with `--unsafe-isolation unsafe-audit-hook-only`, where the same grades must
+hold except for the cases marked `kernel_only` (attacks that only an OS sandbox stops), which are skipped
+with that reason."""
 import csv
 import os
 import shutil
@@ -14,15 +16,25 @@ from pathlib import Path
 import pytest
 
 from tinygrad_course.cli import main
-from tinygrad_course.grading.sandbox import landlock
+from tinygrad_course.grading.sandbox.isolation import IsolationUnavailable, choose
 
 from .redteam.build import SOLUTION, place
 from .redteam.honest import bad_file_cases, honest_cases
 from .redteam.hostile import hostile_cases
 
 pytestmark = pytest.mark.slow
-KERNEL = landlock.abi_version()[0] >= landlock.REQUIRED_ABI
-ISOLATION_ARGS = [] if KERNEL else ["--unsafe-isolation", "unsafe-audit-hook-only"]
+
+
+def _unavailable(backend: str) -> str:
+    try:
+        choose(backend)
+    except IsolationUnavailable as exc:
+        return str(exc)
+    return ""
+
+
+UNAVAILABLE = {backend: _unavailable(backend) for backend in ("kernel", "bwrap")}
+BACKENDS = [b for b, why in UNAVAILABLE.items() if not why] or ["unsafe-audit-hook-only"]
 CASES = {c.name: c for c in hostile_cases() + bad_file_cases() + honest_cases()}
 
 
@@ -46,8 +58,10 @@ class _Listener:
                 continue
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="module", params=BACKENDS)
+def graded(request, tmp_path_factory):
+    backend = request.param
+    isolation_args = ["--unsafe-isolation", backend] if backend.startswith("unsafe") else ["--isolation", backend]
     root = tmp_path_factory.mktemp("redteam")
     solutions, submitted = root / "solutions", root / "submitted"
     solutions.mkdir()
@@ -65,12 +79,15 @@ def graded(tmp_path_factory):
     watched = [Path(paths["SOLUTION"]), victim, Path(paths["OTHER"])]
     before = {p: p.read_bytes() for p in watched}
     out = root / "grades.csv"
+    # limits in wall-clock seconds, generous for a busy machine (05.1 trains for 80 steps); the hanging cases
+    # each cost one --cell-timeout
     code = main(["grade", str(submitted), "--assignment", "05", "--out", str(out), "--solutions", str(solutions),
-                 "--timeout", "120", "--cell-timeout", "6", "--memory-mb", "1500", "--jobs", "2", *ISOLATION_ARGS])
+                 "--timeout", "300", "--cell-timeout", "15", "--memory-mb", "1500", "--jobs", "2", *isolation_args])
     listener.stop = True
     rows = {row["student"]: row for row in csv.DictReader(out.open(encoding="utf-8"))}
     feedback = {p.stem: p.read_text(encoding="utf-8") for p in (root / "grades_feedback").glob("*.md")}
-    return dict(code=code, rows=rows, feedback=feedback, before=before, listener=listener, root=root, out=out)
+    return dict(code=code, rows=rows, feedback=feedback, before=before, listener=listener, root=root, out=out,
+                backend=backend)
 
 
 def _row(graded, name):
@@ -113,8 +130,11 @@ ISSUE_CASES = {
     "SIGALRM blocked or ctypes crash in an ungraded cell": ["honest_blocks_alarm_in_ungraded_cell", "honest_ctypes_in_ungraded_cell",
                                                             "honest_crash_in_ungraded_cell"],
     "name starting with =": ["=SUM(1;2)+cmd|'calc'!A0"],
+    # issue 30
+    "honest notebook of 50 MiB (one large output)": ["honest_50_mib_of_output"],
+    "the grader's Landlock-failure line and exit status 70": ["forges_sandbox_failure"],
 }
-# test_grader_stops.py: test_a_signal_stops_the_batch_promptly_and_leaves_a_csv_and_a_cache (SIGTERM, Ctrl-C),
+# test_grader_stops.py: test_a_signal_stops_the_batch_promptly_and_keeps_the_previous_csv (SIGTERM, Ctrl-C),
 # test_children_that_escape_the_session_die_with_their_worker (a child rewriting grades.csv after its worker);
 # test_grader_landlock.py: test_without_any_isolation_the_same_attacks_succeed_and_the_csv_says_so;
 # test_grader_parts.py: test_local_names_like_the_reference_accuse_no_one (`linear`, `dropout` in assignment 03).
@@ -124,30 +144,43 @@ def test_every_attack_of_the_issue_is_replayed():
     assert [case for cases in ISSUE_CASES.values() for case in cases if case not in CASES] == []
 
 
-def _needs_the_kernel(name):
-    if CASES[name].kernel_only and not KERNEL:
-        pytest.skip(f"only the kernel sandbox stops this; Landlock is not available here ({landlock.abi_version()[1]})")
+def test_every_os_sandbox_runs_here():
+    """Both backends run on this machine (Linux 6.7+ with bubblewrap installed); elsewhere, why not."""
+    for backend, why in UNAVAILABLE.items():
+        if why:
+            pytest.skip(f"the red-team class is not graded with --isolation {backend}: {why}")
+
+
+def _needs_the_kernel(graded, name):
+    if CASES[name].kernel_only and graded["backend"].startswith("unsafe"):
+        pytest.skip(f"only an OS sandbox stops this; neither runs here ({'; '.join(UNAVAILABLE.values())})")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_submission_gets_its_fair_grade(graded, name):
-    _needs_the_kernel(name)
+    _needs_the_kernel(graded, name)
     case, row = CASES[name], _row(graded, name)
     got = {e: float(row[e]) for e in case.fair()}
     feedback = "\n".join(t for k, t in graded["feedback"].items() if k == name)
     assert got == {e: float(p) for e, p in case.fair().items()}, f"{row}\n{feedback}"
     assert float(row["total"]) == sum(case.fair().values())
     assert case.problem in row["problem"]
-    assert row["isolation"].startswith("kernel: Landlock" if KERNEL else "unsafe-audit-hook-only")
+    assert row["isolation"].startswith(graded["backend"] + ": ")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.feedback_has or c.feedback_lacks))
 def test_feedback_holds_no_forged_or_hidden_text(graded, name):
-    _needs_the_kernel(name)
+    _needs_the_kernel(graded, name)
     text = graded["feedback"][name]
     assert all(phrase in text for phrase in CASES[name].feedback_has)
     assert not any(phrase in text for phrase in CASES[name].feedback_lacks)
     assert [line for line in text.splitlines() if line.startswith("**Total")] == [text.splitlines()[2]]
+
+
+def test_a_notebook_cannot_blame_the_graders_sandbox(graded):
+    """It printed the grader's Landlock-failure line, sent it on every fd and exited with status 70."""
+    row = _row(graded, "forges_sandbox_failure")
+    assert "exited early (exit code 70)" in row["problem"] and "sandbox" not in row["problem"]
 
 
 def test_the_batch_finished_and_wrote_every_row(graded):

@@ -2,8 +2,9 @@
 
 The solution notebook runs once (the reference run); every submission runs in its own contained worker;
 the grader compares the two runs' observations and decides the points (see :mod:`.judge`). One bad file
-never stops the class; SIGTERM or Ctrl-C stop the batch promptly, kill every worker and still write the
-CSV of what finished (the cache lets the next run resume).
+never stops the class; SIGTERM or Ctrl-C stop the batch promptly, kill every worker and write what
+finished to a separate partial CSV (the previous complete CSV stays as it was; the cache lets the next run
+resume).
 """
 from __future__ import annotations
 
@@ -48,9 +49,10 @@ class GradeOptions:
     use_cache: bool = True
     feedback_dir: Path | None = None
     cache_dir: Path | None = None
-    # "kernel" (fails before anything runs if it cannot be had) or, asked for by name only,
-    # "unsafe-audit-hook-only" / "unsafe-no-isolation"; tests may pass an Isolation
-    isolation: str | Isolation = "kernel"
+    # "auto" (Landlock where the kernel has it, else bubblewrap), "kernel" or "bwrap" (each fails before
+    # anything runs if it cannot be had) or, asked for by name only, "unsafe-audit-hook-only" /
+    # "unsafe-no-isolation"; tests may pass an Isolation
+    isolation: str | Isolation = "auto"
 
 
 def find_solution(solutions_dir: str | Path, assignment: str) -> Path:
@@ -141,7 +143,13 @@ def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cach
     if cached is not None:
         return cached
     try:
-        plan = build_plan(batch.solution_nb, json.loads(data.decode("utf-8")))
+        submitted = json.loads(data.decode("utf-8"))
+        size = submissions.size_without_outputs(submitted)
+        if size > submissions.MAX_CELLS_BYTES:
+            why = (f"{found.parts[-1]} is {size / 2**20:.0f} MiB without its outputs, more than the limit of "
+                   f"{submissions.MAX_CELLS_BYTES >> 20} MiB")
+            return _row(found.student, batch, {}, [why, found.note])
+        plan = build_plan(batch.solution_nb, submitted)
     except (ValueError, MalformedNotebook, RecursionError) as exc:
         return _row(found.student, batch, {}, [f"the submitted file is not a readable notebook ({type(exc).__name__}: {str(exc)[:200]})", found.note])
     report = batch.run(plan)
@@ -168,6 +176,12 @@ def _grade_one(found: submissions.Found, root: Path, batch: _Batch, results_cach
     return result
 
 
+def partial_path(out: str | Path) -> Path:
+    """Where a stopped batch writes the rows that finished: grades.csv -> grades.partial.csv."""
+    out = Path(out)
+    return out.with_name(out.stem + ".partial" + out.suffix)
+
+
 def _write(out: Path, feedback_dir: Path, results: list[dict], batch: _Batch) -> None:
     names = outputs.feedback_names([r["student"] for r in results])
     for result in results:
@@ -188,8 +202,8 @@ def isolation_summary(results: list[dict]) -> str:
 
 def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
               solutions_dir: str | Path = "solutions", options: GradeOptions | None = None) -> list[dict]:
-    """Grade every submission, write `out` (CSV) atomically and the feedback files; raise Interrupted
-    after writing what finished when SIGTERM/SIGINT arrive."""
+    """Grade every submission, write `out` (CSV) atomically and the feedback files. When SIGTERM/SIGINT
+    arrive, leave `out` as it was, write what finished to :func:`partial_path` and raise Interrupted."""
     options = options or GradeOptions()
     isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
     out = Path(out)
@@ -198,7 +212,9 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
     solution_path = find_solution(solutions_dir, assignment)
     solution_bytes = solution_path.read_bytes()
     solution_nb = read(solution_path)
-    unreadable = [str(Path(p).resolve()) for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out)]
+    partial = partial_path(out)
+    unreadable = [str(Path(p).resolve())
+                  for p in (solutions_dir, submissions_dir, feedback_dir, cache_dir, out, partial)]
     batch = _Batch(assignment, solution_nb, solution_bytes, exercise_points(solution_nb), options, isolation,
                    unreadable, threading.Event())
     previous = _install_stop_handlers(batch.stop)
@@ -218,9 +234,12 @@ def grade_all(submissions_dir: str | Path, assignment: str, out: str | Path,
     finally:
         _restore(previous)
         if batch.reference:
-            _write(out, feedback_dir, results, batch)
+            _write(partial if batch.stop.is_set() else out, feedback_dir, results, batch)
     if batch.stop.is_set():
-        raise Interrupted(f"stopped: {len(results)} notebook(s) graded and written to {out}; run again to resume")
+        kept = f"{out} was left as it was" if out.exists() else f"no {out} was written"
+        raise Interrupted(f"stopped: {len(results)} notebook(s) graded and written to {partial} ({kept}); "
+                          "run again to resume")
+    partial.unlink(missing_ok=True)
     return results
 
 

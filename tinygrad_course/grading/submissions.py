@@ -4,10 +4,15 @@ Only regular files are read: nothing is followed through a symbolic link (every 
 with O_NOFOLLOW relative to its parent), FIFOs and devices are refused before a read could block, files
 with other hard links are refused (they could be the solutions or another student's notebook), and reads
 have a size limit and a time limit. Every refusal becomes a reason, never an exception.
+
+Two sizes are limited: the file on disk (MAX_FILE_BYTES, generous, because outputs such as images and long
+prints make honest notebooks large) and the notebook without its outputs (MAX_CELLS_BYTES): outputs are
+never graded, the cells' sources and metadata are what the grader runs.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -17,7 +22,8 @@ from pathlib import Path
 
 from .markers import assignment_prefix
 
-MAX_BYTES = 20 * 2**20
+MAX_FILE_BYTES = 128 * 2**20   # the file as submitted, outputs included
+MAX_CELLS_BYTES = 20 * 2**20   # the notebook without outputs and attachments
 READ_TIMEOUT = 10.0
 COPY = re.compile(r"-Copy\d+(?=\.ipynb$)")
 
@@ -111,7 +117,16 @@ def _printable(name: str) -> str:
         return raw.decode("utf-8", "replace") + "~" + hashlib.sha256(raw).hexdigest()[:8]
 
 
-def read_beneath(root: str | Path, parts: tuple[str, ...], max_bytes: int = MAX_BYTES,
+def size_without_outputs(notebook) -> int:
+    """Bytes of a parsed notebook's JSON once every cell's outputs and attachments are left out."""
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if isinstance(cells, list):
+        notebook = dict(notebook, cells=[{k: v for k, v in c.items() if k not in ("outputs", "attachments")}
+                                         if isinstance(c, dict) else c for c in cells])
+    return len(json.dumps(notebook, ensure_ascii=False).encode("utf-8", "replace"))
+
+
+def read_beneath(root: str | Path, parts: tuple[str, ...], max_bytes: int = MAX_FILE_BYTES,
                  timeout: float = READ_TIMEOUT) -> bytes:
     """The bytes of root/parts..., opened component by component without following links; OSError with a
     reason for anything that is not a small regular file with a single link, or takes too long."""

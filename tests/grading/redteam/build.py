@@ -41,6 +41,7 @@ class Case:
     raw: bytes | None = None                        # file content instead of a notebook
     hostile: bool = True
     kernel_only: bool = False                       # only Landlock stops it (the audit hook alone may not)
+    output_mb: int = 0                              # one output of this many MiB (outputs are never graded)
 
     def fair(self) -> dict:
         """Points per exercise this submission deserves."""
@@ -74,6 +75,9 @@ def notebook(case: Case, constants: str) -> str:
     cells = [c for c in cells if nbgrader_meta(c).get("grade_id") not in case.drop]
     data = json.loads(dumps(nb))
     data["cells"] = [json.loads(json.dumps(c)) for c in cells]
+    if case.output_mb:
+        first = next(c for c in data["cells"] if c["cell_type"] == "code")
+        first["outputs"] = [{"name": "stdout", "output_type": "stream", "text": "x" * (case.output_mb << 20)}]
     return json.dumps(data, indent=1)
 
 

@@ -31,6 +31,7 @@ def honest_cases() -> list[Case]:
                                                                  "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])\n"
                                                                  "while True:\n    time.sleep(0.01)")], hostile=False,
                  problem="skipped"),
+            Case("honest_50_mib_of_output", output_mb=50, hostile=False),
             Case("honest_crash_in_ungraded_cell", extra=[("ex05_6", "import os\nos._exit(3)  # the kernel died")], hostile=False,
                  problem="skipped"),
             Case("honest_ctypes_in_ungraded_cell", extra=[("ex05_6", "import ctypes\nctypes.string_at(0)")], hostile=False),

@@ -10,6 +10,18 @@ def cheat(grade_id: str, function: str, attack: str) -> str:
     return f"{CORRECT[grade_id]}\n_honest = {function}\ndef {function}(*args, **kwargs):\n    {body}\n    return _honest(*args, **kwargs)\n"
 
 
+# the grader's own words when its sandbox fails, on stdout, stderr and every fd, then the grader's exit status
+FORGED_SANDBOX_FAILURE = '''import json, os, sys
+line = "grader: the OS sandbox could not be applied: OSError: landlock_restrict_self: Operation not permitted"
+print(line)
+print(line, file=sys.stderr, flush=True)
+event = (json.dumps({"e": "sandbox_failed", "step": -1, "why": line}) + "\\n").encode()
+for fd in range(1, 64):
+    try:
+        os.write(fd, event)
+    except OSError:
+        pass
+os._exit(70)'''
 SPRAY = '''import os, json
 lines = []
 for step in range(60):
@@ -64,6 +76,8 @@ def hostile_cases() -> list[Case]:
     c = []
     # --- forged verdicts: the notebook solves nothing and tries to claim points --------------------------------
     c += [Case("forge_total_lines", stub=True, extra=[(None, FORGED_TOTAL)], feedback_lacks=("    **Total: 14",)),
+          Case("forges_sandbox_failure", extra=[("ex05_6", FORGED_SANDBOX_FAILURE)],
+               problem="exited early (exit code 70)", feedback_lacks=("could not be applied", "was not run")),
           Case("forge_channel_spray", stub=True, extra=[(None, SPRAY), ("ex05_7", SPRAY)]),
           Case("forge_spray_inside_test", stub=True, cells={"ex05_7": f"def accuracy(logits, targets):\n    exec({SPRAY!r})\n    return 0.5"}),
           Case("patch_json_dumps", stub=True, extra=[(None, "import json\njson.dumps = lambda *a, **k: '{\"e\": \"done\"}'")]),

@@ -45,11 +45,13 @@ def become_subreaper() -> bool:
         return False
 
 
-def start(argv: list[str], *, use_namespace: bool, **popen) -> subprocess.Popen:
-    """Start a worker in its own session (and namespaces when `use_namespace`), registered as live."""
+def start(argv: list[str], *, use_namespace: bool, prefix: list[str] | None = None, **popen) -> subprocess.Popen:
+    """Start a worker in its own session (and namespaces when `use_namespace`, through `prefix` when given:
+    bubblewrap), registered as live."""
     if not use_namespace:
         become_subreaper()
-    prefix = namespace_prefix() if use_namespace else ()
+    if prefix is None:
+        prefix = namespace_prefix() if use_namespace else ()
     with _lock:  # held so that a concurrent sweep never mistakes the new worker for an orphan
         process = subprocess.Popen([*prefix, *argv], start_new_session=True, **popen)
         _live.add(process.pid)

@@ -4,6 +4,10 @@ The grader owns the channel (a pipe whose read end only it holds), times every s
 (a worker that blocks SIGALRM is still stopped), and restarts the notebook without a step that hung or
 crashed the worker, so that one bad cell costs only the tests that depend on it. Events are accepted
 only while the worker is alive; after it is killed the pipe is closed.
+
+What the grader says about its own sandbox comes from what it saw before any learner code could run: the
+worker's first event is either ``isolation`` (the layers are in place; learner code runs after it) or
+``sandbox_failed``. Nothing the notebook prints or sends later, nor its exit status, can change that.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import os
 import select
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +30,7 @@ from .isolation import Isolation
 from .plan import Step
 
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXIT_GRACE = 5.0  # seconds a worker whose channel closed may take to exit by itself
 # -I: no environment, no user site, no current directory on sys.path; the worker runs the grader's own copy
 WORKER = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
           "from tinygrad_course.grading.sandbox.worker import main; main()", PACKAGE_PARENT]
@@ -96,6 +102,8 @@ class _Attempt:
         self.events: list[dict] = []
         self.malformed, self.current, self.started_at = 0, None, 0.0
         self.ending, self.done, self.next_disk_check = "", False, 0.0
+        self.confined: bool | None = None  # set by the worker's first event, before any learner code ran
+        self.sandbox_failed = ""
 
     def _take(self, data: bytearray) -> None:
         *lines, rest = bytes(data).split(b"\n")
@@ -105,6 +113,10 @@ class _Attempt:
         for item in events:
             self.events.append(item)
             kind, step = item.get("e"), item.get("step")
+            if self.confined is None:
+                self.confined = kind == "isolation"
+                if kind == "sandbox_failed":
+                    self.sandbox_failed = str(item.get("why"))[:500]
             if kind == "start" and type(step) is int:
                 self.current, self.started_at = step, time.monotonic()
             elif kind == "end" and step == self.current:
@@ -114,10 +126,11 @@ class _Attempt:
 
     def run(self, sandbox: str) -> None:
         read_fd, write_fd = os.pipe()
-        log = open(os.path.join(tempfile.gettempdir(), f".{os.path.basename(sandbox)}.log"), "w+b")
+        # the notebook's own prints go nowhere: the grader reads only the channel
         process = containment.start([*WORKER, str(write_fd)], use_namespace=self.isolation.namespace,
-                                    stdin=-1, stdout=log, stderr=log, cwd=sandbox, env=_environment(sandbox),
-                                    pass_fds=(write_fd,))
+                                    prefix=self.isolation.prefix(sandbox, self.limits.disk_mb),
+                                    stdin=-1, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=sandbox,
+                                    env=_environment(sandbox), pass_fds=(write_fd,))
         os.close(write_fd)
         try:
             try:
@@ -129,10 +142,6 @@ class _Attempt:
         finally:
             containment.kill(process)
             os.close(read_fd)  # nothing written after this moment can reach the grader
-            log.seek(0)
-            self.output = log.read()[-4000:].decode("utf-8", "replace")
-            log.close()
-            os.unlink(log.name)
             self.returncode = process.returncode
 
     def _watch(self, process, read_fd: int) -> None:
@@ -163,11 +172,15 @@ class _Attempt:
                 return
             if process.poll() is not None:
                 break
-            if not self.isolation.namespace and now > self.next_disk_check:  # no private tmpfs: measure
+            if not self.isolation.private_tmpfs and now > self.next_disk_check:  # no private tmpfs: measure
                 self.next_disk_check = now + 0.5
                 if _usage(self.spec["sandbox"]) > self.limits.disk_mb * 2**20:
                     self.ending = f"the notebook wrote more than {self.limits.disk_mb} MiB"
                     return
+        try:  # the channel closed: let the worker's launcher report its exit status before the kill
+            process.wait(timeout=EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
         if data:
             self._take(data + b"\n")
 
@@ -184,10 +197,15 @@ def _usage(folder: str) -> int:
     return total
 
 
-def _describe_exit(returncode: int | None, output: str, limits: Limits) -> str:
-    if returncode == 70:
-        why = [line for line in output.splitlines() if line.startswith("grader: the OS sandbox")]
-        return (why[-1][len("grader: "):] if why else "the OS sandbox could not be applied") + "; the notebook was not run"
+def _describe_exit(attempt: _Attempt, limits: Limits) -> str:
+    returncode = attempt.returncode
+    if attempt.isolation.bwrap and returncode is not None and returncode > 128:
+        returncode = 128 - returncode  # bwrap exits with 128 + N when the worker was killed by signal N
+    if attempt.sandbox_failed:
+        return f"the OS sandbox could not be applied: {attempt.sandbox_failed}; the notebook was not run"
+    if not attempt.confined:
+        return (f"the grader's worker stopped before the notebook ran (exit code {returncode}; its sandbox or its "
+                "imports could not be set up); the notebook was not run")
     if returncode is not None and returncode < 0:
         name = signal.Signals(-returncode).name
         if -returncode in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
@@ -206,7 +224,8 @@ def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, 
     base = {"steps": [{"kind": s.kind, "label": s.label, "source": s.source} for s in steps], "preload": preload,
             "trusted_imports": imports, "unreadable": unreadable, "cell_timeout": limits.cell_timeout,
             "limits": {"memory_mb": limits.memory_mb, "disk_mb": limits.disk_mb, "cpu_s": int(limits.timeout) + 5},
-            "landlock": isolation.landlock, "tmpfs": isolation.namespace, "fences": isolation.fences,
+            "landlock": isolation.landlock, "tmpfs": isolation.namespace and not isolation.bwrap,
+            "fences": isolation.fences,
             "checks": checks or {}}
     for _ in range(limits.restarts + 1):
         sandbox = tempfile.mkdtemp(prefix="tinygrad-grade-")
@@ -232,10 +251,10 @@ def run_plan(steps: list[Step], *, preload: list[str], imports, limits: Limits, 
                 record.finished, record.error = True, str(item.get("error"))[:2000] if item.get("error") else None
         report.steps.update(fresh)
         if attempt.done or attempt.ending == "stopped" or time.monotonic() > deadline:
-            report.problem = "" if attempt.done else attempt.ending or _describe_exit(attempt.returncode, attempt.output, limits)
+            report.problem = "" if attempt.done else attempt.ending or _describe_exit(attempt, limits)
             break
-        why = attempt.ending or _describe_exit(attempt.returncode, attempt.output, limits)
-        if attempt.current is None or attempt.returncode == 70:
+        why = attempt.ending or _describe_exit(attempt, limits)
+        if attempt.current is None or not attempt.confined:
             report.problem = why
             break
         report.skipped[attempt.current] = why

@@ -47,8 +47,9 @@ def _private_tmpfs(path: str, megabytes: int) -> str:
     return f"private tmpfs of {megabytes} MiB"
 
 
-def _confine(spec: dict) -> list[str]:
-    """Apply the OS layers the grader asked for; exits before any learner code if a required one fails."""
+def _confine(spec: dict, emitter: Emitter) -> list[str]:
+    """Apply the OS layers the grader asked for; exits before any learner code if a required one fails,
+    after telling the grader on the channel (the first event of the run, so no notebook can forge it)."""
     done = []
     try:
         if spec.get("tmpfs"):
@@ -58,7 +59,9 @@ def _confine(spec: dict) -> list[str]:
                 raise OSError("other threads were running before the restriction")
             done.append(landlock.restrict(readable=spec["readable"], writable=[spec["sandbox"], os.devnull]))
     except Exception as exc:
-        print(f"grader: the OS sandbox could not be applied: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        why = f"{type(exc).__name__}: {exc}"
+        emitter.send("sandbox_failed", why=why[:500])
+        print(f"grader: the OS sandbox could not be applied: {why}", file=sys.stderr, flush=True)
         os._exit(SANDBOX_FAILED_EXIT)
     return done
 
@@ -116,7 +119,7 @@ def main() -> None:
             print(f"grader: could not import {module}: {exc!r}", file=sys.stderr)
     _load_check_probes(spec.get("checks", {}))
     trusted = _trusted_names(spec["trusted_imports"])
-    layers = _confine(spec)
+    layers = _confine(spec, emitter)
     if spec.get("fences"):
         guard.install(writable=[spec["sandbox"], os.devnull], unreadable=spec["unreadable"],
                       trusted_code=frozenset({_learner_error.__code__}))
