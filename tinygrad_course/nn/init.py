@@ -205,7 +205,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             draw = sampler(None, tensor.device)
             mask = np.zeros((rows, cols), bool)
             for col in range(cols):
-                mask[np.asarray(draw.permutation(rows))[:num_zeros].tolist(), col] = True
+                mask[draw.permutation(rows)[:num_zeros].tolist(), col] = True
             tensor.masked_fill_(_wrap(tensor._xp.asarray(mask)), 0)
     return tensor
 
