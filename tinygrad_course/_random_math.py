@@ -20,8 +20,9 @@ def fma32(a, b, c):
     """float32 `a * b + c` rounded once: exact in float64 except for a float32 tie, which is then resolved."""
     r = np.multiply(a, b, dtype=np.float64)
     r += c
-    ties = np.flatnonzero((r.view(np.uint64) & _LOW29) == _TIE)
-    if ties.size:  # the float64 sum sits exactly between two floats: its rounding error decides
+    tie = (r.view(np.uint64) & _LOW29) == _TIE
+    if tie.any():  # the float64 sum sits exactly between two floats: its rounding error decides
+        ties = np.flatnonzero(tie)
         flat = r.reshape(-1)
         p = (np.broadcast_to(a, r.shape).reshape(-1)[ties].astype(np.float64)
              * np.broadcast_to(b, r.shape).reshape(-1)[ties])
@@ -85,8 +86,8 @@ def log_ps(x):
         y = fma32(y, x, _f(coef))
     y = y * x
     y = fma32(y, z, e * _f(-2.12194440e-4))
-    y = fma32(-z, _f(0.5), y)
-    return fma32(e, _f(0.693359375), x + y)
+    y = y - z * _f(0.5)  # the products here are exact (a power of two; a small integer times 355/512), so
+    return (x + y) + e * _f(0.693359375)  # fusing them changes nothing
 
 
 def sincos_ps(x):
@@ -100,8 +101,8 @@ def sincos_ps(x):
     sign_sin = sign_sin ^ ((j & 4) << 29)
     sign_cos = ((~(j - 2)) & 4) << 29
     use_sin_poly = (j & 2) == 0
-    x = fma32(y, _f(-0.78515625), x)
-    x = fma32(y, _f(-2.4187564849853515625e-4), x)
+    x = x + y * _f(-0.78515625)  # exact products: j < 16 times constants of 8 and 12 bits
+    x = x + y * _f(-2.4187564849853515625e-4)
     x = fma32(y, _f(-3.77489497744594108e-8), x)
     z = x * x
     yc = fma32(np.full_like(z, _f(2.443315711809948E-005)), z, _f(-1.388731625493765E-003))
