@@ -40,7 +40,6 @@ TABLE: dict[str, dict[str, str]] = {
         **_same("quantile nanquantile", "sort along the dimension with tc.sort and index the sorted values, or "
                 + _NUMPY + " (numpy.quantile)"),
         **_same("stft istft", _NUMPY + " (numpy.fft / scipy.signal.stft)"),
-        "histogram": "use tc.histc(input, bins, min, max), or numpy.histogram",
         **_same("complex view_as_complex view_as_real polar complex64 complex128 cfloat cdouble chalf",
                 _NO_COMPLEX),
         **_same("trapz trapezoid cumulative_trapezoid gradient", _BY_HAND + " (differences with tc.diff) or "
@@ -70,7 +69,6 @@ TABLE: dict[str, dict[str, str]] = {
         **_same("quantile nanquantile", "sort along the dimension with x.sort(dim) and index the sorted values, or "
                 + _NUMPY + " (numpy.quantile)"),
         **_same("stft istft", _NUMPY + " (numpy.fft / scipy.signal.stft)"),
-        "histogram": "use x.histc(bins, min, max), or numpy.histogram",
         **_same("cfloat cdouble chalf", _NO_COMPLEX),
         **_same("to_mkldnn", "keep the tensor as it is (dense tensors are the only layout here)"),
         **_same("to_sparse_csr to_sparse_csc to_sparse_bsr to_sparse_bsc crow_indices col_indices ccol_indices "

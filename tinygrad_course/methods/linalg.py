@@ -14,6 +14,7 @@ from ..ops import products as PR
 from ..ops import reduce as R
 from ..ops._util import normalize_dim, type_name
 from ..ops.out_arg import supports_out
+from .numpy_names import numpy_arg_names
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "outer", "ger", "inner", "kron", "trace", "diag", "diagonal", "diag_embed", "cross", "dist", "addmm",
@@ -28,6 +29,7 @@ class Dist(R.Norm):
     node_name = "DistBackward0"
 
 
+@numpy_arg_names
 class LinalgMethods:
     """Mixin with linalg methods of `Tensor`."""
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from ..ops import fused as F
 from ..ops import reduce as R
+from .numpy_names import numpy_arg_names
 
 
+@numpy_arg_names
 class ReductionMethods:
     """Reductions over all elements or along dims."""
 

@@ -8,6 +8,7 @@ from ..ops import strided_views as SV
 from ..ops._util import as_tensor_like, normalize_dim, type_name
 from ..ops.concat import cat
 from ..shapes import shape_from_args
+from .numpy_names import numpy_arg_names
 from .stacking import repeat_interleave
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
@@ -17,6 +18,7 @@ METHOD_FUNCTIONS: tuple[str, ...] = (
 __all__: list[str] = []
 
 
+@numpy_arg_names
 class ShapingMethods:
     """Shaping methods of `Tensor`."""
 

@@ -7,8 +7,10 @@ from ..ops import indexing as IX
 from ..ops import rearrange as RA
 from ..ops import views as V
 from ..shapes import normalize_dim, shape_from_args
+from .numpy_names import numpy_arg_names
 
 
+@numpy_arg_names
 class ViewMethods:
     """Views and reshapes of `Tensor`."""
 
