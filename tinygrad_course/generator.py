@@ -26,7 +26,7 @@ _ROWS = 8192  # blocks of 16 uniforms transformed at a time by the float32 Box-M
 # random_() with no bounds: [0, 2^digits] for floats, [0, max] for integers (PyTorch's uniform_int)
 _FULL_RANGE = {"float64": 2 ** 53 + 1, "float32": 2 ** 24 + 1, "float16": 2 ** 11 + 1, "bfloat16": 2 ** 8 + 1,
                "int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7, "uint8": 2 ** 8, "bool": 2}
-_DIGITS = {"float16": 11, "bfloat16": 8}
+_MASK24 = np.uint64((1 << 24) - 1)
 
 
 class Generator:
@@ -85,11 +85,11 @@ class Generator:
     # ---- uniform bits ----------------------------------------------------------------------------------
     def _unit(self, n, dtype):
         """`n` values of `uniform_real_distribution<T>(0, 1)` before scaling: 53 bits of a 64-bit draw
-        for float64, else the low 24 (11 for half, 8 for bfloat16) bits of a 32-bit draw, as float32."""
+        for float64, else the low 24 bits of a 32-bit draw, as float32 (half and bfloat16 are drawn in
+        float32 and rounded, as PyTorch's CPU kernels do)."""
         if dtype == _F64:
             return (self._engine.random64(n) & _MASK53) * 2.0 ** -53
-        d = _DIGITS.get(dtype.name, 24)
-        return (self._engine.random32(n) & np.uint64((1 << d) - 1)).astype(np.float32) * np.float32(2.0 ** -d)
+        return (self._engine.random32(n) & _MASK24).astype(np.float32) * np.float32(2.0 ** -24)
 
     # ---- sampling helpers used by the factories and in-place initialisers ------------------------------
     def uniform(self, a, b, shape, dtype=_F32):
@@ -99,9 +99,14 @@ class Generator:
         if dtype == _F64:
             out = x if (a, b) == (0, 1) else fma64(x, float(b) - float(a), float(a))
         else:
-            lo, hi = np.float32(dtype.type(a)), np.float32(dtype.type(b))
+            lo, hi = np.float32(a), np.float32(b)
             out = x if (a, b) == (0, 1) else fma32(x, hi - lo, lo)
-        return out.astype(dtype, copy=False).reshape(shape)
+        out = out.astype(dtype, copy=False)
+        if (a, b) != (0, 1) or dtype.itemsize < 4:  # a value rounded up to `b` becomes `a`, as in PyTorch
+            top = dtype.type(b)
+            if (out == top).any():
+                out[out == top] = dtype.type(a)
+        return out.reshape(shape)
 
     def random(self, shape, dtype=_F32):
         """U(0, 1) samples like `torch.rand`."""

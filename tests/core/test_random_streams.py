@@ -149,3 +149,13 @@ def test_layers_init_dropout_and_data_order_match_pytorch():
         assert len(ours) == len(theirs)
         for a, b in zip(ours, theirs):
             _same(a, b)
+
+
+def test_half_precision_uniforms_and_the_value_that_rounds_up_to_the_bound():
+    for dt in ("float16", "bfloat16", "float32", "float64"):
+        for lo, hi in ((0, 1), (-1, 2), (0.1, 0.3), (1000, 1001)):
+            torch.manual_seed(0)
+            tc.manual_seed(0)
+            _same(tc.empty(20000, dtype=getattr(tc, dt)).uniform_(lo, hi).double(),
+                  torch.empty(20000, dtype=getattr(torch, dt)).uniform_(lo, hi).double())
+        _same(tc.rand(50, dtype=getattr(tc, dt)).double(), torch.rand(50, dtype=getattr(torch, dt)).double())
