@@ -16,7 +16,7 @@ def _inputs():
 def _same(ours, theirs):
     for a, b in zip(ours, theirs):
         assert a.dtype.itemsize == b.dtype.itemsize and tuple(a.shape) == tuple(b.shape)
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=0)
+        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-6, atol=0)
     assert repr(ours).startswith("tc.return_types.histogram(\nhist=")
 
 
@@ -74,7 +74,7 @@ CALLS = [
 def test_numpy_argument_names_are_accepted_where_pytorch_accepts_them(call):
     P = np.arange(12.0, dtype=np.float32).reshape(3, 4)
     ours, theirs = call(tc, tc.tensor(P)), call(torch, torch.tensor(P))
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), rtol=1e-6)
     assert tuple(ours.shape) == tuple(theirs.shape)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ops import fused as F
 from ..ops import reduce as R
-from .numpy_names import numpy_arg_names
+from .numpy_names import numpy_arg_names, numpy_dim_keepdim
 
 
 @numpy_arg_names
@@ -14,14 +14,18 @@ class ReductionMethods:
     __slots__ = ()
 
     # ---- reductions -------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        """Sum of all elements, or over `dim` (an int or tuple)."""
+    def sum(self, dim=None, keepdim=False, *, dtype=None, **numpy_names):
+        """Sum of all elements, or over `dim` (an int or tuple; also `axis=`, `keepdims=`)."""
+        if numpy_names:
+            dim, keepdim = numpy_dim_keepdim("sum", numpy_names, dim, keepdim)
         if dim is None and not keepdim:
             return R.SumAll.apply(self, None, False, dtype)
         return R.Sum.apply(self, dim, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        """Mean of all elements, or over `dim`."""
+    def mean(self, dim=None, keepdim=False, *, dtype=None, **numpy_names):
+        """Mean of all elements, or over `dim` (also `axis=`, `keepdims=`)."""
+        if numpy_names:
+            dim, keepdim = numpy_dim_keepdim("mean", numpy_names, dim, keepdim)
         if dim is None and not keepdim:
             return R.MeanAll.apply(self, None, False, dtype)
         return R.Mean.apply(self, dim, keepdim, dtype)
