@@ -67,6 +67,16 @@ def _mlp(batch):
     return make
 
 
+def _randn(lib, tiny=False):
+    n = 1000 if tiny else 10 ** 6
+
+    def step(i):  # the same seed gives the same numbers in both: compare one of them
+        lib.manual_seed(i)
+        return lib.randn(n)[-1].item()
+
+    return step
+
+
 def _cnn(lib, tiny=False):
     return cnn.make(lib, cnn.weights(), batch=2 if tiny else cnn.BATCH)
 
@@ -91,6 +101,7 @@ BENCHES = {
                           14, 2, 1.3, "32 tokens"),
     "transformer": Bench("Transformer encoder 2x(d128, 4 heads, ff256), 16x32", models.make_transformer_encoder,
                          18, 8, 1.1),
+    "randn": Bench("10^6 normals after manual_seed (randn, float32)", _randn, 20, 5, 3.0, "call"),
     "dataloader": Bench("DataLoader 2048x3x32x32, batch 64, 2 workers", loader.make_loader, 14, 2, 1.5, "epoch"),
 }
 

@@ -35,8 +35,11 @@ def device(request):
 
 # With TC_DEFAULT_DEVICE=cuda (and the stand-in), the core, nn and optim suites run with every tensor they
 # create on the GPU. These tests check host-only behaviour and are skipped there: reprs (which then show
-# device='cuda:0'), bfloat16 (CuPy has none), `.numpy()` (needs the CPU) and checks that a tensor is on the CPU.
+# device='cuda:0'), bfloat16 (CuPy has none), `.numpy()` (needs the CPU), checks that a tensor is on the CPU,
+# PyTorch's CPU random streams (the GPU draws with CuPy's generator) and sparse COO products (NumPy's add.at).
 HOST_ONLY = (
+    "tests/core/test_random_streams.py",
+    "tests/core/test_dense_sparse_products.py",
     "tests/core/test_printing.py",
     "tests/core/test_creation_dtypes.py::test_conversion_methods",
     "tests/core/test_creation_dtypes.py::test_to_dtype_and_same_dtype_returns_self",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import factories as _factories
 from .factories import tensor
 from .methods import FAMILIES
+from .methods.numpy_names import accepting_numpy_names
 from .ops.comparison import where as _where
 from .ops.concat import cat as _cat
 from .ops.concat import stack as _stack
@@ -59,10 +60,10 @@ for _name in _METHOD_NAMES:
 __all__ = list(_METHOD_NAMES)
 
 where = supports_out("where", _where)
-cat = supports_out("cat", _cat)
-concat = supports_out("concat", _cat)
-concatenate = supports_out("concatenate", _cat)
-stack = supports_out("stack", _stack)
+cat = supports_out("cat", accepting_numpy_names(_cat, "cat"))
+concat = supports_out("concat", accepting_numpy_names(_cat, "concat"))
+concatenate = supports_out("concatenate", accepting_numpy_names(_cat, "concatenate"))
+stack = supports_out("stack", accepting_numpy_names(_stack, "stack"))
 for _name in ("zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "randperm", "linspace",
               "logspace", "eye"):
     globals()[_name] = supports_out(_name, getattr(_factories, _name))

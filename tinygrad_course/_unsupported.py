@@ -12,7 +12,8 @@ for names that are not PyTorch's).
 """
 from __future__ import annotations
 
-__all__ = ["MODULES", "TABLE", "UnsupportedError", "missing", "missing_in_module", "unsupported_function"]
+__all__ = ["MODULES", "TABLE", "UnsupportedError", "getattr_for", "missing", "missing_in_module",
+           "unsupported_function"]
 
 
 class UnsupportedError(NotImplementedError, AttributeError):
@@ -40,7 +41,6 @@ TABLE: dict[str, dict[str, str]] = {
         **_same("quantile nanquantile", "sort along the dimension with tc.sort and index the sorted values, or "
                 + _NUMPY + " (numpy.quantile)"),
         **_same("stft istft", _NUMPY + " (numpy.fft / scipy.signal.stft)"),
-        "histogram": "use tc.histc(input, bins, min, max), or numpy.histogram",
         **_same("complex view_as_complex view_as_real polar complex64 complex128 cfloat cdouble chalf",
                 _NO_COMPLEX),
         **_same("trapz trapezoid cumulative_trapezoid gradient", _BY_HAND + " (differences with tc.diff) or "
@@ -70,7 +70,6 @@ TABLE: dict[str, dict[str, str]] = {
         **_same("quantile nanquantile", "sort along the dimension with x.sort(dim) and index the sorted values, or "
                 + _NUMPY + " (numpy.quantile)"),
         **_same("stft istft", _NUMPY + " (numpy.fft / scipy.signal.stft)"),
-        "histogram": "use x.histc(bins, min, max), or numpy.histogram",
         **_same("cfloat cdouble chalf", _NO_COMPLEX),
         **_same("to_mkldnn", "keep the tensor as it is (dense tensors are the only layout here)"),
         **_same("to_sparse_csr to_sparse_csc to_sparse_bsr to_sparse_bsc crow_indices col_indices ccol_indices "
@@ -94,15 +93,20 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "tc.nn": {
         **_same("Conv3d ConvTranspose3d MaxPool3d AvgPool3d AdaptiveMaxPool3d AdaptiveAvgPool3d LPPool3d "
-                "MaxUnpool3d FractionalMaxPool3d LazyConv3d LazyConvTranspose3d", _NO_3D),
+                "MaxUnpool3d FractionalMaxPool3d LazyConv3d LazyConvTranspose3d LazyBatchNorm3d LazyInstanceNorm3d", _NO_3D),
         "EmbeddingBag": "use nn.Embedding and reduce the looked-up rows with .sum(dim) or .mean(dim)",
         "CTCLoss": "train with a framewise loss such as nn.CrossEntropyLoss (the framework has no CTC loss)",
         "AdaptiveLogSoftmaxWithLoss": "use nn.Linear followed by nn.CrossEntropyLoss",
-        "ChannelShuffle": "reshape: x.view(n, g, c // g, h, w).transpose(1, 2).reshape(n, c, h, w)",
+        "SyncBatchNorm": "use nn.BatchNorm1d/2d (each process then normalizes with the statistics of its own batch)",
+        "CrossMapLRN2d": "use nn.LocalResponseNorm",
+        **_same("LinearCrossEntropyLoss LinearCrossEntropyOptions", "use nn.Linear followed by nn.CrossEntropyLoss"),
         **_same("LazyLinear LazyConv1d LazyConv2d LazyConvTranspose1d LazyConvTranspose2d LazyBatchNorm1d "
                 "LazyBatchNorm2d LazyInstanceNorm1d LazyInstanceNorm2d", "give the input size explicitly "
                 "(nn.Linear(in_features, out_features), ...)"),
         "FractionalMaxPool2d": "use nn.MaxPool2d or nn.AdaptiveMaxPool2d",
+    },
+    "tc.nn.modules.lazy": {
+        "LazyModuleMixin": "give the input size explicitly (nn.Linear(in_features, out_features), ...)",
     },
     "tc.nn.functional": {
         **_same("conv3d conv_transpose3d max_pool3d avg_pool3d adaptive_max_pool3d adaptive_avg_pool3d lp_pool3d "
@@ -185,6 +189,15 @@ def missing(owner: str, name: str, what: str | None = None) -> AttributeError:
     if advice is None:
         return AttributeError(what or f"module '{owner}' has no attribute '{name}'")
     return UnsupportedError(f"{owner}.{name} is not implemented in tinygrad_course. Instead, {advice}.")
+
+
+def getattr_for(owner: str, module_name: str):
+    """A module-level `__getattr__` for a module whose PyTorch twin also defines names listed under `owner`
+    (`tc.nn.modules.conv.Conv3d` raises as `tc.nn.Conv3d` does)."""
+    def __getattr__(name):
+        raise missing(owner, name, f"module '{module_name}' has no attribute '{name}'")
+
+    return __getattr__
 
 
 def unsupported_function(qualname: str, advice: str):

@@ -264,7 +264,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     """Uniform samples from [0, 1): `rand(2, 3)`, `rand((2, 3))` or `rand(size=(2, 3))`."""
     shape = _shape(size_arg("rand", size, kw.pop("size", None), invalid_combination_error=True, **_no_more(kw, "rand")))
     dt, dev, xp = _creation(dtype, device)
-    arr = sampler(generator, dev).random(shape).astype(dt.np_dtype)
+    arr = sampler(generator, dev).random(shape, dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
@@ -274,7 +274,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape = _shape(size_arg("randn", size, kw.pop("size", None), invalid_combination_error=True,
                             **_no_more(kw, "randn")))
     dt, dev, xp = _creation(dtype, device)
-    arr = sampler(generator, dev).normal(0.0, 1.0, shape).astype(dt.np_dtype)
+    arr = sampler(generator, dev).normal(0.0, 1.0, shape, dt.np_dtype)
     return _finish(_place(arr, dev), requires_grad)
 
 
@@ -305,42 +305,50 @@ def normal(mean, std, size=None, *, generator=None, dtype=None, device=None):
         ref = m if m is not None else s
         z = randn(tuple(shape), generator=generator, dtype=ref.dtype, device=ref.device)
         return z * std + mean
-    return randn(*_shape((size,)) if not isinstance(size, int) else (size,), generator=generator, dtype=dtype,
-                 device=device) * std + mean
+    shape = _shape((size,)) if not isinstance(size, int) else (size,)
+    dt, dev, xp = _creation(dtype, device)
+    return _wrap(_place(sampler(generator, dev).normal(mean, std, shape, dt.np_dtype), dev))
 
 
 def bernoulli(input, p=None, *, generator=None):
-    """0/1 samples, 1 with the probability given by each element of `input`."""
+    """0/1 samples, 1 with the probability given by each element of `input` (or by `p`), drawn as
+    PyTorch's CPU kernel draws them: 53-bit uniforms for float64 probabilities, 24-bit ones otherwise."""
     probs = input.detach()._data if p is None else p
-    r = sampler(generator, input._device).random(input._data.shape)
-    return _wrap((r < probs).astype(input.dtype.np_dtype))
+    if not isinstance(probs, (int, float)):
+        probs = input._xp.broadcast_to(probs, input._data.shape)
+    r = sampler(generator, input._device).bernoulli(probs, input._data.shape)
+    return _wrap(r.astype(input.dtype.np_dtype))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from the (unnormalised) probabilities in each row of `input` (1-d or 2-d), drawn
-    where `input` lives; PyTorch's errors for bad distributions."""
+    where `input` lives and, on the CPU, as PyTorch draws them: without replacement (or one sample) the
+    largest `p / q` with `q` exponential samples; with replacement a binary search of each row's
+    normalised running sum for 53-bit uniforms. PyTorch's errors for bad distributions."""
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     n = input.shape[-1]
     if not replacement and num_samples > n:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    xp, rows = input._xp, input.detach()._data.astype(np.float64).reshape(-1, n)
+    xp, data = input._xp, input.detach()._data
+    rows = data.reshape(-1, n)
     if not bool((xp.isfinite(rows) & (rows >= 0)).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    totals = rows.sum(axis=1, keepdims=True)
-    if bool((totals <= 0).any()):
+    if bool((rows.astype(np.float64).sum(axis=1) <= 0).any()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     draw = sampler(generator, input._device)
-    if input._device.type == "cpu" and (replacement or int((rows > 0).sum(axis=1).min()) >= num_samples):
-        out = np.stack([draw._rng.choice(n, num_samples, replace=replacement, p=r / r.sum()) for r in rows])
-    elif replacement:  # inverse CDF: the first category whose cumulative probability exceeds a uniform draw
-        cdf = xp.cumsum(rows / totals, axis=1)
-        u = draw.random((rows.shape[0], num_samples))
-        out = xp.minimum((u[:, :, None] >= cdf[:, None, :]).sum(axis=2), n - 1)
-    else:  # Gumbel top-k; categories of probability 0 come last, as in PyTorch
-        with np.errstate(divide="ignore"):
-            keys = xp.log(rows) - xp.log(-xp.log(draw.random(rows.shape)))
-        out = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    if not replacement or num_samples == 1:
+        q = rows / draw.exponential(1.0, rows.shape, rows.dtype)
+        if num_samples == 1:
+            out = xp.argmax(q, axis=1)[:, None]
+        else:  # the top `num_samples`, largest first; categories of probability 0 come last
+            out = xp.argsort(-q, axis=1, kind="stable")[:, :num_samples]
+    else:
+        cdf = xp.cumsum(rows, axis=1, dtype=rows.dtype)
+        cdf = cdf / cdf[:, -1:]
+        cdf[:, -1] = 1
+        u = draw.random((rows.shape[0], num_samples), np.float64)
+        out = xp.stack([xp.searchsorted(c.astype(np.float64), ui, side="left") for c, ui in zip(cdf, u)])
     out = out.reshape(tuple(input.shape[:-1]) + (num_samples,)).astype(np.int64)
     return _wrap(_place(out, input._device))
 

@@ -46,6 +46,7 @@ from .ops import rearrange as RA
 from .ops import reduce as R
 from .ops import unary_math as UM
 from .ops import views as V
+from .methods.numpy_names import numpy_arg_names, numpy_dim_keepdim
 from .ops._util import operand
 from .shapes import normalize_dim, shape_from_args
 from .tensor_base import TensorBase, _wrap, register_tensor_class
@@ -66,6 +67,7 @@ def _compare(a, b, name):
     return NotImplemented if b is None else CP.Compare.apply(a, b, op=name)
 
 
+@numpy_arg_names  # `axis=`/`keepdims=` accepted for `dim=`/`keepdim=`, as PyTorch's parser accepts them
 class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods, products.ProductMethods,
              indexing.IndexingMethods, inplace_ops.InplaceMethods, sorting.SortingMethods,
              pointwise.PointwiseMethods, linalg.LinalgMethods, shaping.ShapingMethods,
@@ -424,14 +426,18 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
         return self.shape == other.shape and bool((self._data == other._data).all())
 
     # ---- reductions -------------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        """Sum of all elements, or over `dim` (an int or tuple)."""
+    def sum(self, dim=None, keepdim=False, *, dtype=None, **numpy_names):
+        """Sum of all elements, or over `dim` (an int or tuple; also `axis=`, `keepdims=`)."""
+        if numpy_names:
+            dim, keepdim = numpy_dim_keepdim("sum", numpy_names, dim, keepdim)
         if dim is None and not keepdim:
             return R.SumAll.apply(self, None, False, dtype)
         return R.Sum.apply(self, dim, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        """Mean of all elements, or over `dim`."""
+    def mean(self, dim=None, keepdim=False, *, dtype=None, **numpy_names):
+        """Mean of all elements, or over `dim` (also `axis=`, `keepdims=`)."""
+        if numpy_names:
+            dim, keepdim = numpy_dim_keepdim("mean", numpy_names, dim, keepdim)
         if dim is None and not keepdim:
             return R.MeanAll.apply(self, None, False, dtype)
         return R.Mean.apply(self, dim, keepdim, dtype)

@@ -13,7 +13,8 @@ from tinygrad_course._unsupported import TABLE, UnsupportedError
 _OWNERS = {"tc": (tc, torch), "Tensor": (tc.zeros(2), torch.zeros(2)), "tc.linalg": (tc.linalg, torch.linalg),
            "tc.nn": (tc.nn, torch.nn), "tc.nn.functional": (tc.nn.functional, torch.nn.functional),
            "tc.nn.utils": (tc.nn.utils, torch.nn.utils), "tc.utils": (tc.utils, torch.utils),
-           "tc.special": (tc.special, torch.special), "tc.sparse": (tc.sparse, torch.sparse)}
+           "tc.special": (tc.special, torch.special), "tc.sparse": (tc.sparse, torch.sparse),
+           "tc.nn.modules.lazy": (tc.nn.modules.lazy, torch.nn.modules.lazy)}
 _ENTRIES = [(owner, name) for owner, names in TABLE.items() for name in names]
 
 

@@ -1,4 +1,5 @@
-"""Helpers for the tc.nn tests: move tensors and weights between tinygrad_course and PyTorch."""
+"""Helpers for the tc.nn tests: build layers in both frameworks from one seed, move tensors between
+tinygrad_course and PyTorch."""
 import numpy as np
 import torch
 
@@ -12,6 +13,27 @@ def to_torch(t, requires_grad=None):
     out = torch.tensor(np.array(t.detach().cpu().numpy()))
     rg = t.requires_grad if requires_grad is None else requires_grad
     return out.requires_grad_(rg) if rg else out
+
+
+def seeded(spec, seed=0):
+    """Layer `spec` (e.g. "Linear(5, 3)") built by each framework right after `manual_seed(seed)`: the same
+    random stream gives the same initial weights, checked here exactly, with nothing copied."""
+    tc.manual_seed(seed)
+    ours = eval("tc.nn." + spec)
+    torch.manual_seed(seed)
+    theirs = eval("torch.nn." + spec)
+    if any(t.device.type != "cpu" for t in ours.state_dict().values()):
+        copy_weights(ours, theirs)  # the all-on-GPU pass: the GPU draws with CuPy's generator, not PyTorch's
+    assert_same_state(ours, theirs)
+    return ours, theirs
+
+
+def assert_same_state(tc_module, torch_module):
+    """The two modules' parameters and buffers are equal, name by name and bit for bit."""
+    ours, theirs = tc_module.state_dict(), torch_module.state_dict()
+    assert list(ours) == list(theirs)
+    for name in ours:
+        np.testing.assert_array_equal(ours[name].cpu().numpy(), theirs[name].numpy(), err_msg=name)
 
 
 def copy_weights(tc_module, torch_module):
@@ -44,9 +66,9 @@ def error_of(fn):
 
 
 def assert_layer_matches_torch(ours, theirs, shape):
-    """tc layer `ours` (its weights copied into torch layer `theirs`) matches it on a random input of `shape`:
-    output, input gradient, parameter names and gradients, and buffers."""
-    copy_weights(ours, theirs)
+    """tc layer `ours` and torch layer `theirs` (built from one seed, with equal weights) match on a random
+    input of `shape`: output, input gradient, parameter names and gradients, and buffers."""
+    assert_same_state(ours, theirs)
     x, tx = pair(*shape)
     y, ty = ours(x), theirs(tx)
     assert_close(y, ty)

@@ -13,7 +13,7 @@ import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
 from gradcheck_table import gradcheck_both_orders_test
-from nn_helpers import assert_close, assert_layer_matches_torch, copy_weights, pair
+from nn_helpers import assert_close, assert_layer_matches_torch, pair, seeded
 
 LAYERS = [
     ("Conv1d(3, 4, 3)", (2, 3, 9)),
@@ -90,7 +90,7 @@ def _outputs(result):
 
 @pytest.mark.parametrize("spec,shape", LAYERS)
 def test_layer_matches_torch(spec, shape):
-    ours, theirs = eval("nn." + spec), eval("torch.nn." + spec)
+    ours, theirs = seeded(spec)
     assert repr(ours) == repr(theirs)
     assert_layer_matches_torch(ours, theirs, shape)
 
@@ -123,8 +123,7 @@ def test_parameter_shapes_and_init_ranges():
 
 
 def test_bilinear_matches_torch():
-    ours, theirs = nn.Bilinear(3, 4, 5), torch.nn.Bilinear(3, 4, 5)
-    copy_weights(ours, theirs)
+    ours, theirs = seeded("Bilinear(3, 4, 5)")
     a, ta = pair(2, 6, 3)
     b, tb = pair(2, 6, 4)
     y, ty = ours(a, b), theirs(ta, tb)
@@ -135,9 +134,7 @@ def test_bilinear_matches_torch():
 
 
 def test_conv_transpose_output_size_argument():
-    ours, theirs = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1), torch.nn.ConvTranspose2d(2, 3, 3, stride=2,
-                                                                                              padding=1)
-    copy_weights(ours, theirs)
+    ours, theirs = seeded("ConvTranspose2d(2, 3, 3, stride=2, padding=1)")
     x, tx = pair(1, 2, 4, 4)
     assert_close(ours(x, output_size=(8, 8)), theirs(tx, output_size=(8, 8)))
     with pytest.raises(ValueError):

@@ -10,7 +10,7 @@ import torch
 import tinygrad_course as tc
 import tinygrad_course.nn as nn
 import tinygrad_course.nn.functional as F
-from nn_helpers import assert_close, copy_weights, error_of, to_torch
+from nn_helpers import assert_close, error_of, seeded, to_torch
 from tinygrad_course.autograd import gradcheck, gradgradcheck
 from gradcheck_table import gradcheck_test
 from tinygrad_course.nn.modules.rnn_cells import _gru_step, _lstm_step, _rnn_step
@@ -22,10 +22,9 @@ def _states(out):
 
 
 def _run_both(spec, shape, dtype=tc.float32, with_hx=False):
-    ours, theirs = eval("nn." + spec), eval("torch.nn." + spec)
+    ours, theirs = seeded(spec)
     if dtype is tc.float64:
         ours, theirs = ours.double(), theirs.double()
-    copy_weights(ours, theirs)
     x = tc.randn(*shape, dtype=dtype).requires_grad_()
     args, targs = [x], [to_torch(x)]
     if with_hx:
@@ -93,8 +92,7 @@ CELLS = ["RNNCell(3, 4)", "RNNCell(3, 4, bias=False, nonlinearity='relu')", "LST
 @pytest.mark.parametrize("with_hx", [False, True])
 @pytest.mark.parametrize("spec", CELLS)
 def test_cell_matches_torch(spec, with_hx, batched):
-    ours, theirs = eval("nn." + spec), eval("torch.nn." + spec)
-    copy_weights(ours, theirs)
+    ours, theirs = seeded(spec)
     lead = (2,) if batched else ()
     x = tc.randn(*lead, 3, requires_grad=True)
     args, targs = [x], [to_torch(x)]
@@ -134,8 +132,7 @@ def test_initialisation_is_uniform_in_one_over_sqrt_hidden(spec):
 
 
 def test_dropout_between_layers_only_in_training():
-    ours, theirs = nn.GRU(3, 4, num_layers=2, dropout=0.5), torch.nn.GRU(3, 4, num_layers=2, dropout=0.5)
-    copy_weights(ours, theirs)
+    ours, theirs = seeded("GRU(3, 4, num_layers=2, dropout=0.5)")
     x = tc.randn(5, 2, 3)
     train_a, train_b = ours(x)[0], ours(x)[0]
     assert not tc.allclose(train_a, train_b)  # a fresh mask each call
@@ -244,8 +241,7 @@ def test_packing_errors_match_torch():
 @pytest.mark.parametrize("spec", ["LSTM(3, 4, num_layers=2, bidirectional=True)", "GRU(3, 4, bidirectional=True)",
                                   "RNN(3, 4)"])
 def test_packed_input_matches_torch(spec):
-    ours, theirs = eval("nn." + spec), eval("torch.nn." + spec)
-    copy_weights(ours, theirs)
+    ours, theirs = seeded(spec)
     seqs = [tc.randn(n, 3, requires_grad=True) for n in (2, 5, 3)]
     tseqs = [to_torch(s) for s in seqs]
     packed = rnn_utils.pack_sequence(seqs, enforce_sorted=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import linalg
 from ..ops.activation import hardshrink, prelu  # noqa: F401  (tc.prelu)
+from .numpy_names import numpy_arg_names
 
 # `tc.cos_(x)` is `x.cos_()`, as `torch.cos_` is `Tensor.cos_`.
 INPLACE_FUNCTIONS = tuple(
@@ -16,6 +17,7 @@ METHOD_FUNCTIONS: tuple[str, ...] = ("ravel", "vdot", "addr", "diagflat", "split
 __all__: list[str] = ["prelu"]
 
 
+@numpy_arg_names
 class AliasMethods:
     """Mixin with PyTorch's alias and one-line methods of `Tensor`."""
 

@@ -8,6 +8,7 @@ from ..ops import indexing as IX
 from ..ops import views as V
 from ..ops._util import as_tensor_like
 from ..tensor_base import TensorBase
+from .numpy_names import numpy_arg_names
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "index_add", "index_copy", "index_fill", "masked_scatter", "put", "index_put", "index_put_", "scatter_reduce",
@@ -28,6 +29,7 @@ def _renamed(node, name):
     return node
 
 
+@numpy_arg_names
 class IndexUpdateMethods:
     """Writing into selected positions, and in-place reshapes."""
 

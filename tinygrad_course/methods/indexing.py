@@ -6,8 +6,10 @@ from ..ops import gather_scatter as GS
 from ..ops import indexing as IX
 from ..ops._util import operand as _operand
 from ..tensor_base import TensorBase
+from .numpy_names import numpy_arg_names
 
 
+@numpy_arg_names
 class IndexingMethods:
     """Reading and writing selected elements."""
 

@@ -89,23 +89,35 @@ class InplaceMethods:
     # random in-place initialisers (used by tc.nn.init under no_grad)
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with samples from U(a, b)."""
-        return self._random_fill(sampler(generator, self._device).uniform(a, b, self._data.shape))
+        return self._random_fill(sampler(generator, self._device).uniform(a, b, self._data.shape, self._data.dtype))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with samples from N(mean, std^2)."""
-        return self._random_fill(sampler(generator, self._device).normal(mean, std, self._data.shape))
+        draw = sampler(generator, self._device)
+        return self._random_fill(draw.normal(mean, std, self._data.shape, self._data.dtype,
+                                             contiguous=self.is_contiguous()))
 
     def bernoulli_(self, p=0.5, *, generator=None):
-        """Fill with 0/1 samples that are 1 with probability `p`."""
-        return self._random_fill(sampler(generator, self._device).random(self._data.shape) < p)
+        """Fill with 0/1 samples that are 1 with probability `p` (a number or a tensor of probabilities)."""
+        if isinstance(p, Tensor):
+            p = self._xp.broadcast_to(p.detach()._data, self._data.shape)
+        return self._random_fill(sampler(generator, self._device).bernoulli(p, self._data.shape))
 
     def exponential_(self, lambd=1.0, *, generator=None):
-        return self._random_fill(sampler(generator, self._device).exponential(1.0 / lambd, self._data.shape))
+        """Fill with samples from the exponential distribution of rate `lambd`."""
+        return self._random_fill(sampler(generator, self._device).exponential(lambd, self._data.shape,
+                                                                              self._data.dtype))
 
-    def random_(self, low=0, high=None, *, generator=None):
-        if high is None:
-            low, high = 0, low if low else 2 ** 24
-        return self._random_fill(sampler(generator, self._device).integers(low, high, self._data.shape))
+    def random_(self, from_=None, to=None, *, generator=None):
+        """Fill with integers: `random_(to)` from [0, to), `random_(from_, to)` from [from_, to), and
+        `random_()` from [0, 2^mantissa] (floats) or [0, max] (integers)."""
+        draw = sampler(generator, self._device)
+        if from_ is None and to is None:
+            return self._random_fill(draw.full_range(self._data.shape, self._data.dtype))
+        low, high = (0, from_) if to is None else (from_ or 0, to)
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        return self._random_fill(draw.integers(low, high, self._data.shape))
 
     def bernoulli(self, p=None, *, generator=None):
         """0/1 samples, 1 with the probability in each element (or `p`), like `torch.bernoulli(self)`."""

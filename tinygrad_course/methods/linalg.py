@@ -15,6 +15,7 @@ from ..ops import reduce as R
 from ..dtypes import type_name
 from ..shapes import normalize_dim
 from ..ops.out_arg import supports_out
+from .numpy_names import numpy_arg_names
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "outer", "ger", "inner", "kron", "trace", "diag", "diagonal", "diag_embed", "cross", "dist", "addmm",
@@ -29,6 +30,7 @@ class Dist(R.Norm):
     node_name = "DistBackward0"
 
 
+@numpy_arg_names
 class LinalgMethods:
     """Mixin with linalg methods of `Tensor`."""
 

@@ -10,6 +10,7 @@ from ..ops import pointwise_binary as PB
 from ..ops import pointwise_unary as PU
 from ..ops import reduce_extra as RX
 from ..dtypes import type_name
+from .numpy_names import numpy_arg_names
 
 _UNARY_NAMES = tuple(PU.UNARY)
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
@@ -76,6 +77,7 @@ def _fixed(op):
     return lambda other: op
 
 
+@numpy_arg_names
 class PointwiseMethods:
     """Mixin with pointwise methods of `Tensor`."""
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ops import matmul as M
+from ..ops.sparse_coo import SparseCOOTensor, dense_mm
 
 
 class ProductMethods:
@@ -21,9 +22,15 @@ class ProductMethods:
 
     # ---- matrix products ----------------------------------------------------------------------------
     def matmul(self, other):
+        """Matrix product with broadcasting, like `torch.matmul`; a sparse COO `other` gives a dense result."""
+        if isinstance(other, SparseCOOTensor):
+            return dense_mm(self, other)
         return M.matmul(self, other)
 
     def mm(self, other):
+        """2-D matrix product, like `torch.mm`; a sparse COO `other` gives a dense result."""
+        if isinstance(other, SparseCOOTensor):
+            return dense_mm(self, other)
         return M.mm(self, other)
 
     def bmm(self, other):

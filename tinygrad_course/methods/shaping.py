@@ -10,6 +10,7 @@ from ..shapes import normalize_dim
 from ..ops._util import as_tensor_like
 from ..ops.concat import cat
 from ..shapes import shape_from_args
+from .numpy_names import numpy_arg_names
 from .stacking import repeat_interleave
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
@@ -19,6 +20,7 @@ METHOD_FUNCTIONS: tuple[str, ...] = (
 __all__: list[str] = []
 
 
+@numpy_arg_names
 class ShapingMethods:
     """Shaping methods of `Tensor`."""
 

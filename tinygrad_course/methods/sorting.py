@@ -13,11 +13,12 @@ from ..dtypes import type_name
 from ..shapes import normalize_dim, normalize_dims
 from ..ops._util import check_same_device
 from ..tensor_base import _wrap
+from .numpy_names import numpy_arg_names
 
 METHOD_FUNCTIONS: tuple[str, ...] = (
     "sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "cumprod",
     "logcumsumexp", "unique", "unique_consecutive", "nonzero", "argwhere", "masked_select", "count_nonzero",
-    "bincount", "histc", "take", "take_along_dim",
+    "bincount", "histc", "histogram", "take", "take_along_dim",
 )
 __all__: list[str] = ["searchsorted", "bucketize", "tril_indices", "triu_indices"]
 
@@ -26,6 +27,7 @@ def _shape_text(shape):
     return f"[{', '.join(map(str, shape))}]"
 
 
+@numpy_arg_names
 class SortingMethods:
     """Mixin with sorting methods of `Tensor`."""
 
@@ -181,6 +183,39 @@ class SortingMethods:
         if not data.size:
             return _wrap(xp.zeros(minlength, dtype=np.int64))
         return _wrap(xp.bincount(data, minlength=minlength).astype(np.int64))
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):
+        """Histogram of the values: `bins` equal-width bins over `range` (the data's min and max by default)
+        or the bin edges given as a 1-d tensor; `weight` adds each element's weight instead of 1, `density`
+        divides by the total and the bin widths. Returns (hist, bin_edges), like `torch.histogram`."""
+        if self.dtype.category != 2:
+            raise NotImplementedError(f"\"histogramdd\" not implemented for '{type_name(self.dtype)}'")
+        data = self.detach().cpu()._data
+        if isinstance(bins, int):
+            if bins <= 0:
+                raise RuntimeError(f"tc.histogram(): bins must be > 0, but got {bins} for dimension 0")
+            if range is not None:
+                lo, hi = float(range[0]), float(range[1])
+                if lo > hi:
+                    raise RuntimeError(f"tc.histogramdd: min should not exceed max, but got min {lo:g} max "
+                                       f"{hi:g} for dimension 0")
+            elif data.size:
+                lo, hi = float(data.min()), float(data.max())
+            else:
+                lo, hi = 0.0, 1.0
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                raise RuntimeError(f"tc.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not finite. Hint: "
+                                   "remove NaN and infinite values first, or pass range=(min, max).")
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            edges = Q.linspace_edges(lo, hi, bins + 1, data.dtype)
+        else:
+            edges = bins.detach().cpu()._data.astype(data.dtype)
+        w = None if weight is None else weight.detach().cpu()._data
+        hist = Q.histogram(data, edges, w)
+        if density:
+            hist = hist / (hist.sum() * np.diff(edges))
+        return Q.Histogram(_wrap(hist).to(self.device), _wrap(edges).to(self.device))
 
     def histc(self, bins=100, min=0, max=0):
         """Histogram of the values in `bins` equal-width bins over [min, max] (the data's range when both are

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ..autograd.grad_mode import no_grad
 from ..dtypes import float32, float64
 from ..factories import empty_like, sampler
@@ -176,7 +178,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     cols = tensor.numel() // rows
     xp = tensor._xp
     dtype = tensor.dtype.np_dtype if tensor.dtype in (float32, float64) else float32.np_dtype  # QR needs these
-    flattened = xp.asarray(sampler(generator, tensor.device).normal(0.0, 1.0, (rows, cols))).astype(dtype)
+    flattened = xp.asarray(sampler(generator, tensor.device).normal(0.0, 1.0, (rows, cols), dtype))
     if rows < cols:
         flattened = flattened.T
     q, r = xp.linalg.qr(flattened)
@@ -199,11 +201,12 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         if num_zeros and tensor.numel():
-            # an independent random permutation per column: the rank of each entry among uniform draws
-            xp = tensor._xp
-            draws = xp.asarray(sampler(generator, tensor.device).random((rows, cols)))
-            rank = xp.argsort(xp.argsort(draws, axis=0), axis=0)
-            tensor.masked_fill_(_wrap(rank < num_zeros), 0)
+            # as PyTorch: per column, the first rows of a permutation drawn from the default generator
+            draw = sampler(None, tensor.device)
+            mask = np.zeros((rows, cols), bool)
+            for col in range(cols):
+                mask[draw.permutation(rows)[:num_zeros].tolist(), col] = True
+            tensor.masked_fill_(_wrap(tensor._xp.asarray(mask)), 0)
     return tensor
 
 

@@ -1,12 +1,25 @@
 """Non-differentiable searching and counting on backend arrays: unique / unique_consecutive, searchsorted,
-bincount, histc.
+bincount, histc, histogram.
 
 Each function takes arrays of one array module (`xp`, NumPy or CuPy) and returns arrays of it. Results
 whose size depends on the data (unique) read one size back from the device, as PyTorch does.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
+
+from .._namespace import namespace
+
+
+class Histogram(namedtuple("Histogram", ["hist", "bin_edges"])):
+    """(hist, bin_edges) of `histogram`; prints like `torch.return_types.histogram(...)`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"{namespace()}.return_types.histogram(\nhist={self.hist!r},\nbin_edges={self.bin_edges!r})"
 
 
 def unique_runs(xp, data, dim, sort):
@@ -66,3 +79,27 @@ def histc(xp, data, bins, lo, hi):
     pos = ((flat - lo_) * dt(bins) / (hi_ - lo_)).astype(np.int64)
     pos = xp.clip(pos, 0, bins - 1)
     return xp.bincount(pos, weights=inside.astype(np.float64), minlength=bins).astype(data.dtype)
+
+
+def linspace_edges(lo, hi, steps, np_dtype):
+    """`steps` points from lo to hi as PyTorch's CPU linspace computes them: `lo + i * step` for the first
+    half, `hi - (steps - 1 - i) * step` for the rest, in the output's precision."""
+    dt = np.dtype(np_dtype).type
+    step = (dt(hi) - dt(lo)) / dt(steps - 1) if steps > 1 else dt(0)
+    i = np.arange(steps, dtype=np_dtype)
+    half = steps // 2
+    return np.where(np.arange(steps) < half, dt(lo) + step * i, dt(hi) - step * dt(steps - 1 - i)).astype(np_dtype)
+
+
+def histogram(data, edges, weight):
+    """Counts (or summed weights) of `data` in the bins between consecutive `edges`, the last bin closed;
+    values outside the edges and NaN are ignored, as in `torch.histogram`."""
+    flat = data.reshape(-1)
+    nbins = len(edges) - 1
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    pos = np.minimum(np.searchsorted(edges, flat[inside], side="right") - 1, nbins - 1)
+    hist = np.zeros(nbins, data.dtype)
+    if weight is None:
+        return (hist + np.bincount(pos, minlength=nbins)).astype(data.dtype)
+    np.add.at(hist, pos, weight.reshape(-1)[inside].astype(data.dtype))  # in order, in the input's precision
+    return hist

@@ -181,6 +181,12 @@ class SparseCOOTensor:
     mv = matmul
     __matmul__ = matmul
 
+    def __rmatmul__(self, other):
+        """dense @ sparse is dense."""
+        if isinstance(other, Tensor):
+            return dense_mm(other, self)
+        return NotImplemented
+
     def __add__(self, other):
         """sparse + sparse is sparse (entries concatenated, uncoalesced); dense + sparse is dense."""
         if isinstance(other, SparseCOOTensor):
@@ -251,8 +257,25 @@ class SparseMM(Op):
         return g_values, g_dense, None, None, None
 
 
+def dense_mm(dense, sparse):
+    """dense (k, n) @ sparse COO (n, m), or a dense vector (n,) @ sparse: the transpose of sparseᵀ @ denseᵀ, so
+    gradients reach the dense operand and the stored values, as in PyTorch."""
+    if dense.ndim == 1:
+        return dense_mm(dense.unsqueeze(0), sparse).squeeze(0)
+    if sparse.dim() != 2 or dense.ndim != 2:
+        raise RuntimeError(f"mm: expects a 2-D dense tensor and a 2-D sparse tensor, got {dense.ndim}-D and "
+                           f"{sparse.dim()}-D")
+    if dense.shape[1] != sparse.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({dense.shape[0]}x{dense.shape[1]} and "
+                           f"{sparse.shape[0]}x{sparse.shape[1]})")
+    return mm(sparse.t(), dense.t()).t()
+
+
 def mm(sparse, dense):
-    """`torch.sparse.mm(sparse, dense)`: the product of a 2-D sparse COO tensor and a dense matrix."""
+    """`torch.sparse.mm(sparse, dense)`: the product of a 2-D sparse COO tensor and a dense matrix (either
+    operand may be the sparse one)."""
+    if isinstance(dense, SparseCOOTensor) and not isinstance(sparse, SparseCOOTensor):
+        return dense_mm(sparse, dense)
     if isinstance(dense, SparseCOOTensor):
         return mm(sparse, dense.to_dense())
     if not isinstance(sparse, SparseCOOTensor):

@@ -48,6 +48,7 @@ from .pickling import dumps as _dumps
 from .pickling import loads as _loads
 from .pickling import stream_name as _stream_name
 from .pickling import vet as _vet
+from .weights_only import resolve as _resolve_weights_only
 
 MAGIC = b"TCSAVE\r\n"
 FORMAT_VERSION = 1
@@ -375,15 +376,17 @@ class _Decoder:
         return target
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved with `tc.save` from a path or binary file object.
 
     `map_location` moves tensors: a device ("cpu", "cuda:0"), a dict {saved_device: new_device}, or a function
     `fn(tensor, saved_device)`. With `weights_only=True` (the default) only tensors, numbers, strings, None,
     containers, dtypes, devices and `Size` load, plus what `tc.serialization.add_safe_globals` allow-lists;
     anything else (pickled objects, and NumPy arrays and scalars as in PyTorch) is refused with PyTorch's
-    message naming the global to allow-list, because unpickling can run code.
+    message naming the global to allow-list, because unpickling can run code. PyTorch's environment switches
+    `TORCH_FORCE_WEIGHTS_ONLY_LOAD` / `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` apply (`weights_only.py`).
     """
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     data, name = _read_all(f)
     meta, payload = _check_header(data, name)
     if meta.get("format") != "tinygrad_course" or "root" not in meta:

@@ -7,6 +7,8 @@ framework ops, as in PyTorch itself.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ...factories import sampler
 from ...ops import fused as _fused
 from ...shapes import normalize_dim
@@ -231,7 +233,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _float_only(input, "rrelu_with_noise")
     xp, a = input._xp, input._data
     if training:
-        slopes = sampler(None, input._device).random(tuple(input.shape)) * (upper - lower) + lower
+        # as PyTorch's CPU kernel: a float64 U(lower, upper) draw for each element <= 0, in order
+        neg = a <= 0
+        lo, hi = (float(a.dtype.type(v)) for v in (lower, upper))
+        slopes = xp.ones(a.shape, a.dtype)
+        slopes[neg] = sampler(None, input._device).uniform(lo, hi, (int(neg.sum()),), np.float64)
     else:
         slopes = (lower + upper) / 2
     noise = xp.where(a > 0, 1, slopes).astype(a.dtype, copy=False)

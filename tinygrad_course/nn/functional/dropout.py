@@ -20,8 +20,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         mask = xp.zeros(input.shape, dtype=input._data.dtype)
     else:  # drawn where the input lives: no host round trip on the GPU
-        keep = sampler(None, input._device).random(tuple(input.shape)) >= p
-        mask = keep.astype(input._data.dtype) * input._data.dtype.type(1.0 / (1.0 - p))
+        mask = _keep_mask(input, p, tuple(input.shape))
+        mask = mask / mask.dtype.type(1.0 - p)
     out = _fused.Dropout.apply(input, mask)
     if inplace and not input.requires_grad:
         return input.copy_(out)
@@ -34,11 +34,12 @@ def _check_p(p):
 
 
 def _keep_mask(input, p, shape):
-    """A 0/1 array of `shape` (1 with probability 1-p), drawn where the input lives."""
+    """A 0/1 array of `shape` (1 with probability 1-p), drawn where the input lives (as PyTorch's
+    `bernoulli_(1 - p)` on the CPU)."""
     dtype = input._data.dtype
     if p == 1.0:
         return input._xp.zeros(shape, dtype=dtype)
-    return (sampler(None, input._device).random(tuple(shape)) >= p).astype(dtype)
+    return sampler(None, input._device).bernoulli(1.0 - p, tuple(shape)).astype(dtype)
 
 
 def _finish(input, out, inplace):
@@ -53,7 +54,7 @@ def _feature_dropout(input, p, inplace, batched):
     shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
     mask = _keep_mask(input, p, shape)
     if p < 1.0:
-        mask = mask * mask.dtype.type(1.0 / (1.0 - p))
+        mask = mask / mask.dtype.type(1.0 - p)
     if not batched:
         mask = mask[0]
     return _finish(input, input * _wrap(mask), inplace)

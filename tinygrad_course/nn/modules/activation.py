@@ -1,8 +1,8 @@
 """Activation layers: `ReLU`, `LeakyReLU`, `Sigmoid`, `Tanh`, `GELU`, `SiLU`, `Softmax`, `LogSoftmax`, and the
 rest of PyTorch's: `ELU`, `SELU`, `CELU`, `ReLU6`, `Hardtanh`, `Hardsigmoid`, `Hardswish`, `Mish`, `Softplus`,
 `LogSigmoid`, `Softsign`, `Tanhshrink`, `Softshrink`, `Hardshrink`, `Threshold`, `Softmin`, `Softmax2d`, `GLU`,
-`PReLU`, `RReLU`. The softmax family (`Softmax`, `LogSoftmax`, `Softmin`, `Softmax2d`) lives in `softmax` and is
-re-exported here, where PyTorch keeps it."""
+`PReLU`, `RReLU`. The softmax family (`Softmax`, `LogSoftmax`, `Softmin`, `Softmax2d`) lives in `softmax` and
+`MultiheadAttention` in `attention`; both are imported here, where PyTorch keeps them."""
 from __future__ import annotations
 
 import warnings
@@ -11,12 +11,14 @@ from ...autograd.grad_mode import no_grad
 from ...factories import empty
 from .. import functional as F
 from ..parameter import Parameter
+from .attention import MultiheadAttention
 from .module import Module
 from .softmax import LogSoftmax, Softmax, Softmax2d, Softmin
 
 __all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU", "Softmax", "LogSoftmax", "ELU", "SELU", "CELU",
            "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "Softplus", "LogSigmoid", "Softsign", "Tanhshrink",
-           "Softshrink", "Hardshrink", "Threshold", "Softmin", "Softmax2d", "GLU", "PReLU", "RReLU"]
+           "Softshrink", "Hardshrink", "Threshold", "Softmin", "Softmax2d", "GLU", "PReLU", "RReLU",
+           "MultiheadAttention"]
 
 
 class ReLU(Module):

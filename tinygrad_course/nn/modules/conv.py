@@ -1,6 +1,7 @@
 """Convolutions: `Conv1d`, `Conv2d`, `ConvTranspose1d`, `ConvTranspose2d`."""
 from __future__ import annotations
 
+from ..._unsupported import getattr_for
 from ...factories import empty
 from ...seams import component
 from .. import functional as F
@@ -9,6 +10,7 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__getattr__ = getattr_for("tc.nn", __name__)  # Conv3d, Lazy*: PyTorch names not implemented
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 

@@ -2,14 +2,16 @@
 regression, divergence, margin and embedding losses (`SmoothL1Loss`, `HuberLoss`, `KLDivLoss`, ...)."""
 from __future__ import annotations
 
+from ..._unsupported import getattr_for
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
+__all__ = ["CrossEntropyLoss", "NLLLoss", "NLLLoss2d", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
            "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
+__getattr__ = getattr_for("tc.nn", __name__)  # CTCLoss, LinearCrossEntropyLoss: PyTorch names not implemented
 
 
 class _Loss(Module):
@@ -51,6 +53,11 @@ class NLLLoss(_WeightedLoss):
         """`F.nll_loss` with this layer's settings."""
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+
+class NLLLoss2d(NLLLoss):
+    """PyTorch's old name of `NLLLoss` for (N, C, H, W) log-probabilities; `NLLLoss` handles those itself."""
 
 
 class MSELoss(_Loss):

@@ -1,12 +1,14 @@
 """Pooling layers: max, average, adaptive, power-average (LP) pooling and max unpooling, 1-D and 2-D."""
 from __future__ import annotations
 
+from ..._unsupported import getattr_for
 from ...seams import component
 from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+__getattr__ = getattr_for("tc.nn", __name__)  # 3-d and fractional pooling: PyTorch names not implemented
 
 
 class MaxPool2d(Module):

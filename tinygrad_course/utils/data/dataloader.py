@@ -12,6 +12,8 @@ import queue
 import warnings
 import weakref
 
+import numpy as np
+
 from ...cuda import is_available as _cuda_is_available
 from ...factories import default_generator
 from . import _worker
@@ -164,8 +166,8 @@ class _BaseIter:
         self._collate_fn = loader.collate_fn
         self._index_sampler = loader._index_sampler
         self._num_yielded = 0
-        self._base_seed = int((loader.generator or default_generator).integers(0, 2 ** 62, ()))
         self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = int((loader.generator or default_generator).full_range((), np.int64))
 
     def __iter__(self):
         return self

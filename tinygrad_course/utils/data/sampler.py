@@ -37,7 +37,7 @@ def _fresh_generator(generator):
     """The given generator, or a new one seeded from the default generator (so `tc.manual_seed` controls it)."""
     if generator is not None:
         return generator
-    seed = int(default_generator.integers(0, 2 ** 63 - 1, ()))
+    seed = int(default_generator.full_range((), np.int64))  # torch.empty((), dtype=int64).random_()
     return Generator().manual_seed(seed)
 
 

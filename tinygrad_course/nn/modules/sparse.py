@@ -1,6 +1,7 @@
 """`Embedding`: a table of learned vectors looked up by index, like `torch.nn.Embedding`."""
 from __future__ import annotations
 
+from ..._unsupported import getattr_for
 from ...autograd.grad_mode import no_grad
 from ...factories import empty
 from .. import functional as F
@@ -9,6 +10,7 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Embedding"]
+__getattr__ = getattr_for("tc.nn", __name__)  # EmbeddingBag: PyTorch names not implemented
 
 
 class Embedding(Module):
