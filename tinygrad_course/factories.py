@@ -1,7 +1,7 @@
-"""Creating tensors: `tensor`, `from_numpy`, `zeros`, `ones`, `arange`, `rand`, ... and seeding.
+"""Creating tensors: `tensor`, `from_numpy`, `zeros`, `ones`, `arange`, `rand`, ...
 
-Random numbers come from a NumPy `Generator` (PCG64); `manual_seed` makes them reproducible.
-The values differ from PyTorch's (different generator), the distributions and APIs do not.
+Random values come from `generator.py`: PyTorch's CPU generator (MT19937) and its kernels' arithmetic, so that
+after the same `manual_seed` the same calls give PyTorch's numbers.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import dtypes as _dt
 from ._backend import (CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device,
                        to_device_array)
 from ._signatures import arange_args, randint_args, size_arg, space_args
-from .generator import Generator, _generator, default_generator, manual_seed, sampler  # noqa: F401
+from .generator import sampler
 from .tensor_base import TensorBase, _wrap
 
 

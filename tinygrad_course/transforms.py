@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 
-from .factories import as_tensor, default_generator, from_numpy
+from .factories import as_tensor, from_numpy
+from .generator import default_generator
 from .tensor import Tensor
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Lambda", "RandomHorizontalFlip", "RandomCrop"]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..factories import _generator, from_numpy
+from ..factories import from_numpy
+from ..generator import _generator
 
 
 def _rng(generator):

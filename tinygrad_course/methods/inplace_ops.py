@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..factories import bernoulli as _bernoulli
 from ..factories import multinomial as _multinomial
-from ..factories import sampler, tensor
+from ..factories import tensor
+from ..generator import sampler
 from ..ops import arithmetic as AR
 from ..ops import indexing as IX
 from ..ops import unary_math as UM
@@ -99,7 +100,7 @@ class InplaceMethods:
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 0/1 samples that are 1 with probability `p` (a number or a tensor of probabilities)."""
-        if isinstance(p, Tensor):
+        if isinstance(p, TensorBase):
             p = self._xp.broadcast_to(p.detach()._data, self._data.shape)
         return self._random_fill(sampler(generator, self._device).bernoulli(p, self._data.shape))
 

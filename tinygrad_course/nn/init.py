@@ -8,7 +8,8 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..dtypes import float32, float64
-from ..factories import empty_like, sampler
+from ..factories import empty_like
+from ..generator import sampler
 from ..factories import eye as identity_matrix
 from ..factories import tensor as tensor_
 from ..ops.comparison import where

@@ -183,7 +183,7 @@ class SparseCOOTensor:
 
     def __rmatmul__(self, other):
         """dense @ sparse is dense."""
-        if isinstance(other, Tensor):
+        if isinstance(other, TensorBase):
             return dense_mm(other, self)
         return NotImplemented
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...factories import sampler
+from ...generator import sampler
 from ...ops import fused as _fused
 from ...shapes import normalize_dim
 from ...ops.activation import (

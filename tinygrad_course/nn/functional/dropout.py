@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ...factories import sampler
+from ...generator import sampler
 from ...ops import fused as _fused
 from ...tensor_base import _wrap
 

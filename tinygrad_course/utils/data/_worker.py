@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...factories import manual_seed
+from ...generator import manual_seed
 
 _worker_info = None
 _POLL_SECONDS = 1.0

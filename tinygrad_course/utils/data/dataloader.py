@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ...cuda import is_available as _cuda_is_available
-from ...factories import default_generator
+from ...generator import default_generator
 from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset

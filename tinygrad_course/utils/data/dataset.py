@@ -9,7 +9,8 @@ import math
 import warnings
 from itertools import accumulate
 
-from ...factories import default_generator, randperm
+from ...factories import randperm
+from ...generator import default_generator
 
 
 class Dataset:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ...distributed.process_group import get_rank, get_world_size, is_available, is_initialized
-from ...factories import Generator
+from ...generator import Generator
 from ...seams import component
 from .sampler import Sampler
 

@@ -5,7 +5,8 @@ import numbers
 
 import numpy as np
 
-from ...factories import Generator, default_generator, multinomial, tensor
+from ...factories import multinomial, tensor
+from ...generator import Generator, default_generator
 from ...seams import component
 from ...tensor import Tensor
 
