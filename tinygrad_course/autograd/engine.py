@@ -158,19 +158,14 @@ class Node:
         if self._fn is not None and not self._fn._check_grads:  # a built-in op (an `Op`)
             kept = self.__dict__
             for name, value in list(kept.items()):
-                if type(value) is tuple:  # arrays a fused op keeps together (a recurrent layer's states)
-                    drop = False
-                    for v in value:
-                        is_array = _ARRAY_TYPES.get(type(v))
-                        if is_array or is_array is None and _is_array(v):
-                            drop = True
-                            break
-                else:
-                    drop = _ARRAY_TYPES.get(type(value))
-                    if drop is None:
-                        drop = _is_array(value)
-                if drop:
+                is_array = _ARRAY_TYPES.get(type(value))
+                if is_array is None:
+                    is_array = _is_array(value)
+                if is_array:
                     del kept[name]
+                    self._freed = True
+            for name in self._fn.released_after_backward:  # what an op keeps in other containers
+                if kept.pop(name, None) is not None:
                     self._freed = True
 
     def mark_dirty(self, *tensors):
@@ -410,6 +405,7 @@ class Op(Function):
     view = False
     save_output = False
     save_inputs = False
+    released_after_backward = ()  # ctx attributes holding arrays in containers, dropped with the saved tensors
     non_differentiable_outputs = ()
 
     @classmethod
@@ -649,6 +645,15 @@ def _input_key(t):
     return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (grad_accumulator(t), 0)
 
 
+def _sum_of(a, b):
+    """Two gradients reaching one output, added: on their arrays when no graph is recorded and they agree in
+    shape, device and a float32/float64 dtype (no op to run), else with the `+` op."""
+    if not _state.enabled and a.dtype is b.dtype and a.dtype.name in ("float32", "float64") and \
+            a._device is b._device and a._data.shape == b._data.shape:
+        return _wrap(a._data + b._data)
+    return a + b
+
+
 def _run_node(node, grads):
     """Run one node's backward, with the profiler, anomaly check and post-hooks around it."""
     if profilers:
@@ -730,7 +735,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if buf is None:
                     buf = buffers[child] = [None] * child._num_outputs
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _sum_of(buf[nr], g)
                 deps[child] -= 1
                 if deps[child] == 0 and order is None:
                     heapq.heappush(ready, (-child._seq, next(tie), child))

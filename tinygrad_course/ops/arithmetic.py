@@ -109,7 +109,8 @@ class Mul(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * b, grad * a
+        need_a, need_b = ctx.needs_input_grad
+        return grad * b if need_a else None, grad * a if need_b else None
 
 
 class Div(Op):
@@ -125,7 +126,8 @@ class Div(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad / b, -grad * a / (b * b)
+        need_a, need_b = ctx.needs_input_grad
+        return grad / b if need_a else None, -grad * a / (b * b) if need_b else None
 
 
 class Pow(Op):

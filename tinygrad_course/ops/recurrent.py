@@ -176,6 +176,8 @@ class _RecurrentSequence(Op):
     or None, w_ih, w_hh, b_ih or None, b_hh or None, w_hr or None, masks (T, B, 1) bool or None, mode,
     reverse. Returns (output, h_n) or (output, h_n, c_n) for LSTM."""
 
+    released_after_backward = ("arrays",)  # the states of every step, kept for backpropagation through time
+
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, masks, mode, reverse):
         xp = x._xp
