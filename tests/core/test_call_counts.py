@@ -16,18 +16,18 @@ import pytest
 import tinygrad_course as tc
 import tinygrad_course.nn.functional as F
 
-# case -> the most Python calls one forward + backward may make. Backward formulas are framework ops (one
-# backward path, whether or not a graph is recorded), so tanh's backward is three ops, not one array expression.
+# case -> the most Python calls one forward + backward may make. Backward formulas are framework ops; where an op
+# gives a fused_backward (element-wise math, products, fused kernels) the engine runs it when no graph is recorded.
 LIMITS = {
     "mul": 87,
     "add_scalar": 68,
-    "tanh": 99,
-    "sigmoid": 100,
-    "relu": 98,
-    "exp_div": 108,  # the quotient rule with framework ops (grad / b; b's gradient only when b needs one)
-    "matmul": 159,  # the product backward is two products of framework ops (with their transposed views)
-    "chain_of_8": 309,
-    "linear_cross_entropy": 250,  # addmm's backward: framework-op products; cross-entropy's is fused
+    "tanh": 74,
+    "sigmoid": 75,
+    "relu": 73,
+    "exp_div": 106,  # the quotient rule with framework ops (grad / b; b's gradient only when b needs one)
+    "matmul": 104,  # the products' fused_backward works on arrays
+    "chain_of_8": 257,
+    "linear_cross_entropy": 149,
 }
 
 

@@ -252,11 +252,18 @@ class Node:
 
     def _summed_to(self, i, g, shape):
         """`g` summed over the dimensions broadcasting added or stretched, to the input's `shape`."""
+        data = g._data
         try:
-            if tuple(broadcast_shapes_checked(shape, g._data.shape)) == g._data.shape:
-                return sum_to_shape(g, shape)
+            fits = tuple(broadcast_shapes_checked(shape, data.shape)) == data.shape
         except RuntimeError:
-            pass
+            fits = False
+        if fits:
+            if _state.enabled or "sum_to_shape" in seams.ACTIVE:  # recorded (or the learner's sum_to_shape)
+                return sum_to_shape(g, shape)
+            lead = data.ndim - len(shape)  # no graph recorded: the same sums on the array, no op to run
+            dims = tuple(range(lead)) + tuple(lead + k for k, n in enumerate(shape)
+                                              if n == 1 and data.shape[lead + k] != 1)
+            return _wrap(data.sum(axis=dims, keepdims=True).reshape(shape))
         raise RuntimeError(
             f"Function {self.name()} returned an invalid gradient at index {i} - got "
             f"[{', '.join(map(str, g.shape))}] but expected shape compatible with [{', '.join(map(str, shape))}]"

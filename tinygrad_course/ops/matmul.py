@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Op
+from ..autograd.engine import Op, profilers
 from ..dtypes import type_name
 from ..shapes import broadcast_shapes_checked
 from ._util import check_same_device
@@ -81,6 +81,41 @@ def _grad_mat2(mat1, g, mat2):
     return (g.mT @ mat1).mT if _transposed(mat2) else mat1.mT @ g
 
 
+def _fused_products(g, a, b):
+    """Whether a product's gradients may be computed on arrays (`fused_backward`): the gradient and both operands
+    share a float32/float64 dtype, so the array products are those the ops would compute. Under the profiler
+    the products stay ops, so a table shows them (aten::mm) inside their backward node, as PyTorch's does."""
+    return g.dtype is a.dtype is b.dtype and g.dtype.name in ("float32", "float64") and not profilers
+
+
+def _mat_grads(g, a, b, need_a, need_b):
+    """(g @ b^T, a^T @ g) of 2-D operands as arrays, each in its operand's layout (see `_grad_mat1`)."""
+    xp, gd, ad, bd = g._xp, g._data, a._data, b._data
+    ga = gb = None
+    if need_a:
+        ga = matmul_arrays(xp, bd, gd.T).T if _transposed(a) else matmul_arrays(xp, gd, bd.T)
+    if need_b:
+        gb = matmul_arrays(xp, gd.T, ad).T if _transposed(b) else matmul_arrays(xp, ad.T, gd)
+    return ga, gb
+
+
+def _batched_grads(g, a, b, need_a, need_b):
+    """The gradients of a batched product whose operands need no unbroadcasting (equal batch dims, or a batch
+    times a matrix) as arrays; NotImplemented when this case does not apply."""
+    xp, gd, ad, bd = g._xp, g._data, a._data, b._data
+    if ad.ndim < 2 or bd.ndim < 2 or (bd.ndim > 2 and ad.shape[:-2] != bd.shape[:-2]):
+        return NotImplemented
+    ga = matmul_arrays(xp, gd, xp.swapaxes(bd, -1, -2)) if need_a else None
+    gb = None
+    if need_b:
+        if bd.ndim == 2:  # a batch of rows times one matrix: the batch folds into the rows
+            k, n = ad.shape[-1], gd.shape[-1]
+            gb = matmul_arrays(xp, ad.reshape(-1, k).T, gd.reshape(-1, n))
+        else:
+            gb = matmul_arrays(xp, xp.swapaxes(ad, -1, -2), gd)
+    return ga, gb
+
+
 class Matmul(Op):
     node_name = "UnsafeViewBackward0"
 
@@ -115,6 +150,17 @@ class Matmul(Op):
         if ctx.needs_input_grad[1]:
             gb = (a2.mT @ g2).squeeze(-1) if b.ndim == 1 else a2.mT @ g2
         return ga, gb
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        """The same products on arrays (matrices and batches that need no unbroadcasting)."""
+        a, b = ctx.saved_tensors
+        if not _fused_products(g, a, b) or a.ndim == 1 or b.ndim == 1:
+            return NotImplemented
+        need = ctx.needs_input_grad
+        if a.ndim == 2 and b.ndim == 2:
+            return _mat_grads(g, a, b, need[0], need[1])
+        return _batched_grads(g, a, b, need[0], need[1])
 
 
 class Mm(Matmul):
@@ -223,3 +269,12 @@ class Addmm(Op):
         gx = _grad_mat1(g, w, x) if need[1] else None
         gw = _grad_mat2(x, g, w) if need[2] else None
         return gb, gx, gw
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        """The same products on arrays; the bias's gradient is the output's (the engine sums it to the bias)."""
+        x, w = ctx.saved_tensors
+        if not _fused_products(g, x, w):
+            return NotImplemented
+        need = ctx.needs_input_grad
+        return (g._data if need[0] else None,) + _mat_grads(g, x, w, need[1], need[2])

@@ -11,6 +11,15 @@ from ..autograd.engine import Op
 
 
 
+def _fused(g, y, formula):
+    """`formula(g, y)` on the arrays of the gradient and the saved output, as one `fused_backward` (the same
+    arithmetic as the ops of `backward`, without an op per step), when both share a float32/float64 dtype
+    (lower precisions round after every op, which the ops reproduce); else NotImplemented."""
+    if g.dtype is not y.dtype or y.dtype.name not in ("float32", "float64"):
+        return NotImplemented
+    return formula(g._data, y._data)
+
+
 def _float_array(x):
     """`x`'s array, converted to the default float dtype if it is not floating point."""
     return x._data if x.dtype.category == 2 else x._data.astype(_dt.get_default_dtype().np_dtype)
@@ -76,6 +85,10 @@ class Exp(Op):
     @staticmethod
     def backward(ctx, g):
         return g * ctx.saved_output
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        return _fused(g, ctx.saved_output, lambda g, y: g * y)
 
 
 class Log(Op):
@@ -232,6 +245,10 @@ class Tanh(Op):
         y = ctx.saved_output
         return g * (1 - y * y)
 
+    @staticmethod
+    def fused_backward(ctx, g):
+        return _fused(g, ctx.saved_output, lambda g, y: g * (1 - y * y))
+
 
 class Sigmoid(Op):
     node_name = "SigmoidBackward0"
@@ -249,6 +266,10 @@ class Sigmoid(Op):
     def backward(ctx, g):
         y = ctx.saved_output
         return g * y * (1 - y)
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        return _fused(g, ctx.saved_output, lambda g, y: g * y * (1 - y))
 
 
 class Relu(Op):
@@ -270,6 +291,10 @@ class Relu(Op):
     @staticmethod
     def backward(ctx, g):
         return g * (ctx.saved_output > 0)
+
+    @staticmethod
+    def fused_backward(ctx, g):
+        return _fused(g, ctx.saved_output, lambda g, y: g * (y > 0))
 
 
 class Rounding(Op):

@@ -122,6 +122,10 @@ class Transpose(Op):
             return g
         return g.transpose(ctx.d0, ctx.d1)
 
+    @staticmethod
+    def fused_backward(ctx, g):
+        return g._data.swapaxes(ctx.d0, ctx.d1) if g._data.ndim else g._data
+
 
 class T(Transpose):
     node_name = "TBackward0"
