@@ -9,9 +9,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 # Build mode: the learner's package for every test, notebook kernel and child process is an empty folder of
 # this run's own, so a developer's own mytorch/ never changes what the lecture notebooks print.
 if "TC_MYTORCH" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
-    os.environ["TC_MYTORCH"] = os.path.join(tempfile.mkdtemp(prefix="tc-mytorch-"), "mytorch")
+    _learner_folder = tempfile.mkdtemp(prefix="tc-mytorch-")
+    atexit.register(shutil.rmtree, _learner_folder, True)  # removed when the test run ends
+    os.environ["TC_MYTORCH"] = os.path.join(_learner_folder, "mytorch")
 
 import pytest  # noqa: E402
 
