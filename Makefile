@@ -39,8 +39,8 @@ lab: $(LAB_STAMP)
 # third runs the core, nn and optim suites with every tensor created on the stand-in GPU, so the cuda
 # code path is exercised on machines without a GPU too; on a GPU machine the first run covers the GPU.
 test: $(STAMP)
-	sh scripts/ensure_chromium.sh
-	sh scripts/ensure_bwrap.sh
+	sh scripts/ensure_debian_package.sh /usr/bin/chromium chromium "the browser tests"
+	sh scripts/ensure_debian_package.sh bwrap bubblewrap "the bwrap isolation tests"
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	TC_STRICT_CUPY=1 $(PY) -m pytest -m gpu -q -p no:cacheprovider

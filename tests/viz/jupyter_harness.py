@@ -23,7 +23,7 @@ SETTINGS = {
 def browser_skip_reason():
     """Why the browser tests cannot run here, or None."""
     if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} not found (run scripts/ensure_chromium.sh as root, or apt-get install chromium)"
+        return f"{CHROMIUM} not found (run make test as root, or apt-get install chromium)"
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
