@@ -287,3 +287,36 @@ def test_the_grader_parses_source_only_through_its_lock():
     direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
               if p.name != "parsing.py" and "ast.parse(" in p.read_text(encoding="utf-8")]
     assert direct == [], direct
+
+
+def test_results_written_just_before_the_worker_exits_are_not_lost():
+    """The worker may send its last events and exit between two looks at the pipe: the grader still reads them."""
+    import threading
+
+    from tinygrad_course.grading.sandbox.isolation import Isolation
+    from tinygrad_course.grading.sandbox.runner import Limits, _Attempt
+
+    read_fd, write_fd = os.pipe()
+    events = [{"e": "isolation", "layers": []}, {"e": "start", "step": 0}, {"e": "end", "step": 0}, {"e": "done"}]
+
+    class ExitsRightAfterWriting:  # poll() is the moment the grader looks: the events arrive just before it
+        returncode = None
+
+        def poll(self):
+            if self.returncode is None:
+                os.write(write_fd, b"".join(json.dumps(e).encode() + b"\n" for e in events))
+                self.returncode = 0
+            return self.returncode
+
+        def wait(self, timeout=None):
+            return self.returncode
+
+    attempt = _Attempt({"sandbox": "."}, Isolation("test", landlock=False, namespace=True, fences=False), Limits(),
+                       deadline=float("inf"), stop=threading.Event())
+    try:
+        attempt._watch(ExitsRightAfterWriting(), read_fd)
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+    assert attempt.done and attempt.confined and attempt.current is None
+    assert [e["e"] for e in attempt.events] == ["isolation", "start", "end", "done"]

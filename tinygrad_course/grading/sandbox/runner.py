@@ -145,9 +145,11 @@ class _Attempt:
             self.returncode = process.returncode
 
     def _watch(self, process, read_fd: int) -> None:
-        data, total = bytearray(), 0
+        data, total, exited_at = bytearray(), 0, None
         while True:
-            ready, _, _ = select.select([read_fd], [], [], 0.05)
+            # once the worker has exited, what it wrote last may still be in the pipe: read until the pipe is
+            # empty (or closed) before concluding, or a worker that finished between two looks would lose its results
+            ready, _, _ = select.select([read_fd], [], [], 0.05 if exited_at is None else 0)
             if ready:
                 chunk = os.read(read_fd, 1 << 16)
                 if not chunk:
@@ -160,6 +162,8 @@ class _Attempt:
                 if b"\n" in chunk:
                     self._take(data)
                 continue
+            if exited_at is not None:
+                break
             now = time.monotonic()
             if self.stop.is_set():
                 self.ending = "stopped"
@@ -171,7 +175,8 @@ class _Attempt:
                 self.ending = f"stopped after {self.limits.cell_timeout:g} s"
                 return
             if process.poll() is not None:
-                break
+                exited_at = now
+                continue
             if not self.isolation.private_tmpfs and now > self.next_disk_check:  # no private tmpfs: measure
                 self.next_disk_check = now + 0.5
                 if _usage(self.spec["sandbox"]) > self.limits.disk_mb * 2**20:
