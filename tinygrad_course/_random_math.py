@@ -3,8 +3,9 @@
 PyTorch's x86 build contracts `a * b + c` into one fused multiply-add (rounded once), and its float32
 normal kernel evaluates log, sin and cos with the polynomials of `avx_mathfun.h` (Cephes, eight lanes at a
 time). NumPy rounds every operation, so `fma32`/`fma64` round the exact `a * b + c` once, and
-`log_ps`/`sincos_ps` follow the AVX code step by step (with its fused steps fused). `log_f64` returns the
-C library's `log` (NumPy's own vectorised log differs from it in the last bit now and then)."""
+`standard_normals_f32` follows the AVX code step by step (with its fused steps fused) over whole blocks of
+random words. `log_f64` returns the C library's `log` (NumPy's own vectorised log differs from it in the
+last bit now and then)."""
 from __future__ import annotations
 
 import math
@@ -65,52 +66,195 @@ def log_f64(x):
     return out
 
 
-_MIN_NORM = np.array([0x00800000], np.int32).view(np.float32)[0]
-_HALF_BITS = np.int32(0x3F000000)
-_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
-          -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)
+# ---- PyTorch's float32 normals: `normal_fill_16_AVX2` with `log256_ps` and `sincos256_ps` -------------------
+#
+# A float32 fused multiply-add `fma(a, b, c)` is emulated in float64: the product of two floats is exact there
+# (24 + 24 bits), so the float64 sum rounds once, and rounding that to float32 gives the fused result unless
+# the float64 rounding moved it onto a float32 tie. Each step below avoids that second rounding one of three
+# ways, said at the step: the float64 sum is exact (so only the float32 rounding happens); or the step's
+# result stays in one binade [2^a, 2^(a+1)) for every input, so adding `c + 1.5 * 2^(a+29)` rounds the sum
+# straight onto the float32 grid of that binade (one rounding, ties to even) and subtracting `1.5 * 2^(a+29)`
+# gives it back exactly; or the inputs are few enough (2^24 random words per half) that every one was checked
+# (tests/core/test_random_math.py compares all of them with the step-by-step reference). All work is done on
+# blocks small enough to stay in the cache, with every array allocated once per call.
+
+_f, _d = np.float32, np.float64
+_V8 = np.dtype((np.void, 32))  # eight 32-bit lanes: half a block of 16 words, copied as one item
+_ROWS = 4096                   # blocks of 16 words transformed at a time
+_MASK24 = 0xFFFFFF
+_LOG_P = tuple(_d(_f(c)) for c in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                                   1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                                   3.3333331174E-1))
+_SQRTHF_BITS = int(np.array([0.707106781186547524], np.float32).view(np.int32)[0])
+_LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4), _f(0.693359375)
+_TWO_PI_ULP = _f(_f(2.0 * math.pi) * _f(2.0 ** -24))  # 2pi (float32) times the uniforms' step, exactly
+_FOPI = _f(1.27323954473516)
+_DP1, _DP2, _DP3 = _f(-0.78515625), _f(-2.4187564849853515625e-4), _d(_f(-3.77489497744594108e-8))
+_COS_P = tuple(_d(_f(c)) for c in (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002))
+_SIN_P = tuple(_d(_f(c)) for c in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1))
 
 
-def log_ps(x):
-    """`log256_ps` of PyTorch's `avx_mathfun.h` for positive float32 `x` (Cephes `logf`)."""
-    x = np.maximum(np.asarray(x, np.float32), _MIN_NORM)
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(np.float32) + _f(1)
-    x = ((bits & np.int32(~0x7F800000)) | _HALF_BITS).view(np.float32)
-    small = x < _f(0.707106781186547524)
-    x = (x - _f(1)) + np.where(small, x, _f(0))
-    e = e - small.astype(np.float32)
-    z = x * x
-    y = np.full_like(x, _f(_LOG_P[0]))
-    for coef in _LOG_P[1:]:
-        y = fma32(y, x, _f(coef))
-    y = y * x
-    y = fma32(y, z, e * _f(-2.12194440e-4))
-    y = y - z * _f(0.5)  # the products here are exact (a power of two; a small integer times 355/512), so
-    return (x + y) + e * _f(0.693359375)  # fusing them changes nothing
+def _snap(binade):
+    """The constant whose addition rounds a float64 in [2^binade, 2^(binade+1)) to float32's grid there."""
+    return 1.5 * 2.0 ** (binade + 29)
 
 
-def sincos_ps(x):
-    """`sincos256_ps` of PyTorch's `avx_mathfun.h`: (sin, cos) of float32 `x` (Cephes `sinf`/`cosf`)."""
-    x = np.asarray(x, np.float32)
-    sign_sin = x.view(np.int32) & np.int32(-0x80000000)
-    x = np.abs(x)
-    j = (x * _f(1.27323954473516)).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(np.float32)
-    sign_sin = sign_sin ^ ((j & 4) << 29)
-    sign_cos = ((~(j - 2)) & 4) << 29
-    use_sin_poly = (j & 2) == 0
-    x = x + y * _f(-0.78515625)  # exact products: j < 16 times constants of 8 and 12 bits
-    x = x + y * _f(-2.4187564849853515625e-4)
-    x = fma32(y, _f(-3.77489497744594108e-8), x)
-    z = x * x
-    yc = fma32(np.full_like(z, _f(2.443315711809948E-005)), z, _f(-1.388731625493765E-003))
-    yc = fma32(yc, z, _f(4.166664568298827E-002)) * z
-    yc = fma32(yc, z, -(z * _f(0.5))) + _f(1)
-    ys = fma32(np.full_like(z, _f(-1.9515295891E-4)), z, _f(8.3321608736E-3))
-    ys = fma32(ys, z, _f(-1.6666654611E-1)) * z
-    ys = fma32(ys, x, x)
-    s = np.where(use_sin_poly, ys, yc)
-    c = np.where(use_sin_poly, yc, ys)
-    return (s.view(np.int32) ^ sign_sin).view(np.float32), (c.view(np.int32) ^ sign_cos).view(np.float32)
+# (binades of the cos and sin polynomials' first two steps for every reduced argument: 2^-10, 2^-5; 2^-7, 2^-3)
+_M_C1, _M_C2, _M_S1, _M_S2 = _snap(-10), _snap(-5), _snap(-7), _snap(-3)
+_INT_MIN = np.uint32(0x80000000)
+
+
+class _Block:
+    """Buffers for `rows` blocks of 16 words, and the two halves of the AVX kernel on them."""
+
+    def __init__(self, rows):
+        lanes = rows * 8
+        self.rows = rows
+        self.k = np.empty((2, rows, 8), np.uint32)       # the words' low 24 bits: u1 half, u2 half
+        self.o = np.empty((2, rows, 8), np.float32)      # cos results, sin results
+        self.f = [np.empty(lanes, np.float32) for _ in range(6)]
+        self.d = [np.empty(lanes, np.float64) for _ in range(4)]
+        self.i = [np.empty(lanes, np.int32) for _ in range(3)]
+
+    def fill(self, words, out):
+        """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
+        `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin."""
+        np.copyto(self.k.view(_V8)[..., 0], words.view(_V8).T)
+        np.bitwise_and(self.k, _MASK24, out=self.k)
+        r = self._radius(self.k[0].reshape(-1))
+        s, c = self._sincos(self.k[1].reshape(-1))
+        np.multiply(r, c, out=self.o[0].reshape(-1))
+        np.multiply(r, s, out=self.o[1].reshape(-1))
+        np.copyto(out.view(_V8), self.o.view(_V8)[..., 0].T)
+
+    def _radius(self, k):
+        """sqrt(-2 * log256_ps(1 - k * 2^-24)) for 24-bit integers `k` (uint32), in float32."""
+        nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
+        x, y, t, _ = self.d
+        e, dd, _ = self.i
+        np.subtract(1 << 24, k, out=e.view(np.uint32))
+        np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
+        bits = nf.view(np.int32)
+        np.right_shift(bits, 23, out=e)
+        np.subtract(e, 150, out=e)                       # log256_ps's e + 1 for 1 - u = n * 2^-24
+        np.bitwise_and(bits, 0x007FFFFF, out=bits)
+        np.bitwise_or(bits, 0x3F000000, out=bits)        # mantissa m in [0.5, 1)
+        np.subtract(bits, _SQRTHF_BITS, out=dd)
+        np.right_shift(dd, 31, out=dd)                   # -1 where m < sqrt(1/2): there m -> 2m, e -> e - 1
+        np.add(e, dd, out=e)
+        np.left_shift(dd, 23, out=dd)
+        np.subtract(bits, dd, out=bits)
+        x32 = nf
+        np.subtract(x32, _f(1), out=x32)                 # x = m - 1 (or 2m - 1), exact: a multiple of 2^-24
+        np.copyto(x, x32)
+        # Horner steps: |y| >= 2^-4 and |x| < 2^-1 throughout, so y * x + c is a multiple of 2^-51 below
+        # 2^-1 (at most 50 bits): the float64 sum is exact
+        np.multiply(x, _LOG_P[0], out=y)
+        np.add(y, _LOG_P[1], out=y)
+        for c in _LOG_P[2:]:
+            np.copyto(y32, y, casting="unsafe")
+            np.copyto(y, y32)
+            np.multiply(y, x, out=y)
+            np.add(y, c, out=y)
+        np.copyto(y32, y, casting="unsafe")
+        np.multiply(y32, x32, out=y32)                   # y = y * x
+        np.multiply(x32, x32, out=z32)                   # z = x * x
+        np.copyto(e32, e, casting="unsafe")
+        np.multiply(e32, _LOG_Q1, out=q32)
+        np.copyto(y, y32)                                # y = fma(y, z, e * q1): checked for every input
+        np.copyto(t, z32)
+        np.multiply(y, t, out=y)
+        np.copyto(t, q32)
+        np.add(y, t, out=y)
+        np.copyto(y32, y, casting="unsafe")
+        np.multiply(z32, _f(0.5), out=z32)
+        np.subtract(y32, z32, out=y32)                   # y - z * 0.5 (an exact product: unfused is fused)
+        np.add(x32, y32, out=y32)
+        np.multiply(e32, _LOG_Q2, out=e32)               # a small integer times 355/512: exact
+        np.add(y32, e32, out=y32)
+        np.multiply(y32, _f(-2.0), out=y32)
+        return np.sqrt(y32, out=y32)
+
+    def _sincos(self, k):
+        """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: (sin, cos) in float32."""
+        th, _, x32, a32, yc32, ys32 = self.f
+        x, t, z, h = self.d
+        j, mask, sign = self.i
+        np.copyto(th, k, casting="unsafe")
+        np.multiply(th, _TWO_PI_ULP, out=th)             # theta = 2pi * u, one float32 rounding
+        np.multiply(th, _FOPI, out=a32)
+        np.copyto(j, a32, casting="unsafe")              # truncated, as _mm256_cvttps_epi32
+        np.add(j, 1, out=j)
+        np.bitwise_and(j, -2, out=j)                     # j in {0, 2, 4, 6, 8}
+        yj = ys32
+        np.copyto(yj, j, casting="unsafe")
+        np.multiply(yj, _DP1, out=a32)                   # the first two products are exact
+        np.add(th, a32, out=x32)
+        np.multiply(yj, _DP2, out=a32)
+        np.add(x32, a32, out=x32)
+        np.copyto(t, yj)                                 # x = fma(j, DP3, x): checked for every input
+        np.multiply(t, _DP3, out=t)
+        np.copyto(x, x32)
+        np.add(t, x, out=t)
+        np.copyto(x32, t, casting="unsafe")
+        np.copyto(x, x32)
+        z32 = th
+        np.multiply(x32, x32, out=z32)
+        np.copyto(z, z32)
+        np.multiply(z, _COS_P[0], out=t)                 # cos polynomial; its first two steps stay in
+        np.add(t, _COS_P[1] + _M_C1, out=t)              # one binade each: rounded by the constant
+        np.subtract(t, _M_C1, out=t)
+        np.multiply(t, z, out=t)
+        np.add(t, _COS_P[2] + _M_C2, out=t)
+        np.subtract(t, _M_C2, out=t)
+        np.copyto(yc32, t, casting="unsafe")
+        np.multiply(yc32, z32, out=yc32)
+        np.copyto(t, yc32)
+        np.multiply(t, z, out=t)
+        np.multiply(z, -0.5, out=h)
+        np.add(t, h, out=t)                              # fma(y, z, -(z * 0.5)): checked for every input
+        np.copyto(yc32, t, casting="unsafe")
+        np.add(yc32, _f(1), out=yc32)
+        np.multiply(z, _SIN_P[0], out=t)                 # sin polynomial, the same way
+        np.add(t, _SIN_P[1] + _M_S1, out=t)
+        np.subtract(t, _M_S1, out=t)
+        np.multiply(t, z, out=t)
+        np.add(t, _SIN_P[2] + _M_S2, out=t)
+        np.subtract(t, _M_S2, out=t)
+        np.copyto(ys32, t, casting="unsafe")
+        np.multiply(ys32, z32, out=ys32)
+        np.copyto(t, ys32)
+        np.multiply(t, x, out=t)
+        np.add(t, x, out=t)                              # fma(y, x, x): checked for every input
+        np.copyto(ys32, t, casting="unsafe")
+        # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
+        ys, yc, ju = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
+        np.left_shift(ju, 30, out=mask.view(np.uint32))
+        np.right_shift(mask, 31, out=mask)
+        np.bitwise_xor(ys, yc, out=sign)
+        np.bitwise_and(sign, mask, out=sign)
+        np.bitwise_xor(ys, sign, out=ys)
+        np.bitwise_xor(yc, sign, out=yc)
+        su = sign.view(np.uint32)
+        np.left_shift(ju, 29, out=su)
+        np.bitwise_and(su, _INT_MIN, out=su)
+        np.bitwise_xor(ys, sign, out=ys)
+        np.add(ju, 2, out=su)
+        np.left_shift(su, 29, out=su)
+        np.bitwise_and(su, _INT_MIN, out=su)
+        np.bitwise_xor(yc, sign, out=yc)
+        return ys32, yc32
+
+
+def standard_normals_f32(words):
+    """PyTorch's float32 N(0, 1) values for a multiple of 16 random 32-bit words (uint32): each block of 16
+    gives 16 normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does."""
+    words = np.ascontiguousarray(words, np.uint32).reshape(-1, 16)
+    out = np.empty(words.shape, np.float32)
+    block = None
+    for i in range(0, len(words), _ROWS):
+        part = words[i:i + _ROWS]
+        if block is None or block.rows != len(part):
+            block = _Block(len(part))
+        block.fill(part, out[i:i + _ROWS])
+    return out.reshape(-1)

@@ -29,6 +29,7 @@ class MT19937:
 
     def __init__(self, seed: int = 5489):
         self._bits = np.random.MT19937()
+        self._words = np.random.Generator(self._bits)  # its full-range uint32 integers are the raw words
         self.seed(seed)
 
     def seed(self, seed: int):
@@ -43,6 +44,11 @@ class MT19937:
         """`n` 32-bit words (uint64 array)."""
         self._fresh = False
         return self._bits.random_raw(int(n))
+
+    def words32(self, n: int) -> np.ndarray:
+        """`n` 32-bit words as a uint32 array (the same draws as `random32`, in half the memory)."""
+        self._fresh = False
+        return self._words.integers(0, 1 << 32, int(n), dtype=np.uint32)
 
     def random64(self, n: int) -> np.ndarray:
         """`n` 64-bit words: each from two 32-bit draws, the first one high."""
