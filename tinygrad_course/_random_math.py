@@ -180,7 +180,7 @@ class _Block:
         th, _, x32, a32, yc32, ys32 = self.f
         x, t, z, h = self.d
         j, mask, sign = self.i
-        np.copyto(th, k, casting="unsafe")
+        np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, out=th)             # theta = 2pi * u, one float32 rounding
         np.multiply(th, _FOPI, out=a32)
         np.copyto(j, a32, casting="unsafe")              # truncated, as _mm256_cvttps_epi32
@@ -192,7 +192,7 @@ class _Block:
         np.add(th, a32, out=x32)
         np.multiply(yj, _DP2, out=a32)
         np.add(x32, a32, out=x32)
-        np.copyto(t, yj)                                 # x = fma(j, DP3, x): checked for every input
+        np.copyto(t, j)                                  # x = fma(j, DP3, x): checked for every input
         np.multiply(t, _DP3, out=t)
         np.copyto(x, x32)
         np.add(t, x, out=t)
@@ -228,19 +228,18 @@ class _Block:
         np.add(t, x, out=t)                              # fma(y, x, x): checked for every input
         np.copyto(ys32, t, casting="unsafe")
         # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
-        ys, yc, ju = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
-        np.left_shift(ju, 30, out=mask.view(np.uint32))
+        ys, yc, octant = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
+        np.left_shift(octant, 29, out=octant)            # j's bits 1 and 2 on top
+        np.left_shift(octant, 1, out=mask.view(np.uint32))
         np.right_shift(mask, 31, out=mask)
         np.bitwise_xor(ys, yc, out=sign)
         np.bitwise_and(sign, mask, out=sign)
         np.bitwise_xor(ys, sign, out=ys)
         np.bitwise_xor(yc, sign, out=yc)
         su = sign.view(np.uint32)
-        np.left_shift(ju, 29, out=su)
-        np.bitwise_and(su, _INT_MIN, out=su)
+        np.bitwise_and(octant, _INT_MIN, out=su)
         np.bitwise_xor(ys, sign, out=ys)
-        np.add(ju, 2, out=su)
-        np.left_shift(su, 29, out=su)
+        np.add(octant, np.uint32(1 << 30), out=su)
         np.bitwise_and(su, _INT_MIN, out=su)
         np.bitwise_xor(yc, sign, out=yc)
         return ys32, yc32

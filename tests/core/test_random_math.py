@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tinygrad_course import _random_math as rm
+from tinygrad_course.mt19937 import MT19937, init_genrand
 
 _f = np.float32
 _MIN_NORM = np.array([0x00800000], np.int32).view(np.float32)[0]
@@ -100,3 +101,13 @@ def test_the_kernel_matches_the_reference_on_every_input():
     for start in range(0, 1 << 24, step):
         _assert_same(np.arange(start, start + step, dtype=np.uint32))
 
+
+
+def test_seeding_in_c_is_init_genrand_and_the_uint32_words_are_the_raw_words():
+    for seed in (0, 1, 5489, 2 ** 32 - 1, 2 ** 40 + 3):
+        engine = MT19937(seed)
+        state = engine._bits.state["state"]
+        assert np.array_equal(state["key"], init_genrand(seed)) and state["pos"] == 624
+        words = engine.words32(1000)
+        engine.seed(seed)
+        assert words.dtype == np.uint32 and np.array_equal(words, engine.random32(1000))
