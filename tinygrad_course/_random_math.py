@@ -15,24 +15,54 @@ import numpy as np
 _f = np.float32
 _TIE = np.uint64(1 << 28)
 _LOW29 = np.uint64((1 << 29) - 1)
+_FMA_BLOCK = 1 << 15
 
 
 def fma32(a, b, c):
-    """float32 `a * b + c` rounded once: exact in float64 except for a float32 tie, which is then resolved."""
+    """float32 `a * b + c` rounded once: exact in float64 except for a float32 tie, which is then resolved.
+    A large array times a number plus a number is done in blocks that stay in the cache."""
+    a = np.asarray(a)
+    if a.size <= _FMA_BLOCK or np.ndim(b) or np.ndim(c):
+        return _fma32(a, b, c)
+    flat = np.ascontiguousarray(a, np.float32).reshape(-1)
+    out = np.empty(flat.size, np.float32)
+    b64, c64 = np.float64(np.float32(b)), np.float64(np.float32(c))
+    r, low = np.empty(_FMA_BLOCK), np.empty(_FMA_BLOCK, np.uint64)
+    tie = np.empty(_FMA_BLOCK, bool)
+    for i in range(0, flat.size, _FMA_BLOCK):
+        part = flat[i:i + _FMA_BLOCK]
+        m = part.size
+        rm, tm = r[:m], tie[:m]
+        np.copyto(rm, part)
+        np.multiply(rm, b64, out=rm)
+        np.add(rm, c64, out=rm)
+        np.bitwise_and(rm.view(np.uint64), _LOW29, out=low[:m])
+        if np.equal(low[:m], _TIE, out=tm).any():
+            ties = np.flatnonzero(tm)
+            _resolve_ties(rm, ties, part[ties] * b64, c64)
+        np.copyto(out[i:i + m], rm, casting="unsafe")
+    return out.reshape(a.shape)
+
+
+def _fma32(a, b, c):
     r = np.multiply(a, b, dtype=np.float64)
     r += c
     tie = (r.view(np.uint64) & _LOW29) == _TIE
-    if tie.any():  # the float64 sum sits exactly between two floats: its rounding error decides
+    if tie.any():
         ties = np.flatnonzero(tie)
-        flat = r.reshape(-1)
-        p = (np.broadcast_to(a, r.shape).reshape(-1)[ties].astype(np.float64)
-             * np.broadcast_to(b, r.shape).reshape(-1)[ties])
-        cc = np.broadcast_to(np.asarray(c, np.float64), r.shape).reshape(-1)[ties]
-        s = flat[ties]
-        bv = s - p
-        err = (p - (s - bv)) + (cc - bv)
-        flat[ties] = np.where(err != 0, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        at = np.unravel_index(ties, r.shape)
+        p = np.broadcast_to(a, r.shape)[at].astype(np.float64) * np.broadcast_to(b, r.shape)[at]
+        _resolve_ties(r.reshape(-1), ties, p, np.broadcast_to(np.asarray(c, np.float64), r.shape)[at])
     return r.astype(np.float32)
+
+
+def _resolve_ties(flat, ties, p, c):
+    """Where the float64 sum `flat[ties]` of the exact products `p` and `c` sits exactly between two floats,
+    move it off the tie by the sign of its rounding error, so that rounding to float32 goes the fused way."""
+    s = flat[ties]
+    bv = s - p
+    err = (p - (s - bv)) + (c - bv)
+    flat[ties] = np.where(err != 0, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
 
 
 def _split(a):
