@@ -275,11 +275,12 @@ class _Block:
         return ys32, yc32
 
 
-def standard_normals_f32(words):
+def standard_normals_f32(words, out=None):
     """PyTorch's float32 N(0, 1) values for a multiple of 16 random 32-bit words (uint32): each block of 16
-    gives 16 normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does."""
+    gives 16 normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does (into
+    `out`, a contiguous float32 array of the same size, when given)."""
     words = np.ascontiguousarray(words, np.uint32).reshape(-1, 16)
-    out = np.empty(words.shape, np.float32)
+    out = np.empty(words.shape, np.float32) if out is None else out.reshape(words.shape)
     block = None
     for i in range(0, len(words), _ROWS):
         part = words[i:i + _ROWS]
