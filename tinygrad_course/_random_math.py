@@ -9,6 +9,7 @@ last bit now and then)."""
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -132,23 +133,34 @@ def _snap(binade):
 # (binades of the cos and sin polynomials' first two steps for every reduced argument: 2^-10, 2^-5; 2^-7, 2^-3)
 _M_C1, _M_C2, _M_S1, _M_S2 = _snap(-10), _snap(-5), _snap(-7), _snap(-3)
 _INT_MIN = np.uint32(0x80000000)
+_blocks = threading.local()
 
 
 class _Block:
-    """Buffers for `rows` blocks of 16 words, and the two halves of the AVX kernel on them."""
+    """Buffers for up to `rows` blocks of 16 words, and the two halves of the AVX kernel on them."""
 
     def __init__(self, rows):
         lanes = rows * 8
+        self.capacity, self.rows = rows, None
+        self._k = np.empty(2 * lanes, np.uint32)          # the words' low 24 bits: u1 half, u2 half
+        self._o = np.empty(2 * lanes, np.float32)         # cos results, sin results
+        self._f = [np.empty(lanes, np.float32) for _ in range(6)]
+        self._d = [np.empty(lanes, np.float64) for _ in range(4)]
+        self._i = [np.empty(lanes, np.int32) for _ in range(3)]
+
+    def _use(self, rows):
+        """Work on the first `rows` blocks of the buffers."""
+        lanes = rows * 8
         self.rows = rows
-        self.k = np.empty((2, rows, 8), np.uint32)       # the words' low 24 bits: u1 half, u2 half
-        self.o = np.empty((2, rows, 8), np.float32)      # cos results, sin results
-        self.f = [np.empty(lanes, np.float32) for _ in range(6)]
-        self.d = [np.empty(lanes, np.float64) for _ in range(4)]
-        self.i = [np.empty(lanes, np.int32) for _ in range(3)]
+        self.k = self._k[:2 * lanes].reshape(2, rows, 8)
+        self.o = self._o[:2 * lanes].reshape(2, rows, 8)
+        self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
 
     def fill(self, words, out):
         """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
         `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin."""
+        if self.rows != len(words):
+            self._use(len(words))
         np.copyto(self.k.view(_V8)[..., 0], words.view(_V8).T)
         np.bitwise_and(self.k, _MASK24, out=self.k)
         r = self._radius(self.k[0].reshape(-1))
@@ -281,10 +293,9 @@ def standard_normals_f32(words, out=None):
     `out`, a contiguous float32 array of the same size, when given)."""
     words = np.ascontiguousarray(words, np.uint32).reshape(-1, 16)
     out = np.empty(words.shape, np.float32) if out is None else out.reshape(words.shape)
-    block = None
+    block = getattr(_blocks, "block", None)
+    if block is None:  # one set of buffers per thread, kept between calls
+        block = _blocks.block = _Block(_ROWS)
     for i in range(0, len(words), _ROWS):
-        part = words[i:i + _ROWS]
-        if block is None or block.rows != len(part):
-            block = _Block(len(part))
-        block.fill(part, out[i:i + _ROWS])
+        block.fill(words[i:i + _ROWS], out[i:i + _ROWS])
     return out.reshape(-1)
