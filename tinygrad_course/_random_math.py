@@ -130,8 +130,9 @@ def _snap(binade):
     return 1.5 * 2.0 ** (binade + 29)
 
 
-# (binades of the cos and sin polynomials' first two steps for every reduced argument: 2^-10, 2^-5; 2^-7, 2^-3)
-_M_C1, _M_C2, _M_S1, _M_S2 = _snap(-10), _snap(-5), _snap(-7), _snap(-3)
+# the cos and sin polynomials' coefficients as columns, and the constants that round their first two steps
+_POLY = tuple(np.array([[c], [s]]) for c, s in zip(_COS_P, _SIN_P))
+_POLY_SNAP = (np.array([[_snap(-10)], [_snap(-7)]]), np.array([[_snap(-5)], [_snap(-3)]]))
 _INT_MIN = np.uint32(0x80000000)
 _blocks = threading.local()
 
@@ -145,7 +146,8 @@ class _Block:
         self._k = np.empty(2 * lanes, np.uint32)          # the words' low 24 bits: u1 half, u2 half
         self._o = np.empty(2 * lanes, np.float32)         # cos results, sin results
         self._f = [np.empty(lanes, np.float32) for _ in range(6)]
-        self._d = [np.empty(lanes, np.float64) for _ in range(4)]
+        self._d = [np.empty(lanes, np.float64) for _ in range(3)]
+        self._poly, self._poly32 = np.empty(2 * lanes), np.empty(2 * lanes, np.float32)
         self._i = [np.empty(lanes, np.int32) for _ in range(3)]
 
     def _use(self, rows):
@@ -155,6 +157,7 @@ class _Block:
         self.k = self._k[:2 * lanes].reshape(2, rows, 8)
         self.o = self._o[:2 * lanes].reshape(2, rows, 8)
         self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
+        self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._poly32[:2 * lanes].reshape(2, lanes)
 
     def fill(self, words, out):
         """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
@@ -172,7 +175,7 @@ class _Block:
     def _radius(self, k):
         """sqrt(-2 * log256_ps(1 - k * 2^-24)) for 24-bit integers `k` (uint32), in float32."""
         nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
-        x, y, t, _ = self.d
+        x, y, t = self.d
         e, dd, _ = self.i
         np.subtract(1 << 24, k, out=e.view(np.uint32))
         np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
@@ -219,8 +222,8 @@ class _Block:
 
     def _sincos(self, k):
         """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: (sin, cos) in float32."""
-        th, _, x32, a32, yc32, ys32 = self.f
-        x, t, z, h = self.d
+        th, _, x32, a32, yj, _ = self.f
+        x, t, z = self.d
         j, mask, sign = self.i
         np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, out=th)             # theta = 2pi * u, one float32 rounding
@@ -228,7 +231,6 @@ class _Block:
         np.copyto(j, a32, casting="unsafe")              # truncated, as _mm256_cvttps_epi32
         np.add(j, 1, out=j)
         np.bitwise_and(j, -2, out=j)                     # j in {0, 2, 4, 6, 8}
-        yj = ys32
         np.copyto(yj, j, casting="unsafe")
         np.multiply(yj, _DP1, out=a32)                   # the first two products are exact
         np.add(th, a32, out=x32)
@@ -243,32 +245,26 @@ class _Block:
         z32 = th
         np.multiply(x32, x32, out=z32)
         np.copyto(z, z32)
-        np.multiply(z, _COS_P[0], out=t)                 # cos polynomial; its first two steps stay in
-        np.add(t, _COS_P[1] + _M_C1, out=t)              # one binade each: rounded by the constant
-        np.subtract(t, _M_C1, out=t)
-        np.multiply(t, z, out=t)
-        np.add(t, _COS_P[2] + _M_C2, out=t)
-        np.subtract(t, _M_C2, out=t)
-        np.copyto(yc32, t, casting="unsafe")
-        np.multiply(yc32, z32, out=yc32)
-        np.copyto(t, yc32)
-        np.multiply(t, z, out=t)
-        np.multiply(z, -0.5, out=h)
-        np.add(t, h, out=t)                              # fma(y, z, -(z * 0.5)): checked for every input
-        np.copyto(yc32, t, casting="unsafe")
+        # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first two steps stay in one
+        # binade each for every z (2^-10, 2^-5 and 2^-7, 2^-3), so adding the constant rounds them
+        poly, poly32 = self.poly, self.poly32
+        np.multiply(z, _POLY[0], out=poly)
+        np.add(poly, _POLY[1] + _POLY_SNAP[0], out=poly)
+        np.subtract(poly, _POLY_SNAP[0], out=poly)
+        np.multiply(poly, z, out=poly)
+        np.add(poly, _POLY[2] + _POLY_SNAP[1], out=poly)
+        np.subtract(poly, _POLY_SNAP[1], out=poly)
+        np.copyto(poly32, poly, casting="unsafe")
+        np.multiply(poly32, z32, out=poly32)
+        np.copyto(poly, poly32)
+        yc, ys = poly
+        np.subtract(yc, 0.5, out=yc)
+        np.multiply(yc, z, out=yc)                       # cos: fma(y, z, -(z * 0.5)) as (y - 0.5) * z: checked
+        np.multiply(ys, x, out=ys)
+        np.add(ys, x, out=ys)                            # sin: fma(y, x, x): checked for every input
+        np.copyto(poly32, poly, casting="unsafe")
+        yc32, ys32 = poly32
         np.add(yc32, _f(1), out=yc32)
-        np.multiply(z, _SIN_P[0], out=t)                 # sin polynomial, the same way
-        np.add(t, _SIN_P[1] + _M_S1, out=t)
-        np.subtract(t, _M_S1, out=t)
-        np.multiply(t, z, out=t)
-        np.add(t, _SIN_P[2] + _M_S2, out=t)
-        np.subtract(t, _M_S2, out=t)
-        np.copyto(ys32, t, casting="unsafe")
-        np.multiply(ys32, z32, out=ys32)
-        np.copyto(t, ys32)
-        np.multiply(t, x, out=t)
-        np.add(t, x, out=t)                              # fma(y, x, x): checked for every input
-        np.copyto(ys32, t, casting="unsafe")
         # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
         ys, yc, octant = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
         np.left_shift(octant, 29, out=octant)            # j's bits 1 and 2 on top
@@ -287,15 +283,16 @@ class _Block:
         return ys32, yc32
 
 
-def standard_normals_f32(words, out=None):
-    """PyTorch's float32 N(0, 1) values for a multiple of 16 random 32-bit words (uint32): each block of 16
-    gives 16 normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does (into
-    `out`, a contiguous float32 array of the same size, when given)."""
-    words = np.ascontiguousarray(words, np.uint32).reshape(-1, 16)
-    out = np.empty(words.shape, np.float32) if out is None else out.reshape(words.shape)
+def standard_normals_f32(draw, out):
+    """Fill `out` (a contiguous float32 array whose size is a multiple of 16) with PyTorch's float32 N(0, 1)
+    values: each block of 16 random 32-bit words, taken in order from `draw(count)` (uint32 arrays), gives 16
+    normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does. The words are drawn
+    a block at a time, so they are still in the cache when used."""
+    out = out.reshape(-1, 16)
     block = getattr(_blocks, "block", None)
     if block is None:  # one set of buffers per thread, kept between calls
         block = _blocks.block = _Block(_ROWS)
-    for i in range(0, len(words), _ROWS):
-        block.fill(words[i:i + _ROWS], out[i:i + _ROWS])
+    for i in range(0, len(out), _ROWS):
+        part = out[i:i + _ROWS]
+        block.fill(draw(part.size).reshape(-1, 16), part)
     return out.reshape(-1)

@@ -125,9 +125,10 @@ class Generator:
                     out[n - 16:] = self._box_muller_16(self._unit(16, _F64), mean, std)
             else:  # float32 (half and bfloat16 too, rounded at the end): 32-bit words, AVX2 arithmetic
                 out = np.empty(n, _F32)
-                standard_normals_f32(self._engine.words32(n)[:k], out=out[:k])
-                if n % 16:
-                    standard_normals_f32(self._engine.words32(16), out=out[n - 16:])
+                standard_normals_f32(self._engine.words32, out[:k])
+                if n % 16:  # the other n - k words are drawn but unused, as in PyTorch
+                    self._engine.words32(n - k)
+                    standard_normals_f32(self._engine.words32, out[n - 16:])
                 if (mean, std) != (0, 1):
                     out = fma32(out, np.float32(std), np.float32(mean))
         else:
