@@ -126,8 +126,9 @@ class Generator:
             else:  # float32 (half and bfloat16 too, rounded at the end): 32-bit words, AVX2 arithmetic
                 out = np.empty(n, _F32)
                 standard_normals_f32(self._engine.words32, out[:k])
-                if n % 16:  # the other n - k words are drawn but unused, as in PyTorch
-                    self._engine.words32(n - k)
+                if n % 16:  # the last 16 redrawn; float32 first draws (and leaves) the other n - k words
+                    if dtype == _F32:
+                        self._engine.words32(n - k)
                     standard_normals_f32(self._engine.words32, out[n - 16:])
                 if (mean, std) != (0, 1):
                     out = fma32(out, np.float32(std), np.float32(mean))
