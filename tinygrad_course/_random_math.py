@@ -296,3 +296,39 @@ def standard_normals_f32(draw, out):
         part = out[i:i + _ROWS]
         block.fill(draw(part.size).reshape(-1, 16), part)
     return out.reshape(-1)
+
+
+# ---- PyTorch's randperm: Fisher-Yates swaps ------------------------------------------------------------
+_SWAPS_ONE_BY_ONE = 1024  # the last swaps (on few positions, where runs of independent swaps are short)
+
+
+def fisher_yates(offsets):
+    """The permutation of 0..n-1 (n = len(offsets) + 1) that `torch.randperm` builds: for i = 0, 1, ...,
+    swap positions i and i + offsets[i]. A run of consecutive swaps that touch no position twice is a set of
+    disjoint transpositions, so the run is done at once with NumPy; a run ends at the first swap that
+    touches a position an earlier swap of the run touched."""
+    steps = len(offsets)
+    perm = np.arange(steps + 1, dtype=np.int64)
+    targets = np.arange(steps, dtype=np.int64) + np.asarray(offsets, np.int64)
+    a = 0
+    while steps - a > _SWAPS_ONE_BY_ONE:
+        size = min(steps - a, math.isqrt(steps - a))  # runs are about this long before a repeat
+        j = targets[a:a + size]
+        order = np.argsort(j, kind="stable")
+        ends = [size]
+        repeats = order[1:][j[order[1:]] == j[order[:-1]]]   # later swaps to a position already swapped to
+        if repeats.size:
+            ends.append(int(repeats.min()))
+        rel = j - a
+        inside = rel[(rel > np.arange(size)) & (rel < size)]  # positions that later swaps of the run start at
+        if inside.size:
+            ends.append(int(inside.min()))
+        run = min(ends)
+        i, j = np.arange(a, a + run), j[:run]
+        perm[i], perm[j] = perm[j], perm[i]
+        a += run
+    rest = perm[a:].tolist()  # the remaining swaps only touch positions from a on
+    for i, k in enumerate(targets[a:].tolist()):
+        rest[i], rest[k - a] = rest[k - a], rest[i]
+    perm[a:] = rest
+    return perm

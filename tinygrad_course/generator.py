@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from ._backend import CPU, array_module, canonical_device, cupy_module
-from ._random_math import fma32, fma64, log_f64, standard_normals_f32
+from ._random_math import fisher_yates, fma32, fma64, log_f64, standard_normals_f32
 from .mt19937 import MT19937
 from .tensor_base import TensorBase, _wrap
 
@@ -199,13 +199,9 @@ class Generator:
         """A random permutation of 0..n-1 like `torch.randperm`: PyTorch's Fisher-Yates swaps, each with
         `random() % (n - i)`."""
         n = int(n)
-        perm = list(range(n))
-        if n > 1:
-            z = (self._engine.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-            for i, k in enumerate(z):
-                j = i + k
-                perm[i], perm[j] = perm[j], perm[i]
-        return np.array(perm, np.int64)
+        if n < 2:
+            return np.arange(n, dtype=np.int64)
+        return fisher_yates(self._engine.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64))
 
 
 class _CudaSampler:

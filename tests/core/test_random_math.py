@@ -112,3 +112,20 @@ def test_seeding_in_c_is_init_genrand_and_the_uint32_words_are_the_raw_words():
         words = engine.words32(1000)
         engine.seed(seed)
         assert words.dtype == np.uint32 and np.array_equal(words, engine.random32(1000))
+
+
+def _swaps_one_by_one(offsets):
+    perm = list(range(len(offsets) + 1))
+    for i, k in enumerate(offsets.tolist()):
+        perm[i], perm[i + k] = perm[i + k], perm[i]
+    return np.array(perm, np.int64)
+
+
+def test_fisher_yates_runs_of_swaps_equal_the_swaps_one_by_one():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 17, 1025, 3000, 40_001):
+        room = np.arange(n - 1, 0, -1)  # offset i may reach the last position, n - 1 - i
+        uniform = rng.integers(0, 2 ** 32, n - 1) % (room + 1)
+        short = np.minimum(rng.integers(0, 3, n - 1), room)   # many self-swaps and neighbours
+        for offsets in (uniform, short, np.zeros(n - 1, np.int64), room):
+            assert np.array_equal(rm.fisher_yates(offsets), _swaps_one_by_one(offsets)), n
