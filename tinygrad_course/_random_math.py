@@ -107,9 +107,9 @@ def log_f64(x):
 # straight onto the float32 grid of that binade (one rounding, ties to even) and subtracting `1.5 * 2^(a+29)`
 # gives it back exactly; or the inputs are few enough (2^24 random words per half) that every one was checked
 # (tests/core/test_random_math.py compares all of them with the step-by-step reference). All work is done on
-# blocks small enough to stay in the cache, with every array allocated once per call.
+# blocks small enough to stay in the cache, in arrays allocated once per thread.
 
-_f, _d = np.float32, np.float64
+_d = np.float64
 _V8 = np.dtype((np.void, 32))  # eight 32-bit lanes: half a block of 16 words, copied as one item
 _ROWS = 4096                   # blocks of 16 words transformed at a time
 _MASK24 = 0xFFFFFF
