@@ -290,8 +290,8 @@ def standard_normals_f32(draw, out):
     a block at a time, so they are still in the cache when used."""
     out = out.reshape(-1, 16)
     block = getattr(_blocks, "block", None)
-    if block is None:  # one set of buffers per thread, kept between calls
-        block = _blocks.block = _Block(_ROWS)
+    if block is None or block.capacity < min(len(out), _ROWS):  # buffers per thread, kept between calls
+        block = _blocks.block = _Block(min(len(out), _ROWS))
     for i in range(0, len(out), _ROWS):
         part = out[i:i + _ROWS]
         block.fill(draw(part.size).reshape(-1, 16), part)
