@@ -3,35 +3,67 @@
 PyTorch's x86 build contracts `a * b + c` into one fused multiply-add (rounded once), and its float32
 normal kernel evaluates log, sin and cos with the polynomials of `avx_mathfun.h` (Cephes, eight lanes at a
 time). NumPy rounds every operation, so `fma32`/`fma64` round the exact `a * b + c` once, and
-`log_ps`/`sincos_ps` follow the AVX code step by step (with its fused steps fused). `log_f64` returns the
-C library's `log` (NumPy's own vectorised log differs from it in the last bit now and then)."""
+`standard_normals_f32` follows the AVX code step by step (with its fused steps fused) over whole blocks of
+random words. `log_f64` returns the C library's `log` (NumPy's own vectorised log differs from it in the
+last bit now and then)."""
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
 _f = np.float32
 _TIE = np.uint64(1 << 28)
 _LOW29 = np.uint64((1 << 29) - 1)
+_FMA_BLOCK = 1 << 15
 
 
 def fma32(a, b, c):
-    """float32 `a * b + c` rounded once: exact in float64 except for a float32 tie, which is then resolved."""
+    """float32 `a * b + c` rounded once: exact in float64 except for a float32 tie, which is then resolved.
+    A large array times a number plus a number is done in blocks that stay in the cache."""
+    a = np.asarray(a)
+    if a.size <= _FMA_BLOCK or np.ndim(b) or np.ndim(c):
+        return _fma32(a, b, c)
+    flat = np.ascontiguousarray(a, np.float32).reshape(-1)
+    out = np.empty(flat.size, np.float32)
+    b64, c64 = np.float64(np.float32(b)), np.float64(np.float32(c))
+    r, low = np.empty(_FMA_BLOCK), np.empty(_FMA_BLOCK, np.uint64)
+    tie = np.empty(_FMA_BLOCK, bool)
+    for i in range(0, flat.size, _FMA_BLOCK):
+        part = flat[i:i + _FMA_BLOCK]
+        m = part.size
+        rm, tm = r[:m], tie[:m]
+        np.copyto(rm, part)
+        np.multiply(rm, b64, out=rm)
+        np.add(rm, c64, out=rm)
+        np.bitwise_and(rm.view(np.uint64), _LOW29, out=low[:m])
+        if np.equal(low[:m], _TIE, out=tm).any():
+            ties = np.flatnonzero(tm)
+            _resolve_ties(rm, ties, part[ties] * b64, c64)
+        np.copyto(out[i:i + m], rm, casting="unsafe")
+    return out.reshape(a.shape)
+
+
+def _fma32(a, b, c):
     r = np.multiply(a, b, dtype=np.float64)
     r += c
     tie = (r.view(np.uint64) & _LOW29) == _TIE
-    if tie.any():  # the float64 sum sits exactly between two floats: its rounding error decides
+    if tie.any():
         ties = np.flatnonzero(tie)
-        flat = r.reshape(-1)
-        p = (np.broadcast_to(a, r.shape).reshape(-1)[ties].astype(np.float64)
-             * np.broadcast_to(b, r.shape).reshape(-1)[ties])
-        cc = np.broadcast_to(np.asarray(c, np.float64), r.shape).reshape(-1)[ties]
-        s = flat[ties]
-        bv = s - p
-        err = (p - (s - bv)) + (cc - bv)
-        flat[ties] = np.where(err != 0, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        at = np.unravel_index(ties, r.shape)
+        p = np.broadcast_to(a, r.shape)[at].astype(np.float64) * np.broadcast_to(b, r.shape)[at]
+        _resolve_ties(r.reshape(-1), ties, p, np.broadcast_to(np.asarray(c, np.float64), r.shape)[at])
     return r.astype(np.float32)
+
+
+def _resolve_ties(flat, ties, p, c):
+    """Where the float64 sum `flat[ties]` of the exact products `p` and `c` sits exactly between two floats,
+    move it off the tie by the sign of its rounding error, so that rounding to float32 goes the fused way."""
+    s = flat[ties]
+    bv = s - p
+    err = (p - (s - bv)) + (c - bv)
+    flat[ties] = np.where(err != 0, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
 
 
 def _split(a):
@@ -65,52 +97,238 @@ def log_f64(x):
     return out
 
 
-_MIN_NORM = np.array([0x00800000], np.int32).view(np.float32)[0]
-_HALF_BITS = np.int32(0x3F000000)
-_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
-          -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)
+# ---- PyTorch's float32 normals: `normal_fill_16_AVX2` with `log256_ps` and `sincos256_ps` -------------------
+#
+# A float32 fused multiply-add `fma(a, b, c)` is emulated in float64: the product of two floats is exact there
+# (24 + 24 bits), so the float64 sum rounds once, and rounding that to float32 gives the fused result unless
+# the float64 rounding moved it onto a float32 tie. Each step below avoids that second rounding one of three
+# ways, said at the step: the float64 sum is exact (so only the float32 rounding happens); or the step's
+# result stays in one binade [2^a, 2^(a+1)) for every input, so adding `c + 1.5 * 2^(a+29)` rounds the sum
+# straight onto the float32 grid of that binade (one rounding, ties to even) and subtracting `1.5 * 2^(a+29)`
+# gives it back exactly; or the inputs are few enough (2^24 random words per half) that every one was checked
+# (tests/core/test_random_math.py compares all of them with the step-by-step reference). All work is done on
+# blocks small enough to stay in the cache, in arrays allocated once per thread.
+
+_d = np.float64
+_V8 = np.dtype((np.void, 32))  # eight 32-bit lanes: half a block of 16 words, copied as one item
+_ROWS = 4096                   # blocks of 16 words transformed at a time
+_MASK24 = 0xFFFFFF
+_LOG_P = tuple(_d(_f(c)) for c in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                                   1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                                   3.3333331174E-1))
+_SQRTHF_BITS = int(np.array([0.707106781186547524], np.float32).view(np.int32)[0])
+_LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4), _f(0.693359375)
+_TWO_PI_ULP = _f(_f(2.0 * math.pi) * _f(2.0 ** -24))  # 2pi (float32) times the uniforms' step, exactly
+_FOPI = _f(1.27323954473516)
+_DP1, _DP2, _DP3 = _f(-0.78515625), _f(-2.4187564849853515625e-4), _d(_f(-3.77489497744594108e-8))
+_COS_P = tuple(_d(_f(c)) for c in (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002))
+_SIN_P = tuple(_d(_f(c)) for c in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1))
 
 
-def log_ps(x):
-    """`log256_ps` of PyTorch's `avx_mathfun.h` for positive float32 `x` (Cephes `logf`)."""
-    x = np.maximum(np.asarray(x, np.float32), _MIN_NORM)
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7F).astype(np.float32) + _f(1)
-    x = ((bits & np.int32(~0x7F800000)) | _HALF_BITS).view(np.float32)
-    small = x < _f(0.707106781186547524)
-    x = (x - _f(1)) + np.where(small, x, _f(0))
-    e = e - small.astype(np.float32)
-    z = x * x
-    y = np.full_like(x, _f(_LOG_P[0]))
-    for coef in _LOG_P[1:]:
-        y = fma32(y, x, _f(coef))
-    y = y * x
-    y = fma32(y, z, e * _f(-2.12194440e-4))
-    y = y - z * _f(0.5)  # the products here are exact (a power of two; a small integer times 355/512), so
-    return (x + y) + e * _f(0.693359375)  # fusing them changes nothing
+def _snap(binade):
+    """The constant whose addition rounds a float64 in [2^binade, 2^(binade+1)) to float32's grid there."""
+    return 1.5 * 2.0 ** (binade + 29)
 
 
-def sincos_ps(x):
-    """`sincos256_ps` of PyTorch's `avx_mathfun.h`: (sin, cos) of float32 `x` (Cephes `sinf`/`cosf`)."""
-    x = np.asarray(x, np.float32)
-    sign_sin = x.view(np.int32) & np.int32(-0x80000000)
-    x = np.abs(x)
-    j = (x * _f(1.27323954473516)).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(np.float32)
-    sign_sin = sign_sin ^ ((j & 4) << 29)
-    sign_cos = ((~(j - 2)) & 4) << 29
-    use_sin_poly = (j & 2) == 0
-    x = x + y * _f(-0.78515625)  # exact products: j < 16 times constants of 8 and 12 bits
-    x = x + y * _f(-2.4187564849853515625e-4)
-    x = fma32(y, _f(-3.77489497744594108e-8), x)
-    z = x * x
-    yc = fma32(np.full_like(z, _f(2.443315711809948E-005)), z, _f(-1.388731625493765E-003))
-    yc = fma32(yc, z, _f(4.166664568298827E-002)) * z
-    yc = fma32(yc, z, -(z * _f(0.5))) + _f(1)
-    ys = fma32(np.full_like(z, _f(-1.9515295891E-4)), z, _f(8.3321608736E-3))
-    ys = fma32(ys, z, _f(-1.6666654611E-1)) * z
-    ys = fma32(ys, x, x)
-    s = np.where(use_sin_poly, ys, yc)
-    c = np.where(use_sin_poly, yc, ys)
-    return (s.view(np.int32) ^ sign_sin).view(np.float32), (c.view(np.int32) ^ sign_cos).view(np.float32)
+# the cos and sin polynomials' coefficients as columns, and the constants that round their first two steps
+_POLY = tuple(np.array([[c], [s]]) for c, s in zip(_COS_P, _SIN_P))
+_POLY_SNAP = (np.array([[_snap(-10)], [_snap(-7)]]), np.array([[_snap(-5)], [_snap(-3)]]))
+_INT_MIN = np.uint32(0x80000000)
+_blocks = threading.local()
+
+
+class _Block:
+    """Buffers for up to `rows` blocks of 16 words, and the two halves of the AVX kernel on them."""
+
+    def __init__(self, rows):
+        lanes = rows * 8
+        self.capacity, self.rows = rows, None
+        self._k = np.empty(2 * lanes, np.uint32)          # the words' low 24 bits: u1 half, u2 half
+        self._o = np.empty(2 * lanes, np.float32)         # cos results, sin results
+        self._f = [np.empty(lanes, np.float32) for _ in range(6)]
+        self._d = [np.empty(lanes, np.float64) for _ in range(3)]
+        self._poly, self._poly32 = np.empty(2 * lanes), np.empty(2 * lanes, np.float32)
+        self._i = [np.empty(lanes, np.int32) for _ in range(3)]
+
+    def _use(self, rows):
+        """Work on the first `rows` blocks of the buffers."""
+        lanes = rows * 8
+        self.rows = rows
+        self.k = self._k[:2 * lanes].reshape(2, rows, 8)
+        self.o = self._o[:2 * lanes].reshape(2, rows, 8)
+        self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
+        self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._poly32[:2 * lanes].reshape(2, lanes)
+
+    def fill(self, words, out):
+        """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
+        `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin."""
+        if self.rows != len(words):
+            self._use(len(words))
+        np.copyto(self.k.view(_V8)[..., 0], words.view(_V8).T)
+        np.bitwise_and(self.k, _MASK24, out=self.k)
+        r = self._radius(self.k[0].reshape(-1))
+        s, c = self._sincos(self.k[1].reshape(-1))
+        np.multiply(r, c, out=self.o[0].reshape(-1))
+        np.multiply(r, s, out=self.o[1].reshape(-1))
+        np.copyto(out.view(_V8), self.o.view(_V8)[..., 0].T)
+
+    def _radius(self, k):
+        """sqrt(-2 * log256_ps(1 - k * 2^-24)) for 24-bit integers `k` (uint32), in float32."""
+        nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
+        x, y, t = self.d
+        e, dd, _ = self.i
+        np.subtract(1 << 24, k, out=e.view(np.uint32))
+        np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
+        bits = nf.view(np.int32)
+        np.right_shift(bits, 23, out=e)
+        np.subtract(e, 150, out=e)                       # log256_ps's e + 1 for 1 - u = n * 2^-24
+        np.bitwise_and(bits, 0x007FFFFF, out=bits)
+        np.bitwise_or(bits, 0x3F000000, out=bits)        # mantissa m in [0.5, 1)
+        np.subtract(bits, _SQRTHF_BITS, out=dd)
+        np.right_shift(dd, 31, out=dd)                   # -1 where m < sqrt(1/2): there m -> 2m, e -> e - 1
+        np.add(e, dd, out=e)
+        np.left_shift(dd, 23, out=dd)
+        np.subtract(bits, dd, out=bits)
+        x32 = nf
+        np.subtract(x32, _f(1), out=x32)                 # x = m - 1 (or 2m - 1), exact: a multiple of 2^-24
+        np.copyto(x, x32)
+        # Horner steps: |y| >= 2^-4 and |x| < 2^-1 throughout, so y * x + c is a multiple of 2^-51 below
+        # 2^-1 (at most 50 bits): the float64 sum is exact
+        np.multiply(x, _LOG_P[0], out=y)
+        np.add(y, _LOG_P[1], out=y)
+        for c in _LOG_P[2:]:
+            np.copyto(y32, y, casting="unsafe")
+            np.copyto(y, y32)
+            np.multiply(y, x, out=y)
+            np.add(y, c, out=y)
+        np.copyto(y32, y, casting="unsafe")
+        np.multiply(y32, x32, out=y32)                   # y = y * x
+        np.multiply(x32, x32, out=z32)                   # z = x * x
+        np.copyto(e32, e, casting="unsafe")
+        np.multiply(e32, _LOG_Q1, out=q32)
+        np.copyto(y, y32)                                # y = fma(y, z, e * q1): checked for every input
+        np.copyto(t, z32)
+        np.multiply(y, t, out=y)
+        np.copyto(t, q32)
+        np.add(y, t, out=y)
+        np.copyto(y32, y, casting="unsafe")
+        np.multiply(z32, _f(0.5), out=z32)
+        np.subtract(y32, z32, out=y32)                   # y - z * 0.5 (an exact product: unfused is fused)
+        np.add(x32, y32, out=y32)
+        np.multiply(e32, _LOG_Q2, out=e32)               # a small integer times 355/512: exact
+        np.add(y32, e32, out=y32)
+        np.multiply(y32, _f(-2.0), out=y32)
+        return np.sqrt(y32, out=y32)
+
+    def _sincos(self, k):
+        """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: (sin, cos) in float32."""
+        th, _, x32, a32, yj, _ = self.f
+        x, t, z = self.d
+        j, mask, sign = self.i
+        np.copyto(th, k.view(np.int32), casting="unsafe")
+        np.multiply(th, _TWO_PI_ULP, out=th)             # theta = 2pi * u, one float32 rounding
+        np.multiply(th, _FOPI, out=a32)
+        np.copyto(j, a32, casting="unsafe")              # truncated, as _mm256_cvttps_epi32
+        np.add(j, 1, out=j)
+        np.bitwise_and(j, -2, out=j)                     # j in {0, 2, 4, 6, 8}
+        np.copyto(yj, j, casting="unsafe")
+        np.multiply(yj, _DP1, out=a32)                   # the first two products are exact
+        np.add(th, a32, out=x32)
+        np.multiply(yj, _DP2, out=a32)
+        np.add(x32, a32, out=x32)
+        np.copyto(t, j)                                  # x = fma(j, DP3, x): checked for every input
+        np.multiply(t, _DP3, out=t)
+        np.copyto(x, x32)
+        np.add(t, x, out=t)
+        np.copyto(x32, t, casting="unsafe")
+        np.copyto(x, x32)
+        z32 = th
+        np.multiply(x32, x32, out=z32)
+        np.copyto(z, z32)
+        # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first two steps stay in one
+        # binade each for every z (2^-10, 2^-5 and 2^-7, 2^-3), so adding the constant rounds them
+        poly, poly32 = self.poly, self.poly32
+        np.multiply(z, _POLY[0], out=poly)
+        np.add(poly, _POLY[1] + _POLY_SNAP[0], out=poly)
+        np.subtract(poly, _POLY_SNAP[0], out=poly)
+        np.multiply(poly, z, out=poly)
+        np.add(poly, _POLY[2] + _POLY_SNAP[1], out=poly)
+        np.subtract(poly, _POLY_SNAP[1], out=poly)
+        np.copyto(poly32, poly, casting="unsafe")
+        np.multiply(poly32, z32, out=poly32)
+        np.copyto(poly, poly32)
+        yc, ys = poly
+        np.subtract(yc, 0.5, out=yc)
+        np.multiply(yc, z, out=yc)                       # cos: fma(y, z, -(z * 0.5)) as (y - 0.5) * z: checked
+        np.multiply(ys, x, out=ys)
+        np.add(ys, x, out=ys)                            # sin: fma(y, x, x): checked for every input
+        np.copyto(poly32, poly, casting="unsafe")
+        yc32, ys32 = poly32
+        np.add(yc32, _f(1), out=yc32)
+        # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
+        ys, yc, octant = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
+        np.left_shift(octant, 29, out=octant)            # j's bits 1 and 2 on top
+        np.left_shift(octant, 1, out=mask.view(np.uint32))
+        np.right_shift(mask, 31, out=mask)
+        np.bitwise_xor(ys, yc, out=sign)
+        np.bitwise_and(sign, mask, out=sign)
+        np.bitwise_xor(ys, sign, out=ys)
+        np.bitwise_xor(yc, sign, out=yc)
+        su = sign.view(np.uint32)
+        np.bitwise_and(octant, _INT_MIN, out=su)
+        np.bitwise_xor(ys, sign, out=ys)
+        np.add(octant, np.uint32(1 << 30), out=su)
+        np.bitwise_and(su, _INT_MIN, out=su)
+        np.bitwise_xor(yc, sign, out=yc)
+        return ys32, yc32
+
+
+def standard_normals_f32(draw, out):
+    """Fill `out` (a contiguous float32 array whose size is a multiple of 16) with PyTorch's float32 N(0, 1)
+    values: each block of 16 random 32-bit words, taken in order from `draw(count)` (uint32 arrays), gives 16
+    normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does. The words are drawn
+    a block at a time, so they are still in the cache when used."""
+    out = out.reshape(-1, 16)
+    block = getattr(_blocks, "block", None)
+    if block is None or block.capacity < min(len(out), _ROWS):  # buffers per thread, kept between calls
+        block = _blocks.block = _Block(min(len(out), _ROWS))
+    for i in range(0, len(out), _ROWS):
+        part = out[i:i + _ROWS]
+        block.fill(draw(part.size).reshape(-1, 16), part)
+    return out.reshape(-1)
+
+
+# ---- PyTorch's randperm: Fisher-Yates swaps ------------------------------------------------------------
+_SWAPS_ONE_BY_ONE = 1024  # the last swaps (on few positions, where runs of independent swaps are short)
+
+
+def fisher_yates(offsets):
+    """The permutation of 0..n-1 (n = len(offsets) + 1) that `torch.randperm` builds: for i = 0, 1, ...,
+    swap positions i and i + offsets[i]. A run of consecutive swaps that touch no position twice is a set of
+    disjoint transpositions, so the run is done at once with NumPy; a run ends at the first swap that
+    touches a position an earlier swap of the run touched."""
+    steps = len(offsets)
+    perm = np.arange(steps + 1, dtype=np.int64)
+    targets = np.arange(steps, dtype=np.int64) + np.asarray(offsets, np.int64)
+    a = 0
+    while steps - a > _SWAPS_ONE_BY_ONE:
+        size = min(steps - a, math.isqrt(steps - a))  # runs are about this long before a repeat
+        j = targets[a:a + size]
+        order = np.argsort(j, kind="stable")
+        ends = [size]
+        repeats = order[1:][j[order[1:]] == j[order[:-1]]]   # later swaps to a position already swapped to
+        if repeats.size:
+            ends.append(int(repeats.min()))
+        rel = j - a
+        inside = rel[(rel > np.arange(size)) & (rel < size)]  # positions that later swaps of the run start at
+        if inside.size:
+            ends.append(int(inside.min()))
+        run = min(ends)
+        i, j = np.arange(a, a + run), j[:run]
+        perm[i], perm[j] = perm[j], perm[i]
+        a += run
+    rest = perm[a:].tolist()  # the remaining swaps only touch positions from a on
+    for i, k in enumerate(targets[a:].tolist()):
+        rest[i], rest[k - a] = rest[k - a], rest[i]
+    perm[a:] = rest
+    return perm

@@ -15,14 +15,12 @@ from fractions import Fraction
 import numpy as np
 
 from ._backend import CPU, array_module, canonical_device, cupy_module
-from ._random_math import fma32, fma64, log_f64, log_ps, sincos_ps
+from ._random_math import fisher_yates, fma32, fma64, log_f64, standard_normals_f32
 from .mt19937 import MT19937
 from .tensor_base import TensorBase, _wrap
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _MASK53 = np.uint64((1 << 53) - 1)
-_TWO_PI_F32 = np.float32(2.0 * math.pi)
-_ROWS = 8192  # blocks of 16 uniforms transformed at a time by the float32 Box-Muller
 # random_() with no bounds: [0, 2^digits] for floats, [0, max] for integers (PyTorch's uniform_int)
 _FULL_RANGE = {"float64": 2 ** 53 + 1, "float32": 2 ** 24 + 1, "float16": 2 ** 11 + 1, "bfloat16": 2 ** 8 + 1,
                "int64": 2 ** 63, "int32": 2 ** 31, "int16": 2 ** 15, "int8": 2 ** 7, "uint8": 2 ** 8, "bool": 2}
@@ -89,7 +87,8 @@ class Generator:
         float32 and rounded, as PyTorch's CPU kernels do)."""
         if dtype == _F64:
             return (self._engine.random64(n) & _MASK53) * 2.0 ** -53
-        return (self._engine.random32(n) & _MASK24).astype(np.float32) * np.float32(2.0 ** -24)
+        u = np.bitwise_and(self._engine.words32(n), _MASK24).astype(np.float32)
+        return np.multiply(u, np.float32(2.0 ** -24), out=u)
 
     # ---- sampling helpers used by the factories and in-place initialisers ------------------------------
     def uniform(self, a, b, shape, dtype=_F32):
@@ -118,34 +117,33 @@ class Generator:
         second value of each pair)."""
         dtype, n = np.dtype(dtype), math.prod(shape)
         if n >= 16 and contiguous:
-            work = _F64 if dtype == _F64 else _F32
             k = n // 16 * 16
-            out = np.empty(n, work)
-            out[:k] = self._box_muller_16(self._unit(n, work)[:k], mean, std, work)
-            if n % 16:  # PyTorch redraws 16 uniforms for the last 16 elements
-                out[n - 16:] = self._box_muller_16(self._unit(16, work), mean, std, work)
+            if dtype == _F64:
+                out = np.empty(n, _F64)
+                out[:k] = self._box_muller_16(self._unit(n, _F64)[:k], mean, std)
+                if n % 16:  # PyTorch redraws 16 uniforms for the last 16 elements
+                    out[n - 16:] = self._box_muller_16(self._unit(16, _F64), mean, std)
+            else:  # float32 (half and bfloat16 too, rounded at the end): 32-bit words, AVX2 arithmetic
+                out = np.empty(n, _F32)
+                standard_normals_f32(self._engine.words32, out[:k])
+                if n % 16:  # the last 16 redrawn; float32 first draws (and leaves) the other n - k words
+                    if dtype == _F32:
+                        self._engine.words32(n - k)
+                    standard_normals_f32(self._engine.words32, out[n - 16:])
+                if (mean, std) != (0, 1):
+                    out = fma32(out, np.float32(std), np.float32(mean))
         else:
             out = self._scalar_normals(n, mean, std)
         return out.astype(dtype, copy=False).reshape(shape)
 
     @staticmethod
-    def _box_muller_16(u, mean, std, work):
-        """`normal_fill_16` on each block of 16: u1 = 1 - u[:8], u2 = u[8:], cos results first."""
+    def _box_muller_16(u, mean, std):
+        """float64 `normal_fill_16` on each block of 16: u1 = 1 - u[:8], u2 = u[8:], cos results first."""
         u = u.reshape(-1, 16)
-        if work == _F64:
-            radius = np.sqrt(-2.0 * log_f64(1.0 - u[:, :8]))
-            theta = 2.0 * math.pi * u[:, 8:]
-            z = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1)
-            return z.reshape(-1) if (mean, std) == (0, 1) else fma64(z.reshape(-1), float(std), float(mean))
-        z = np.empty(u.shape, np.float32)
-        for i in range(0, len(u), _ROWS):  # blocks small enough to stay in the cache
-            block = u[i:i + _ROWS]
-            radius = np.sqrt(np.float32(-2.0) * log_ps(np.float32(1.0) - block[:, :8]))
-            s, c = sincos_ps(_TWO_PI_F32 * block[:, 8:])
-            np.multiply(radius, c, out=z[i:i + _ROWS, :8])
-            np.multiply(radius, s, out=z[i:i + _ROWS, 8:])
-        z = z.reshape(-1)
-        return z if (mean, std) == (0, 1) else fma32(z, np.float32(std), np.float32(mean))
+        radius = np.sqrt(-2.0 * log_f64(1.0 - u[:, :8]))
+        theta = 2.0 * math.pi * u[:, 8:]
+        z = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
+        return z if (mean, std) == (0, 1) else fma64(z, float(std), float(mean))
 
     def _scalar_normals(self, n, mean, std):
         """`at::normal_distribution<double>` drawn `n` times (float64 results)."""
@@ -201,13 +199,9 @@ class Generator:
         """A random permutation of 0..n-1 like `torch.randperm`: PyTorch's Fisher-Yates swaps, each with
         `random() % (n - i)`."""
         n = int(n)
-        perm = list(range(n))
-        if n > 1:
-            z = (self._engine.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-            for i, k in enumerate(z):
-                j = i + k
-                perm[i], perm[j] = perm[j], perm[i]
-        return np.array(perm, np.int64)
+        if n < 2:
+            return np.arange(n, dtype=np.int64)
+        return fisher_yates(self._engine.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64))
 
 
 class _CudaSampler:

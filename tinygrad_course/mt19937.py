@@ -3,8 +3,9 @@
 `torch.manual_seed(s)` fills the 624-word state with Matsumoto and Nishimura's `init_genrand(s & 0xffffffff)`;
 each draw returns the next tempered 32-bit word, twisting a new block of 624 words when one is used up, and
 a 64-bit draw joins two 32-bit ones (the first gives the high half). The words come from NumPy's MT19937
-bit generator (the same algorithm, run in C over whole blocks); this module seeds it, reads and writes
-its state in PyTorch's terms, and packs the state as the bytes `torch.get_rng_state()` returns."""
+bit generator (the same algorithm, run in C over whole blocks, and seeded by NumPy's legacy integer seeding,
+which is `init_genrand` in C); this module seeds it, reads and writes its state in PyTorch's terms, and
+packs the state as the bytes `torch.get_rng_state()` returns."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,8 @@ _STATE_BYTES = 5056  # sizeof(at::detail::CPUGeneratorImplState)
 
 
 def init_genrand(seed: int) -> np.ndarray:
-    """The 624 state words `at::mt19937(seed)` starts from (only the low 32 bits of `seed` are used)."""
+    """The 624 state words `at::mt19937(seed)` starts from (only the low 32 bits of `seed` are used): the
+    recurrence `MT19937.seed` runs in C."""
     key = np.empty(N, np.uint32)
     x = int(seed) & 0xFFFFFFFF
     key[0] = x
@@ -29,11 +31,14 @@ class MT19937:
 
     def __init__(self, seed: int = 5489):
         self._bits = np.random.MT19937()
+        self._words = np.random.Generator(self._bits)  # its full-range uint32 integers are the raw words
+        self._legacy = np.random.RandomState(self._bits)  # its integer seeding is init_genrand, in C
         self.seed(seed)
 
     def seed(self, seed: int):
         self.initial_seed = int(seed)
-        self._set(init_genrand(seed), N)
+        self._legacy.seed(int(seed) & 0xFFFFFFFF)
+        self._fresh = True
 
     def _set(self, key, pos):
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": int(pos)}}
@@ -43,6 +48,11 @@ class MT19937:
         """`n` 32-bit words (uint64 array)."""
         self._fresh = False
         return self._bits.random_raw(int(n))
+
+    def words32(self, n: int) -> np.ndarray:
+        """`n` 32-bit words as a uint32 array (the same draws as `random32`, in half the memory)."""
+        self._fresh = False
+        return self._words.integers(0, 1 << 32, int(n), dtype=np.uint32)
 
     def random64(self, n: int) -> np.ndarray:
         """`n` 64-bit words: each from two 32-bit draws, the first one high."""

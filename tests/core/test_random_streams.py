@@ -159,3 +159,16 @@ def test_half_precision_uniforms_and_the_value_that_rounds_up_to_the_bound():
             _same(tc.empty(20000, dtype=getattr(tc, dt)).uniform_(lo, hi).double(),
                   torch.empty(20000, dtype=getattr(torch, dt)).uniform_(lo, hi).double())
         _same(tc.rand(50, dtype=getattr(tc, dt)).double(), torch.rand(50, dtype=getattr(torch, dt)).double())
+
+
+@pytest.mark.parametrize("seed", [0, 42, 2147483647])
+def test_normals_across_the_kernel_blocks_match_pytorch(seed):
+    rows = tc._random_math._ROWS  # blocks of 16 words the float32 kernel transforms at a time
+    for n in (16 * rows - 16, 16 * rows, 16 * rows + 21, 2 * 16 * rows + 7):
+        for dt in ("float32", "float16", "bfloat16"):
+            torch.manual_seed(seed)
+            tc.manual_seed(seed)
+            _same(tc.randn(n, dtype=getattr(tc, dt)).float(), torch.randn(n, dtype=getattr(torch, dt)).float())
+        _same(tc.empty(n).normal_(-0.7, 0.02), torch.empty(n).normal_(-0.7, 0.02))
+        _same(tc.empty(n).uniform_(-0.3, 1.1), torch.empty(n).uniform_(-0.3, 1.1))
+    _same(tc.get_rng_state(), torch.get_rng_state())
