@@ -16,7 +16,9 @@ op's `backward` and then, in one place for every op, sums each gradient back to 
 
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
-`record_backward()` traces; a learner's backward rules and topological sort in build mode (`seams`).
+`record_backward()` traces; in build mode (`seams`) a learner's ops (`Op._apply` looks one up by the op's
+name; the backward of the learner's op that ran forward is kept on the node), backward rules and
+topological sort.
 """
 from __future__ import annotations
 
@@ -90,6 +92,7 @@ class Node:
     modules = ()
     next_functions = ()
     needs_input_grad = ()
+    _learner_backward = None  # build mode: set when a learner's op computed this node's forward
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. "MulBackward0"."""
@@ -210,7 +213,9 @@ class Node:
                 TensorBase._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
             )
         grads = NotImplemented
-        learner = backward_rule(fn.__name__) if seams.ACTIVE else None  # build mode: a learner's rule
+        learner = self._learner_backward  # build mode: the backward of the learner's op that ran forward
+        if learner is None and seams.ACTIVE:
+            learner = backward_rule(fn.__name__)  # build mode: a learner's backward rule
         if learner is not None:
             grads = learner(self, *grad_outputs)
         elif fn.fused_backward is not None and not _state.enabled:  # no graph of the backward is recorded
@@ -414,6 +419,7 @@ class Op(Function):
     save_inputs = False
     released_after_backward = ()  # ctx attributes holding arrays in containers, dropped with the saved tensors
     non_differentiable_outputs = ()
+    component = None  # build mode: the name of the learner's op that may compute it (default: the class name)
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -443,7 +449,13 @@ class Op(Function):
             if cls.save_inputs:
                 ctx.save_for_backward(*args)
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            out = NotImplemented
+            if seams.ACTIVE:  # build mode: a learner's op of this name computes the calls it covers
+                learner = seams.ACTIVE.get(cls.component or cls.__name__)
+                if learner is not None:
+                    out = learner(ctx, *args, **kwargs)
+            if out is NotImplemented:
+                out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
             error = broadcast_error([a._data.shape for a in args if isinstance(a, TensorBase)], e)
             if error is e:
