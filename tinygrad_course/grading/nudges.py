@@ -20,9 +20,9 @@ NUDGES: dict[str, str] = {
     "01.7": "you need one element per row, chosen by that row's label: an indexing or gather that pairs row i with labels[i].",
     "01.8": "a comparison gives a bool tensor of the same shape; indexing with it keeps the places where it is True.",
     # 02 autograd
-    "02.1": "for a product, the gradient of each input is the incoming gradient times how much the output moves when that input moves, which is the other factor.",
-    "02.2": "the derivative of tanh can be written with its output alone; apply the chain rule: incoming gradient times the local derivative.",
-    "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward).",
+    "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
+    "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",
+    "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward); a batch only adds leading dimensions.",
     "02.4": "a node may run only after every node that uses its output has run: a depth-first search that adds a node after visiting its inputs, then reversed.",
     "02.5": "the mean over N examples is a sum divided by N, and gradients of sums add up; each chunk's share must be weighted by its size.",
     "02.6": "the derivative is the slope: nudge one entry a little up and a little down and divide the change in f by the distance between the two.",
