@@ -147,9 +147,9 @@ def test_record_saves_each_solution_cell_as_it_runs_and_a_rerun_replaces_it(tmp_
         shell.run_cell("import numpy as np\nimport tinygrad_course as tc\nfrom tinygrad_course import build\n"
                        "from tinygrad_course.autograd.engine import Op")
         shell.run_cell(f"build.record('02', folder={str(tmp_path)!r}, notebook='02_autograd.ipynb')")
-        shell.run_cell(UNARY_CELL.replace("grad * (1 - out * out)", "grad * (1 - out)"))
+        shell.run_cell(OPS_IMPORTS + UNARY_CELL.replace("grad * (1 - out * out)", "grad * (1 - out)"))
         assert "check failed" in capsys.readouterr().out
-        shell.run_cell(UNARY_CELL)
+        shell.run_cell(OPS_IMPORTS + UNARY_CELL)
         assert "check passed" in capsys.readouterr().out
     finally:
         shell.events.callbacks["post_run_cell"].clear()
