@@ -149,7 +149,8 @@ def test_breakage_2_a_failing_component_is_not_installed_and_an_edited_file_is_c
 
 
 def test_breakage_3_a_wrong_mul_fails_grading_and_installation_and_nothing_repairs_an_op(tmp_path, capsys):
-    wrong = OPS_IMPORTS + BINARY_CELL.replace("return grad * b, grad * a", "return grad * a, grad * b")
+    wrong = OPS_IMPORTS + BINARY_CELL.replace("return grad * b if need_a else None, grad * a if need_b else None",
+                                               "return grad * a, grad * b")
     namespace = {}
     exec(wrong, namespace)
     with pytest.raises(CheckFailed, match="0/5 points"):
@@ -169,7 +170,8 @@ def test_breakage_3_a_wrong_mul_fails_grading_and_installation_and_nothing_repai
     (a * b).sum().backward()  # swapped: b's gradient has a's shape (4, 3), summed over rows by the engine
     assert np.allclose(b.grad.numpy(), b.detach().numpy() * 4)  # the learner's (wrong) math, as written
     summed = {}
-    exec(OPS_IMPORTS + BINARY_CELL.replace("return grad * b, grad * a", "return (grad * b).sum(0), grad * a"), summed)
+    exec(OPS_IMPORTS + BINARY_CELL.replace("return grad * b if need_a else None, grad * a if need_b else None",
+                                                 "return (grad * b).sum(0), grad * a"), summed)
     seams.install("Mul", BY_NAME["Mul"].adapt(summed["Mul"]))
     p, q = tc.randn(4, 3, requires_grad=True), tc.randn(4, 1, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"your Mul.backward returned a gradient of shape \(3,\) for input 0 "
@@ -178,7 +180,8 @@ def test_breakage_3_a_wrong_mul_fails_grading_and_installation_and_nothing_repai
 
 
 def test_breakage_3_the_command_line_refuses_it_too(tmp_path):
-    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_1", "return grad * b, grad * a", "return grad * a, grad * b")
+    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_1", "return grad * b if need_a else None, grad * a if need_b",
+                       "return grad * a if need_a else None, grad * b if need_b")
     rows = {r["component"]: r for r in json.loads(_cli("status", str(folder), "--json").stdout)}
     assert (rows["Mul"]["source"], rows["Mul"]["check"]) == ("reference", "fail")
 

@@ -61,6 +61,8 @@ def _elementwise(args, numbers):
     if got is None:
         return None
     arrays, shapes, dtype = got
+    if len(shapes) == 1 or shapes[0] == shapes[1]:
+        return arrays, shapes[0], dtype
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
@@ -88,6 +90,14 @@ def _matmul(args):
 # the reference op's name -> which arguments may be Python numbers (element-wise ops) or "matmul"
 OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
        "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul"}
+
+
+def _tensor_of(saved, args, arrays):
+    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number)."""
+    for t, x in zip(args, arrays):
+        if x is saved:
+            return t
+    return saved
 
 
 def _fits(shape, grad_shape):
@@ -139,6 +149,8 @@ def runner(learner_class, name: str | None = None):
             out.append(g)
         return tuple(out)
 
+    through = {}  # what is installed -> the callable a node runs its backward with
+
     def run(ctx, *args, **kwargs):
         if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
             return rule(*args)
@@ -154,11 +166,14 @@ def runner(learner_class, name: str | None = None):
             return NotImplemented
         arrays, shape, dtype = got
         recorded = bool(ctx.needs_input_grad)
-        if recorded and "_saved" in ctx.__dict__:  # the reference op saves its inputs; the learner's saves its own
-            del ctx._saved, ctx._saved_versions
+        kept = ctx.__dict__
+        if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
+            del kept["_saved"], kept["_saved_versions"]
         result = forward(ctx, *arrays)
-        if recorded and ctx._saved:  # the arrays forward saved are its inputs: backward gets their tensors
-            ctx.save_for_backward(*(next((t for t, x in zip(args, arrays) if x is s), s) for s in ctx._saved))
+        if recorded and "_saved" in kept:  # the arrays forward saved are its inputs: backward gets their tensors
+            saved = tuple(_tensor_of(s, args, arrays) for s in kept["_saved"])
+            ctx._saved = saved
+            ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
         if not isinstance(result, (np.ndarray, np.generic)):
             raise TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
                             "computes on the operands' arrays (np.exp(x), a * b, ...)")
@@ -168,8 +183,11 @@ def runner(learner_class, name: str | None = None):
                                f"shape {shape} and dtype {dtype}")
         if recorded:  # backward goes through what is installed (build mode times it and names its errors)
             installed = seams.ACTIVE.get(name)
-            wrapped = getattr(installed, "__wrapped__", installed)
-            ctx._learner_backward = functools.partial(installed, _BACKWARD) if wrapped is run else rule
+            backward_of = through.get(installed)
+            if backward_of is None:
+                wrapped = getattr(installed, "__wrapped__", installed)
+                backward_of = through[installed] = functools.partial(installed, _BACKWARD) if wrapped is run else rule
+            ctx._learner_backward = backward_of
         seams.count_call(name)
         return result
 
