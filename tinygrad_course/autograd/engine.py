@@ -1,24 +1,22 @@
-"""The autograd engine (chapter 02): how a call of an op is recorded as a graph node, and how `backward` runs
-the graph.
+"""The autograd engine (chapter 02): how a call of an op is recorded as a graph node, and how `backward` runs the graph.
 
-Recording. An op is a `Function` subclass with `forward` and `backward` side by side (the framework's own ops
-in `ops/` subclass `Op`). `MyOp.apply(*args)` runs `forward`; when gradients are enabled and an input
-requires grad, `_record` also makes the output's `grad_fn`: a `Node` that holds the graph edges to the
-inputs (`next_functions`) and each tensor input's shape and dtype. The node *is* the `ctx` that `forward` and
-`backward` receive, as in PyTorch. When nothing is recorded, `apply` makes the result and nothing else.
+Recording. An op is a `Function` subclass with `forward` and `backward` side by side (the framework's own ops in
+`ops/` subclass `Op`). `MyOp.apply(*args)` runs `forward`; when gradients are enabled and an input requires grad,
+`_record` also makes the output's `grad_fn`: a `Node` that holds the graph edges to the inputs (`next_functions`)
+and each tensor input's shape and dtype. The node *is* the `ctx` that `forward` and `backward` receive, as in
+PyTorch. When nothing is recorded, `apply` makes the result and nothing else.
 
-Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it;
-a node runs once every node that consumes its output has sent its gradient (among ready nodes the most
-recently created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running. `Node.apply` runs an
-op's `backward` and then, in one place for every op, sums each gradient back to its input's shape
-(`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
+Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it; a
+node runs once every node that consumes its output has sent its gradient (among ready nodes the most recently
+created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running.
+`Node.apply` runs an op's `backward` and then, in one place for every op, sums each gradient back to its input's
+shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
 `AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
 
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
-`record_backward()` traces; in build mode (`seams`) a learner's ops (`Op._apply` looks one up by the op's
-name; the backward of the learner's op that ran forward is kept on the node), backward rules and
-topological sort.
+`record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
+backward kept on the node), backward rules and topological sort.
 """
 from __future__ import annotations
 
@@ -141,9 +139,8 @@ class Node:
     def _relinked(self, saved, output_nr):
         """A tensor sharing a saved output's data whose grad_fn is this node again.
 
-        Saved outputs are stored detached (a saved output holding its own grad_fn would be a
-        reference cycle); double backward needs the link back, so it is restored on use, as
-        PyTorch's SavedVariable does."""
+        Saved outputs are stored detached (a saved output holding its own grad_fn would be a reference cycle); double
+        backward needs the link back, so it is restored on use, as PyTorch's SavedVariable does."""
         t = _wrap(saved._data)
         t._version = saved._version
         t._requires_grad = True
@@ -213,9 +210,8 @@ class Node:
                 TensorBase._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
             )
         grads = NotImplemented
-        learner = self._learner_backward  # build mode: the backward of the learner's op that ran forward
-        if learner is None and seams.ACTIVE:
-            learner = backward_rule(fn.__name__)  # build mode: a learner's backward rule
+        # build mode: the backward of the learner's op that ran forward, or a learner's backward rule
+        learner = self._learner_backward or (backward_rule(fn.__name__) if seams.ACTIVE else None)
         if learner is not None:
             grads = learner(self, *grad_outputs)
         elif fn.fused_backward is not None and not _state.enabled:  # no graph of the backward is recorded
@@ -396,20 +392,19 @@ class Function(metaclass=_FunctionMeta):
 class Op(Function):
     """A built-in primitive: `forward` returns backend arrays, `backward` uses framework ops.
 
-    Class options: `differentiable = False` for ops whose outputs never require grad;
-    `view = True` when the output shares storage with input 0 (forward may override per call by
-    setting `ctx.view`); forward may set `ctx.save_output = True` to keep its output for backward
-    (read it back with `ctx.saved_output`), which avoids a reference cycle through the output;
-    `save_inputs = True` saves every argument for backward (`ctx.saved_tensors`) when the call is recorded.
-    Multi-output ops return a tuple of arrays; `non_differentiable_outputs` lists output indices
-    that never require grad (e.g. the indices of `max`). `ctx.needs_input_grad` is empty when the
-    call is not recorded, so `forward` saves nothing then.
+    Class options: `differentiable = False` for ops whose outputs never require grad; `view = True` when the output
+    shares storage with input 0 (forward may override per call by setting `ctx.view`); forward may set
+    `ctx.save_output = True` to keep its output for backward (read it back with `ctx.saved_output`), which avoids a
+    reference cycle through the output; `save_inputs = True` saves every argument for backward
+    (`ctx.saved_tensors`) when the call is recorded. Multi-output ops return a tuple of arrays;
+    `non_differentiable_outputs` lists output indices that never require grad (e.g. the indices of `max`).
+    `ctx.needs_input_grad` is empty when the call is not recorded, so `forward` saves nothing then.
 
     `backward` is the op's math, written with framework ops, so a graph of the backward can be recorded
-    (`create_graph=True`, higher derivatives). A fused kernel (convolution, pooling, attention, softmax
-    losses, normalisation, GELU, recurrent layers) may also define `fused_backward(ctx, *grads)`: the same
-    gradients computed on arrays by a faster algorithm, returning arrays (or NotImplemented for a case it does
-    not cover). The engine uses it, in `Node.apply`, whenever no graph of the backward is being recorded.
+    (`create_graph=True`, higher derivatives). A fused kernel (convolution, pooling, attention, softmax losses,
+    normalisation, GELU, recurrent layers) may also define `fused_backward(ctx, *grads)`: the same gradients
+    computed on arrays by a faster algorithm, returning arrays (or NotImplemented for a case it does not cover).
+    The engine uses it, in `Node.apply`, whenever no graph of the backward is being recorded.
     """
 
     _check_grads = False
@@ -449,11 +444,9 @@ class Op(Function):
             if cls.save_inputs:
                 ctx.save_for_backward(*args)
         try:
-            out = NotImplemented
-            if seams.ACTIVE:  # build mode: a learner's op of this name computes the calls it covers
-                learner = seams.ACTIVE.get(cls.component or cls.__name__)
-                if learner is not None:
-                    out = learner(ctx, *args, **kwargs)
+            # build mode: a learner's op of this name computes the calls it covers (NotImplemented: the others)
+            learner = seams.ACTIVE.get(cls.component or cls.__name__) if seams.ACTIVE else None
+            out = NotImplemented if learner is None else learner(ctx, *args, **kwargs)
             if out is NotImplemented:
                 out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
@@ -791,12 +784,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated), like `torch.autograd.grad`."""
     outputs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
     inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, TensorBase):
-        grad_outputs = (grad_outputs,)
-    else:
-        grad_outputs = tuple(grad_outputs)
+    grad_outputs = ((None,) * len(outputs) if grad_outputs is None else
+                    (grad_outputs,) if isinstance(grad_outputs, TensorBase) else tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:
