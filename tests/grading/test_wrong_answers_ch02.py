@@ -9,7 +9,7 @@ from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 Add, Sub, Mul, Div, Pow = solution("02", "Add", "Sub", "Mul", "Div", "Pow")
 Neg, Exp, Log, Tanh, Relu, Sigmoid = solution("02", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")
-Matmul, = solution("02", "Matmul")
+Matmul, Sum, Mean, unreduce = solution("02", "Matmul", "Sum", "Mean", "unreduce")
 BINARY = (Add, Sub, Mul, Div, Pow)
 UNARY = (Neg, Exp, Log, Tanh, Relu, Sigmoid)
 
@@ -58,6 +58,18 @@ SigmoidMissingFactor = op(Sigmoid, backward=lambda ctx, grad: grad * ctx.saved_o
 LogTimesX = op(Log, backward=lambda ctx, grad: grad * ctx.saved_tensors[0])
 ExpWithoutGrad = op(Exp, backward=lambda ctx, grad: ctx.saved_output * 1.0)
 ExpFloat64 = op(Exp, forward=lambda ctx, x: (setattr(ctx, "save_output", True), np.exp(x.astype(np.float64)))[1])
+
+SumExpandOnly = op(Sum, backward=lambda ctx, grad: grad.expand(ctx.shape))
+SumUnsorted = op(Sum, backward=lambda ctx, grad: _unsqueezed_in_given_order(grad, ctx).expand(ctx.shape))
+MeanNotDivided = op(Mean, backward=lambda ctx, grad: unreduce(grad, ctx.shape, ctx.dim, ctx.keepdim))
+
+
+def _unsqueezed_in_given_order(grad, ctx):
+    if ctx.dim is not None and not ctx.keepdim:
+        for d in ((ctx.dim,) if isinstance(ctx.dim, int) else ctx.dim):
+            grad = grad.unsqueeze(d % len(ctx.shape))
+    return grad
+
 
 MatmulGradBTransposed = op(Matmul, backward=lambda ctx, grad: (grad @ ctx.saved_tensors[1].mT, grad.mT @ ctx.saved_tensors[0]))
 MatmulSwapped = op(Matmul, backward=lambda ctx, grad: (ctx.saved_tensors[0].mT @ grad, grad @ ctx.saved_tensors[1].mT))
@@ -306,11 +318,14 @@ CATALOGUE = [
     ("02.2", unary(Log=LogTimesX), ["your local derivative is x, not 1 / x"]),
     ("02.2", unary(Exp=ExpWithoutGrad), ["the upstream gradient `grad` is missing"]),
     ("02.2", unary(Exp=ExpFloat64), ["dtype float64", "expected shape (3, 4) and dtype float32"]),
-    ("02.3", (MatmulGradBTransposed,), ["shape (2, 3) for input 1 of shape (3, 2)", "grad_b must have the shape (3, 2)"]),
-    ("02.3", (MatmulSwapped,), ["for input 0 of shape (4, 3)"]),
-    ("02.3", (MatmulNegated,), ["a.grad after (a @ b).backward(grad)", "what went wrong: your result has the opposite sign"]),
-    ("02.3", (MatmulWithT,), ["transpose only the last two dimensions"]),
-    ("02.3", (MatmulWithDot,), ["np.dot does not batch", "input: a = "]),
+    ("02.3", (MatmulGradBTransposed, Sum, Mean), ["shape (2, 3) for input 1 of shape (3, 2)", "grad_b must have the shape (3, 2)"]),
+    ("02.3", (MatmulSwapped, Sum, Mean), ["for input 0 of shape (4, 3)"]),
+    ("02.3", (MatmulNegated, Sum, Mean), ["a.grad after (a @ b).backward(grad)", "what went wrong: your result has the opposite sign"]),
+    ("02.3", (MatmulWithT, Sum, Mean), ["transpose only the last two dimensions"]),
+    ("02.3", (MatmulWithDot, Sum, Mean), ["np.dot does not batch", "input: a = "]),
+    ("02.3", (Matmul, SumExpandOnly, Mean), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
+    ("02.3", (Matmul, SumUnsorted, Mean), ["Sum.backward for dim=(2, 0), keepdim=False"]),
+    ("02.3", (Matmul, Sum, MeanNotDivided), ["times too large: a mean divides by the number of elements"]),
     ("02.4", (topo_without_visited,), ["a node appears twice"]),
     ("02.4", (topo_not_reversed,), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
     ("02.4", (topo_pre_order,), ["comes before", "which sends it a gradient"]),
@@ -348,7 +363,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul",), "02.4": ("topo_sort",),
+         "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort",),
          "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

@@ -57,7 +57,11 @@ _COMPONENTS = [
       for op in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")],
     Component("Matmul", "02", "ex02_3", "Matmul", "Matmul", adapters.op,
               "Matmul.forward(ctx, a, b) on NumPy arrays of 2 or more dims, Matmul.backward(ctx, grad) -> the grads "
-              "of a and b; every float mm, bmm and batched a @ b runs it"),
+              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean")),
+    *[Component(op, "02", "ex02_3", op, op, adapters.op,
+                f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
+                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
+                checks=("Matmul", "Sum", "Mean")) for op in ("Sum", "Mean")],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,

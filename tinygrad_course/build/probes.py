@@ -94,6 +94,20 @@ def _op_probe(name):
     return probe
 
 
+def _reduction_probe(name):
+    def probe():
+        manual_seed(4)
+        out = {}
+        for k, (dim, keepdim) in enumerate([(None, False), (1, False), (-1, True), ((0, 2), False)]):
+            x = F.randn(2, 3, 4, dtype=np.float64, requires_grad=True)
+            reduce = getattr(x, name.lower())
+            y = reduce() if dim is None else reduce(dim, keepdim)
+            (y * y).sum().backward()
+            out.update({f"out{k}": _np(y), f"gx{k}": _np(x.grad)})
+        return out
+    return probe
+
+
 def matmul_probe():
     manual_seed(2)
     a, b = F.randn(3, 4, requires_grad=True), F.randn(4, 2, requires_grad=True)
@@ -370,7 +384,8 @@ def max_pool2d_probe():
 
 
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
-          **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "topological_sort": topological_sort,
+          **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
+          "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,

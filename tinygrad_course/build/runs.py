@@ -31,7 +31,7 @@ MILESTONES = {
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "BatchSampler.__iter__",
                             "default_collate", "init_weights",
-                            "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul",
+                            "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "topological_sort", "pick", "log_softmax",
                             "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
 }

@@ -87,9 +87,30 @@ def _matmul(args):
     return [xa, xb], (*batch, xa.shape[-2], xb.shape[-1]), dtype
 
 
-# the reference op's name -> which arguments may be Python numbers (element-wise ops) or "matmul"
+def _reduction(args):
+    """The array of a sum or mean over `dim` (None: every dimension; an int or a tuple of ints, negative ones
+    counting from the end) with `keepdim`, the dim as NumPy takes it, the result's shape and dtype."""
+    x, dim, keepdim, dtype = (*args, None, False, None)[:4] if len(args) < 4 else args
+    got = _operands((x,), ())
+    if got is None or dtype is not None or type(keepdim) is not bool:
+        return None
+    (data,), _, dtype = got
+    n = data.ndim
+    if n == 0 and dim is not None:
+        return None
+    dims = (dim,) if type(dim) is int else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    if dim is not None and (dims is None or not dims or any(type(d) is not int or not -n <= d < n for d in dims)
+                            or len({d % n for d in dims}) != len(dims)):
+        return None
+    axes = set(range(n)) if dim is None else {d % n for d in dims}
+    shape = tuple(1 if i in axes else s for i, s in enumerate(data.shape) if keepdim or i not in axes)
+    return [data, dims if dim is not None and type(dim) is not int else dim, keepdim], shape, dtype
+
+
+# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul" or "reduce"
 OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
-       "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul"}
+       "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
+       "Sum": "reduce", "Mean": "reduce"}
 
 
 def _tensor_of(saved, args, arrays):
@@ -114,13 +135,15 @@ def runner(learner_class, name: str | None = None):
     name = name or learner_class.__name__
     numbers = OPS[name]
     forward, backward = learner_class.forward, learner_class.backward
+    arity = 3 if numbers == "reduce" else None
     number_exponent = name == "Pow"  # the exercise's Pow: a tensor to a Python number's power
 
     def rule(ctx, *grad_outputs):
         try:
             grads = backward(ctx, *grad_outputs)
         except Exception as error:
-            if isinstance(error, (ValueError, IndexError)) and not ctx._saved:
+            unpacked = "values to unpack" in str(error) or "tuple index out of range" in str(error)
+            if isinstance(error, (ValueError, IndexError)) and unpacked and not ctx._saved:
                 raise RuntimeError(f"your {name}.backward raised {type(error).__name__} ({error}) with nothing in "
                                    "ctx.saved_tensors: forward keeps what backward needs with "
                                    "ctx.save_for_backward(...)") from error
@@ -130,8 +153,13 @@ def runner(learner_class, name: str | None = None):
             raise
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         n = ctx._num_args
-        if len(grads) != n:
-            raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {n} "
+        inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
+        if len(grads) == 1 and numbers in ((), "reduce"):  # one tensor input: its gradient alone will do
+            grads = grads + (None,) * (n - 1)
+        elif len(grads) == inputs:
+            grads = grads + (None,) * (n - inputs)
+        else:
+            raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
                                f"input(s): return one per input of forward (None for one that needs none)")
         shapes = dict(zip(ctx._input_pos or range(n), (shape for shape, _ in ctx._in_meta)))
         out = []
@@ -158,6 +186,8 @@ def runner(learner_class, name: str | None = None):
             return NotImplemented  # alpha=..., out=...: the reference's
         if numbers == "matmul":
             got = _matmul(args)
+        elif numbers == "reduce":
+            got = _reduction(args)
         elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
             return NotImplemented
         else:

@@ -304,8 +304,45 @@ def unary_ops_check(t, Neg, Exp, Log, Tanh, Relu, Sigmoid):
         _second_derivatives(t, name, {name: cls}, op, (x,), rng)
 
 
-@exercise("02.3", title="matrix multiplication: Matmul, batched", points=3)
-def matmul_check(t, Matmul):
+_REDUCTIONS = [(None, False), (1, False), (-1, True), ((0, 2), False), ((2, 0), False), ((0, -1), True)]
+
+
+def _reductions_check(t, name, cls, rng):
+    """The learner's Sum or Mean over each of `_REDUCTIONS`' dims, forward on arrays and backward in the framework."""
+    x = rng.standard_normal((2, 3, 4))
+    numpy_op = np.sum if name == "Sum" else np.mean
+    for dim, keepdim in _REDUCTIONS:
+        axis = tuple(dim) if isinstance(dim, tuple) else dim
+        want = numpy_op(x, axis=axis, keepdims=keepdim)
+        call = f"{name}.forward(ctx, x, dim={dim}, keepdim={keepdim})"
+        got = cls.forward(_Ctx(), x, dim, keepdim)
+        t.true(isinstance(got, (np.ndarray, np.generic)), f"{call} to return a NumPy array (got {type(got).__name__})",
+               hint="compute with NumPy: x.sum(axis=dim, keepdims=keepdim)")
+        t.close(got, want, call, given={"x": x})
+        g = rng.standard_normal(np.shape(want))
+        with _installed({name: cls}):
+            try:
+                gx, = _backward(t, name, lambda v: getattr(v, name.lower())(dim, keepdim) if dim is not None
+                                else getattr(v, name.lower())(), (x,), g)
+            except (RuntimeError, ValueError, IndexError) as error:
+                if str(error).startswith("your "):
+                    raise
+                raise CheckFailed(f"{name}.backward for dim={dim}, keepdim={keepdim}: {error}\n  what went wrong: the "
+                                  f"gradient of shape {np.shape(g)} could not be put back into x's shape (2, 3, 4)",
+                                  "without keepdim the summed dimensions are gone from grad: unsqueeze each one back "
+                                  "(counting a negative dim from the end), then expand to x's shape") from None
+        keep = g if keepdim or dim is None else np.expand_dims(g, tuple(sorted(d % 3 for d in (
+            dim if isinstance(dim, tuple) else (dim,)))))
+        count = x.size // max(np.size(want), 1) if name == "Mean" else 1
+        t.close(gx, np.broadcast_to(keep, x.shape) / count, f"x.grad after x.{name.lower()}(dim={dim}, keepdim={keepdim})"
+                ".backward(grad), x of shape (2, 3, 4)", given={"grad": g}, mistakes=[
+                    mistakes.custom(lambda got, e: count > 1 and np.allclose(got, e * count),
+                                    f"your gradient is {count} times too large: a mean divides by the number of "
+                                    "elements it averages", "divide the spread gradient by that number")])
+
+
+@exercise("02.3", title="the matrix product and sums: Matmul, Sum, Mean", points=5)
+def matmul_check(t, Matmul, Sum, Mean):
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
     _forward(t, "Matmul", Matmul, (a, b), a @ b, {"a": a, "b": b}, [
@@ -362,6 +399,10 @@ def matmul_check(t, Matmul):
                 w -= 0.1 * w.grad
     t.close(w, w_true.numpy(), "weights learned in 200 gradient-descent steps with your Matmul", atol=1e-4)
     _second_derivatives(t, "Matmul", {"Matmul": Matmul}, lambda x, y: x @ y, (a, b), rng)
+    for name, cls in (("Sum", Sum), ("Mean", Mean)):
+        _reductions_check(t, name, cls, rng)
+        _second_derivatives(t, name, {name: cls}, lambda x: (getattr(x, name.lower())(0) ** 2).sum(),
+                            (rng.standard_normal((3, 2)),), rng)
 
 
 # ---- 02.4 -------------------------------------------------------------------------------------------------
