@@ -78,6 +78,44 @@ MatmulNegated = op(Matmul, backward=lambda ctx, grad: (-(grad @ ctx.saved_tensor
 MatmulWithDot = op(Matmul, forward=lambda ctx, a, b: (ctx.save_for_backward(a, b), np.dot(a, b))[1])  # not batched
 
 
+topo_sort, backward_pass = solution("02", "topo_sort", "backward_pass")
+
+
+def pass_overwriting(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is not None:
+            for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+                if next_node is not None and next_grad is not None:
+                    waiting[next_node] = next_grad  # the second path's gradient replaces the first's
+
+
+def pass_skipping_leaves(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is None or node.name() == "AccumulateGrad":
+            continue
+        for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+            if next_node is not None and next_grad is not None:
+                waiting[next_node] = waiting[next_node] + next_grad if next_node in waiting else next_grad
+
+
+def pass_setting_grad(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is None:
+            continue
+        if node.name() == "AccumulateGrad":
+            node.variable.grad = g
+            continue
+        for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+            if next_node is not None and next_grad is not None:
+                waiting[next_node] = waiting[next_node] + next_grad if next_node in waiting else next_grad
+
+
 def topo_without_visited(root):
     order = []
 
@@ -326,10 +364,13 @@ CATALOGUE = [
     ("02.3", (Matmul, SumExpandOnly, Mean), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
     ("02.3", (Matmul, SumUnsorted, Mean), ["Sum.backward for dim=(2, 0), keepdim=False"]),
     ("02.3", (Matmul, Sum, MeanNotDivided), ["times too large: a mean divides by the number of elements"]),
-    ("02.4", (topo_without_visited,), ["a node appears twice"]),
-    ("02.4", (topo_not_reversed,), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
-    ("02.4", (topo_pre_order,), ["comes before", "which sends it a gradient"]),
-    ("02.4", (topo_keeps_none,), ["your code raised AttributeError"]),
+    ("02.4", (topo_without_visited, backward_pass), ["a node appears twice"]),
+    ("02.4", (topo_not_reversed, backward_pass), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
+    ("02.4", (topo_pre_order, backward_pass), ["comes before", "which sends it a gradient"]),
+    ("02.4", (topo_keeps_none, backward_pass), ["your code raised AttributeError"]),
+    ("02.4", (topo_sort, pass_overwriting), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
+    ("02.4", (topo_sort, pass_skipping_leaves), ["it is None: no gradient reached that leaf"]),
+    ("02.4", (topo_sort, pass_setting_grad), ["the old a.grad was overwritten, not added to"]),
     ("02.5", (accumulate_without_reset,), ["w.grad still held the old gradient (all 5.0)", "input: x of shape (12, 3)"]),
     ("02.5", (accumulate_unweighted,), ["3 times too large"]),
     ("02.5", (accumulate_resetting_each_chunk,), ["only the last chunk's gradient is there"]),
@@ -363,7 +404,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort",),
+         "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort", "backward_pass"),
          "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

@@ -39,6 +39,7 @@ from .autocast_state import autocast_state as _autocast
 from .grad_mode import _state
 from .grad_capture import Capture
 from .hooks import add_hook, run_pre_hooks
+from .learner_backward import run_learner_pass
 from .saved_variable import FREED_MESSAGE, version_error
 from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
@@ -414,7 +415,6 @@ class Op(Function):
     save_inputs = False
     released_after_backward = ()  # ctx attributes holding arrays in containers, dropped with the saved tensors
     non_differentiable_outputs = ()
-    component = None  # build mode: the name of the learner's op that may compute it (default: the class name)
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -444,8 +444,7 @@ class Op(Function):
             if cls.save_inputs:
                 ctx.save_for_backward(*args)
         try:
-            # build mode: a learner's op of this name computes the calls it covers (NotImplemented: the others)
-            learner = seams.ACTIVE.get(cls.component or cls.__name__) if seams.ACTIVE else None
+            learner = seams.ACTIVE.get(getattr(cls, "component", cls.__name__)) if seams.ACTIVE else None  # build mode
             out = NotImplemented if learner is None else learner(ctx, *args, **kwargs)
             if out is NotImplemented:
                 out = cls.forward(ctx, *args, **kwargs)
@@ -502,6 +501,8 @@ class AccumulateGrad(Node):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
         accumulate(self.variable, grad, _state.enabled)
         return ()
+
+    __call__ = apply
 
 
 def grad_accumulator(leaf):
@@ -690,6 +691,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     roots = [_root_node(t, i) for i, t in enumerate(outputs)]
     deps, nodes = _count_dependencies(roots)
     capture = Capture([_input_key(t) for t in inputs], nodes) if inputs is not None else None
+    if seams.ACTIVE and run_learner_pass(roots, grads, nodes, retain_graph, create_graph, capture, profilers + _recorders):
+        return None  # build mode: the learner's backward pass ran (the plain case it covers)
     buffers = {}  # node -> the gradients of its outputs received so far
     for node, t, g in zip(roots, outputs, grads):
         buf = buffers.setdefault(node, [None] * node._num_outputs)
@@ -699,9 +702,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     tie = itertools.count()
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
-    # build mode: a learner's topological sort decides the order (checked); nothing to call otherwise
-    order = learner_order(roots, nodes) if seams.ACTIVE else None
-    order = iter(order) if order is not None else None
+    order = learner_order(roots, nodes) if seams.ACTIVE else None  # build mode: a learner's order, checked
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:

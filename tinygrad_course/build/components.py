@@ -63,7 +63,12 @@ _COMPONENTS = [
                 f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
                 checks=("Matmul", "Sum", "Mean")) for op in ("Sum", "Mean")],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
-              "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
+              "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
+              checks=("topo_sort", "backward_pass")),
+    Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
+              "backward_pass(root, grad) runs every node below root once, in topological order, summing what reaches "
+              "each; tensor.backward() runs it (one output, no hooks or create_graph)",
+              checks=("topo_sort", "backward_pass")),
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),

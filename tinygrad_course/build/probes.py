@@ -134,6 +134,19 @@ def topological_sort():
     return {"gw": _np(w.grad), "gdeep": _np(deep.grad)}
 
 
+def backward_pass():
+    manual_seed(8)
+    w = F.randn(3, requires_grad=True)
+    x = F.randn(4, 3)
+    h = (x * w).tanh()
+    out = (h * h + h.exp() * w + (h @ w).sum()).sum()
+    out.backward()
+    w2 = F.randn(2, 2, dtype=np.float64, requires_grad=True)
+    (w2 @ w2).sum().backward()
+    (w2 * 3.0).sum().backward()  # accumulates into w2.grad
+    return {"gw": _np(w.grad), "gw2": _np(w2.grad)}
+
+
 def linear_forward():
     manual_seed(3)
     layer = nn.Linear(4, 3)
@@ -385,7 +398,7 @@ def max_pool2d_probe():
 
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
-          "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort,
+          "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,

@@ -467,8 +467,59 @@ def _check_order(t, order, root_tensor, what):
     return order
 
 
-@exercise("02.4", title="topological sort of the backward graph", points=3)
-def topo_sort_check(t, topo_sort):
+def _leaf_grads_of(backward_pass, make):
+    """The leaves' gradients after `backward_pass(root.grad_fn, ones)` on the graph `make()` builds, without
+    recording a graph (as the engine runs it), and after the framework's own `.backward()`."""
+    leaves, root = make()
+    with tc.no_grad():
+        backward_pass(root.grad_fn, tc.ones_like(root))
+    mine = [None if v.grad is None else v.grad.detach().numpy().copy() for v in leaves]
+    leaves, root = make()
+    root.backward(tc.ones_like(root))
+    return mine, [v.grad.numpy() for v in leaves]
+
+
+def _backward_pass_check(t, backward_pass):
+    """The learner's backward pass on graphs with fan-out, a broadcast, an input without gradient, a leaf used
+    twice and a leaf whose .grad already holds a value."""
+    rng = np.random.default_rng(4)
+    xs, ws = rng.standard_normal((3, 2)), rng.standard_normal((2,))
+
+    def fan_out():
+        x, w = tc.tensor(xs, requires_grad=True), tc.tensor(ws, requires_grad=True)
+        h = (x * w).tanh()
+        return [x, w], (h * h + h.exp() * w + (h * w).sum()).sum()
+
+    def plain():
+        a, b = tc.tensor(2.0, requires_grad=True), tc.tensor(3.0, requires_grad=True)
+        return [a, b], ((a * b + a) ** 2)
+
+    for make, what in [(plain, "L = (a * b + a) ** 2"), (fan_out, "h = tanh(x * w); L = sum(h*h + exp(h)*w + sum(h*w))")]:
+        mine, want = _leaf_grads_of(backward_pass, make)
+        for k, (g, w) in enumerate(zip(mine, want)):
+            if g is None:
+                t.fail(f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}", "it is None: no gradient "
+                       "reached that leaf", hint="run every node of topo_sort(root) and send each gradient it returns "
+                       "on to the node in next_functions; a leaf's AccumulateGrad node writes its .grad when you call it")
+            t.close(g, w, f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}, vs L.backward()",
+                    mistakes=[mistakes.custom(lambda got, e: np.all(np.abs(got) <= np.abs(e) + 1e-9) and
+                                              not np.allclose(got, e),
+                                              "part of the gradient is missing: a node reached along two paths must "
+                                              "receive the sum of both before it runs",
+                                              "add a gradient arriving at a node to the one already waiting there")])
+    # .grad accumulates across passes, as with .backward()
+    a = tc.tensor(1.5, requires_grad=True)
+    a.grad = tc.tensor(10.0)
+    square = a * a
+    with tc.no_grad():
+        backward_pass(square.grad_fn, tc.tensor(1.0))
+    t.close(a.grad, 13.0, "a.grad after backward_pass((a * a).grad_fn, 1) when a.grad held 10", given={"a": 1.5},
+            mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the old a.grad was overwritten, not added "
+                                      "to", "let the leaf's AccumulateGrad node write .grad: call it with the gradient")])
+
+
+@exercise("02.4", title="topological sort and the backward pass", points=4)
+def topo_sort_check(t, topo_sort, backward_pass):
     # the tape example: a fans out (it feeds both c = a*b and d = c + a)
     a = tc.tensor(2.0, requires_grad=True)
     b = tc.tensor(3.0, requires_grad=True)
@@ -493,6 +544,7 @@ def topo_sort_check(t, topo_sort):
     g.backward()
     t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
             given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
+    _backward_pass_check(t, backward_pass)
 
 
 # ---- 02.5 -------------------------------------------------------------------------------------------------
