@@ -32,6 +32,7 @@ def run_learner_pass(roots, grads, nodes, retain_graph, create_graph, capture, t
     root = roots[0]
     if hasattr(root, "variable") or not _plain(nodes):  # a leaf's own backward, or hooks and multi-output nodes
         return False
+    seams.count_call("backward_pass")
     previous = _state.enabled
     _state.enabled = False
     try:
