@@ -95,3 +95,44 @@ def test_a_wrong_result_is_an_error_naming_the_op_never_repaired():
 def test_nothing_is_looked_up_when_nothing_is_installed():
     out = tc.tensor([1.0], requires_grad=True) * 2.0
     assert out.grad_fn._learner_backward is None and seams.calls() == {}
+
+
+def _simple_pass(ran):
+    def backward_pass(root, grad):  # a learner's loop: depth-first order, sums what reaches each node
+        order, seen = [], set()
+
+        def visit(node):
+            if node is not None and node not in seen:
+                seen.add(node)
+                for nxt, _ in node.next_functions:
+                    visit(nxt)
+                order.append(node)
+        visit(root)
+        ran.append(root.name())
+        waiting = {root: grad}
+        for node in reversed(order):
+            g = waiting.pop(node, None)
+            if g is not None:
+                for (nxt, _), gi in zip(node.next_functions, node(g)):
+                    if nxt is not None and gi is not None:
+                        waiting[nxt] = waiting[nxt] + gi if nxt in waiting else gi
+    return backward_pass
+
+
+def test_the_learners_backward_pass_runs_plain_backward_calls_and_frees_the_graph():
+    ran = []
+    seams.install("backward_pass", _simple_pass(ran))
+    w = tc.tensor([1.0, -2.0], requires_grad=True)
+    y = (w * w).sum() * (w + 1).sum()
+    y.backward()
+    assert ran == ["MulBackward0"] and seams.calls() == {"backward_pass": 1}
+    assert w.grad.tolist() == [2 * 1.0 * 1.0 + 5.0, 2 * -2.0 * 1.0 + 5.0]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    # what it does not cover stays the engine's: create_graph, hooks, retain_grad, autograd.grad
+    h = w * 3
+    h.retain_grad()
+    h.sum().backward()
+    g, = tc.autograd.grad((w * w).sum(), w)
+    (w ** 3).sum().backward(create_graph=True)
+    assert ran == ["MulBackward0"] * 2 and h.grad.tolist() == [1.0, 1.0] and g.tolist() == [2.0, -4.0]
