@@ -3,7 +3,8 @@
 The learner's op classes (02.1-02.3: forward on NumPy arrays, backward with tensor ops) are installed in
 the framework for the check (`ops/learner_op.py`, as build mode installs them) and compared with NumPy, with
 finite differences and with the framework's own second derivatives; the learner's topological sort orders a
-real graph whose nodes are then run in that order. The checks of 02.7-02.9 (no_grad, a custom Function, Jacobian and Hessian)
+real graph whose nodes are then run in that order, and the learner's backward pass is compared with `.backward()`.
+The checks of 02.7-02.9 (no_grad, a custom Function, Jacobian and Hessian)
 are in `ch02_autograd_tools`.
 """
 import contextlib
@@ -334,8 +335,8 @@ def _reductions_check(t, name, cls, rng):
         keep = g if keepdim or dim is None else np.expand_dims(g, tuple(sorted(d % 3 for d in (
             dim if isinstance(dim, tuple) else (dim,)))))
         count = x.size // max(np.size(want), 1) if name == "Mean" else 1
-        t.close(gx, np.broadcast_to(keep, x.shape) / count, f"x.grad after x.{name.lower()}(dim={dim}, keepdim={keepdim})"
-                ".backward(grad), x of shape (2, 3, 4)", given={"grad": g}, mistakes=[
+        what = f"x.grad after x.{name.lower()}(dim={dim}, keepdim={keepdim}).backward(grad), x of shape (2, 3, 4)"
+        t.close(gx, np.broadcast_to(keep, x.shape) / count, what, given={"grad": g}, mistakes=[
                     mistakes.custom(lambda got, e: count > 1 and np.allclose(got, e * count),
                                     f"your gradient is {count} times too large: a mean divides by the number of "
                                     "elements it averages", "divide the spread gradient by that number")])
@@ -494,13 +495,15 @@ def _backward_pass_check(t, backward_pass):
         a, b = tc.tensor(2.0, requires_grad=True), tc.tensor(3.0, requires_grad=True)
         return [a, b], ((a * b + a) ** 2)
 
-    for make, what in [(plain, "L = (a * b + a) ** 2"), (fan_out, "h = tanh(x * w); L = sum(h*h + exp(h)*w + sum(h*w))")]:
+    for make, what in [(plain, "L = (a * b + a) ** 2"),
+                       (fan_out, "h = tanh(x * w); L = sum(h*h + exp(h)*w + sum(h*w))")]:
         mine, want = _leaf_grads_of(backward_pass, make)
         for k, (g, w) in enumerate(zip(mine, want)):
             if g is None:
                 t.fail(f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}", "it is None: no gradient "
                        "reached that leaf", hint="run every node of topo_sort(root) and send each gradient it returns "
-                       "on to the node in next_functions; a leaf's AccumulateGrad node writes its .grad when you call it")
+                       "on to the node in next_functions; a leaf's AccumulateGrad node writes its .grad when you call "
+                       "it")
             t.close(g, w, f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}, vs L.backward()",
                     mistakes=[mistakes.custom(lambda got, e: np.all(np.abs(got) <= np.abs(e) + 1e-9) and
                                               not np.allclose(got, e),
@@ -515,7 +518,8 @@ def _backward_pass_check(t, backward_pass):
         backward_pass(square.grad_fn, tc.tensor(1.0))
     t.close(a.grad, 13.0, "a.grad after backward_pass((a * a).grad_fn, 1) when a.grad held 10", given={"a": 1.5},
             mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the old a.grad was overwritten, not added "
-                                      "to", "let the leaf's AccumulateGrad node write .grad: call it with the gradient")])
+                                      "to", "let the leaf's AccumulateGrad node write .grad: call it with the "
+                                      "gradient")])
 
 
 @exercise("02.4", title="topological sort and the backward pass", points=4)
