@@ -47,21 +47,21 @@ _COMPONENTS = [
     *[Component(op, "02", "ex02_1", op, op, adapters.op,
                 f"{op}.forward(ctx, a, b) on NumPy arrays -> the result array, {op}.backward(ctx, grad) -> the grads of "
                 f"a and b; every float {op} of tensors (or a tensor and a number) runs it",
-                checks=("Add", "Sub", "Mul", "Div", "Pow")) for op in ("Add", "Sub", "Mul", "Div")],
+                checks=("Add", "Sub", "Mul", "Div", "Pow"), pure=True) for op in ("Add", "Sub", "Mul", "Div")],
     Component("Pow", "02", "ex02_1", "Pow", "Pow", adapters.op,
               "Pow.forward(ctx, a, exponent) on a NumPy array and a number, Pow.backward(ctx, grad) -> (grad of a, "
-              "None); every float tensor ** number runs it", checks=("Add", "Sub", "Mul", "Div", "Pow")),
+              "None); every float tensor ** number runs it", checks=("Add", "Sub", "Mul", "Div", "Pow"), pure=True),
     *[Component(op, "02", "ex02_2", op, op, adapters.op,
                 f"{op}.forward(ctx, x) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; every float "
-                f"{op.lower()} runs it", checks=("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"))
+                f"{op.lower()} runs it", checks=("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"), pure=True)
       for op in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")],
     Component("Matmul", "02", "ex02_3", "Matmul", "Matmul", adapters.op,
               "Matmul.forward(ctx, a, b) on NumPy arrays of 2 or more dims, Matmul.backward(ctx, grad) -> the grads "
-              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean")),
+              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean"), pure=True),
     *[Component(op, "02", "ex02_3", op, op, adapters.op,
                 f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
                 f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
-                checks=("Matmul", "Sum", "Mean")) for op in ("Sum", "Mean")],
+                checks=("Matmul", "Sum", "Mean"), pure=True) for op in ("Sum", "Mean")],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=("topo_sort", "backward_pass")),

@@ -113,6 +113,19 @@ OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
        "Sum": "reduce", "Mean": "reduce"}
 
 
+def reference_op(ctx, *args, **kwargs):
+    """What runs when a learner's op raises (build mode leaves it out): the forward call goes back to the
+    framework's op (NotImplemented); a backward of a node the learner's forward computed has no reference to
+    go back to (what the node saved is the learner's), so the learner's error is raised again."""
+    if ctx is _BACKWARD:
+        raise  # noqa: PLE0704  (the learner's error, being handled by build mode's guard)
+    return NotImplemented
+
+
+for _name in OPS:
+    seams.offer(_name, reference_op)
+
+
 def _tensor_of(saved, args, arrays):
     """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number)."""
     for t, x in zip(args, arrays):
