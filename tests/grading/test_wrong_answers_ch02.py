@@ -43,6 +43,14 @@ MulThroughNumpy = op(Mul, backward=lambda ctx, grad: tuple(
     tc.tensor(grad.numpy() * x.detach().numpy()) for x in reversed(_saved_pair(ctx))))
 SubSignFlipped = op(Sub, backward=lambda ctx, grad: (grad, grad))
 SubReversed = op(Sub, forward=lambda ctx, a, b: b - a)
+
+
+def _add_in_place(ctx, a, b):
+    a += b
+    return a
+
+
+AddInPlace = op(Add, forward=_add_in_place)
 DivMissingA = op(Div, backward=lambda ctx, grad: (grad / _saved_pair(ctx)[1], -grad / (_saved_pair(ctx)[1] ** 2)))
 PowNotLowered = op(Pow, backward=lambda ctx, grad: (grad * _saved_pair(ctx)[1] * _saved_pair(ctx)[0] ** _saved_pair(ctx)[1], None))
 MulNotSaving = op(Mul, forward=lambda ctx, a, b: a * b)
@@ -344,6 +352,7 @@ CATALOGUE = [
     ("02.1", binary(Mul=MulNotSaving), ["Mul.backward raised ValueError", "nothing in ctx.saved_tensors"]),
     ("02.1", binary(Mul=MulOneGradient), ["Mul.backward returned 1 gradient(s), but Mul has 2 input(s)"]),
     ("02.1", binary(Sub=SubSignFlipped), ["b's gradient has the wrong sign: a - b falls as b grows"]),
+    ("02.1", binary(Add=AddInPlace), ["it changed its input a in place", "input: a = "]),
     ("02.1", binary(Sub=SubReversed), ["the operands are in the wrong order", "input: a = "]),
     ("02.1", binary(Div=DivMissingA), ["b's gradient is missing the factor a"]),
     ("02.1", binary(Pow=PowNotLowered), ["the power was not lowered by one"]),

@@ -74,7 +74,12 @@ def _installed(classes):
 
 def _forward(t, name, cls, arrays, expected, given, mistakes_=()):
     """The learner's forward called directly on arrays, compared with the expected array."""
+    before = [np.array(a, copy=True) for a in arrays]
     got = cls.forward(_Ctx(), *arrays)
+    for name_k, a, b in zip(given, arrays, before):
+        if not np.array_equal(a, b):
+            t.fail(f"{name}.forward", f"it changed its input {name_k} in place: the array forward receives is the "
+                   "input tensor's own storage", hint="compute a new array (a + b, not a += b)", given=given)
     if isinstance(got, tc.Tensor):
         t.fail(f"{name}.forward", "returned a tc.Tensor, but forward receives NumPy arrays and returns one",
                hint="compute with NumPy on the arrays you receive (a * b, np.exp(x), ...); the framework wraps the "
