@@ -44,12 +44,17 @@ def framework_file(path: Path) -> bool:
     return bool(parts) and parts[0] not in TOOLING
 
 
+def component_cells() -> list[tuple[str, str]]:
+    """The (chapter, grade_id) cells that define the components, each once."""
+    return list(dict.fromkeys(sources(component)[-1] for component in COMPONENTS))
+
+
 def component_lines(folder: Path) -> int:
     """Non-blank lines the learner writes in the component cells of the notebooks in `folder`: the lines
-    between `### BEGIN SOLUTION` and `### END SOLUTION` (what the release replaces with a stub)."""
+    between `### BEGIN SOLUTION` and `### END SOLUTION` (what the release replaces with a stub), each cell
+    counted once (one cell may define several components: chapter 02's ops, chapter 07's checkpoint pair)."""
     total = 0
-    for component in COMPONENTS:
-        chapter, grade_id = sources(component)[-1]
+    for chapter, grade_id in component_cells():
         path = find_notebook(folder, chapter)
         if path is None:
             continue
@@ -109,7 +114,7 @@ def main(argv=None) -> int:
     print(f"lines run in the framework:         {result['framework']}")
     print(f"learner's share:                    {result['share']:.0%}")
     print(f"the learner's components:           {result['components']} non-blank lines written "
-          f"(solution regions of the {len(COMPONENTS)} component cells)")
+          f"(solution regions of the {len(component_cells())} component cells)")
     return 0
 
 

@@ -1,10 +1,11 @@
 """The seam where a learner's component takes the place of the framework's own (build mode).
 
 A *component* is a named piece of the framework that a learner writes in an exercise: a function such as
-`"sum_to_shape"`, a backward rule such as `"Mul.backward"`, a method such as `"Linear.forward"`. The
-framework never calls such a piece directly. Functions and methods are wrapped by `@component(name)`, and
-the graph nodes look a backward rule up by the op's name, so that while a learner's implementation is
-installed under that name it runs instead of the reference:
+`"sum_to_shape"`, an op such as `"Mul"` (its forward and backward), a backward rule such as `"Mul.backward"`,
+a method such as `"Linear.forward"`. The framework never calls such a piece directly. Functions and methods
+are wrapped by `@component(name)`, ops (`Op._apply`) look a learner's op up by the op's name and the graph
+nodes a backward rule, so that while a learner's implementation is installed under that name it runs
+instead of the reference:
 
     seams.install("sum_to_shape", my_sum_to_shape)   # the learner's code now runs inside backward
     seams.uninstall("sum_to_shape")                  # and the reference again
@@ -51,6 +52,18 @@ def backward_rule(name):
     if learner is not None:
         _calls[name + ".backward"] = _calls.get(name + ".backward", 0) + 1
     return learner
+
+
+def count_call(name: str) -> None:
+    """Count one run of installed component `name` (for components that are not `@component` functions,
+    such as a learner's op, which `Op._apply` looks up by its name)."""
+    _calls[name] = _calls.get(name, 0) + 1
+
+
+def offer(name: str, reference) -> None:
+    """Offer component `name`, which the framework looks up itself (an op: `Op._apply`), with `reference` as
+    what runs in its place when the learner's raises (build mode's fallback)."""
+    _known[name] = reference
 
 
 def install(name: str, implementation) -> None:

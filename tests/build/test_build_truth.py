@@ -21,8 +21,21 @@ from tinygrad_course.build.notebooks import extract
 from tinygrad_course.build.package import save
 from tinygrad_course.build.runs import MILESTONES, _cpu_seconds_of_children
 from tinygrad_course.grading import CheckFailed, check
+from tinygrad_course.grading.markers import keep_solutions
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def solution_cell(notebook, grade_id):
+    """The solution cell `grade_id` of solutions/`notebook` without its solution markers."""
+    nb = json.loads((ROOT / "solutions" / notebook).read_text())
+    cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+    return keep_solutions("".join(cell["source"]))
+
+
+OPS_IMPORTS = "import numpy as np\nfrom tinygrad_course.autograd.engine import Op\n\n\n"
+BINARY_CELL = solution_cell("02_autograd.ipynb", "ex02_1")  # Add, Sub, Mul, Div, Pow
+UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
 
 SGD_FLIPPED = '''import tinygrad_course as tc
 
@@ -118,57 +131,66 @@ def test_breakage_2_a_failing_component_is_not_installed_and_an_edited_file_is_c
         build.use_learner(tmp_path, quiet=True)
     assert "SGD.update" not in seams.installed()
     # a component that passed, then edited by hand on disk: checked again before it runs
-    tanh = BY_NAME["Tanh.backward"]
+    tanh = BY_NAME["Tanh"]
     shell = _shell(tmp_path, "02")
     try:
-        shell.run_cell("def tanh_backward(grad, out):\n    return grad * (1 - out ** 2)\n")
+        shell.run_cell(OPS_IMPORTS + UNARY_CELL)
     finally:
         _close(shell)
     with pytest.warns(UserWarning):  # SGD.step still fails
         table = build.use_learner(tmp_path, quiet=True)
-    assert next(r for r in table if r.component == "Tanh.backward").source == "learner"
-    path = tmp_path / "ch02_tanh_backward.py"
-    path.write_text(path.read_text().replace("out ** 2", "out"))
-    with pytest.warns(UserWarning, match=r"your Tanh.backward \(02_autograd.ipynb, cell ex02_2\) is not installed"):
+    assert next(r for r in table if r.component == "Tanh").source == "learner"
+    path = tmp_path / "ch02_tanh.py"
+    path.write_text(path.read_text().replace("grad * (1 - out * out)", "grad * (1 - out)"))
+    with pytest.warns(UserWarning, match=r"your Tanh \(02_autograd.ipynb, cell ex02_2\) is not installed"):
         table = build.use_learner(tmp_path, quiet=True)
     row = next(r for r in table if r.component == tanh.name)
     assert (row.source, row.check) == ("reference", "fail")
 
 
-def test_breakage_3_a_mul_backward_without_the_broadcast_reduction_fails_grading_and_installation(tmp_path, capsys):
-    wrong = "def mul_backward(grad, a, b):\n    return grad * b, grad * a\n"
+def test_breakage_3_a_wrong_mul_fails_grading_and_installation_and_nothing_repairs_an_op(tmp_path, capsys):
+    wrong = OPS_IMPORTS + BINARY_CELL.replace("return grad * b if need_a else None, grad * a if need_b else None",
+                                               "return grad * a, grad * b")
     namespace = {}
     exec(wrong, namespace)
-    with pytest.raises(CheckFailed, match="0/2 points"):
-        check("02.1", namespace["mul_backward"])
+    with pytest.raises(CheckFailed, match="0/5 points"):
+        check("02.1", *(namespace[n] for n in ("Add", "Sub", "Mul", "Div", "Pow")))
     shell = _shell(tmp_path, "02")
     try:
         shell.run_cell(wrong)
     finally:
         _close(shell)
     assert "check failed" in capsys.readouterr().out
-    with pytest.warns(UserWarning, match=r"your Mul.backward \(02_autograd.ipynb, cell ex02_1\) is not installed"):
+    with pytest.warns(UserWarning, match=r"your Mul \(02_autograd.ipynb, cell ex02_1\) is not installed"):
         build.use_learner(tmp_path, quiet=True)
-    assert "Mul.backward" not in seams.installed()
-    # and nothing sums a gradient back for a learner whose rule is installed by hand
-    seams.install("Mul.backward", BY_NAME["Mul.backward"].adapt(namespace["mul_backward"]))
+    assert "Mul" not in seams.installed()
+    # nothing repairs a learner's op installed by hand: a gradient that does not fit its input is an error
+    seams.install("Mul", BY_NAME["Mul"].adapt(namespace["Mul"]))
     a, b = tc.randn(4, 3, requires_grad=True), tc.randn(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"returned a gradient of shape \(4, 3\) for input 1, expected \(3,\)"):
-        (a * b).sum().backward()
+    (a * b).sum().backward()  # swapped: b's gradient has a's shape (4, 3), summed over rows by the engine
+    assert np.allclose(b.grad.numpy(), b.detach().numpy() * 4)  # the learner's (wrong) math, as written
+    summed = {}
+    exec(OPS_IMPORTS + BINARY_CELL.replace("return grad * b if need_a else None, grad * a if need_b else None",
+                                                 "return (grad * b).sum(0), grad * a"), summed)
+    seams.install("Mul", BY_NAME["Mul"].adapt(summed["Mul"]))
+    p, q = tc.randn(4, 3, requires_grad=True), tc.randn(4, 1, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"your Mul.backward returned a gradient of shape \(3,\) for input 0 "
+                                           r"of shape \(4, 3\)"):
+        (p * q).sum().backward()
 
 
 def test_breakage_3_the_command_line_refuses_it_too(tmp_path):
-    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_1", "unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
-                       "grad * b, grad * a")
+    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_1", "return grad * b if need_a else None, grad * a if need_b",
+                       "return grad * a if need_a else None, grad * b if need_b")
     rows = {r["component"]: r for r in json.loads(_cli("status", str(folder), "--json").stdout)}
-    assert (rows["Mul.backward"]["source"], rows["Mul.backward"]["check"]) == ("reference", "fail")
+    assert (rows["Mul"]["source"], rows["Mul"]["check"]) == ("reference", "fail")
 
 
 def test_breakage_4_the_autograd_milestone_names_the_wrong_component_and_its_cell(tmp_path):
-    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_2", "grad * (1 - out ** 2)", "grad * (1 - out)")
+    folder = _replaced(tmp_path, "02_autograd.ipynb", "ex02_2", "grad * (1 - out * out)", "grad * (1 - out)")
     run = _cli("milestone", "autograd", str(folder))
     assert run.returncode == 1
-    assert "your Tanh.backward (02_autograd.ipynb, cell ex02_2) fails its check" in run.stdout, run.stdout
+    assert "your Tanh (02_autograd.ipynb, cell ex02_2) fails its check" in run.stdout, run.stdout
 
 
 def test_breakage_5_the_lab_needs_only_chapters_01_to_05b_and_reads_data_through_the_loader():

@@ -30,7 +30,9 @@ def test_record_writes_nothing_while_nbgrader_autogrades(tmp_path, monkeypatch, 
     try:
         shell.run_cell("from tinygrad_course import build")
         shell.run_cell(f"build.record('02', folder={str(tmp_path)!r}, notebook='02_autograd.ipynb')")
-        shell.run_cell("def tanh_backward(grad, out):\n    return grad * (1 - out ** 2)\n")
+        shell.run_cell("import numpy as np\nfrom tinygrad_course.autograd.engine import Op\n\n\nclass Tanh(Op):\n"
+                       "    @staticmethod\n    def forward(ctx, x):\n        ctx.save_output = True\n"
+                       "        return np.tanh(x)\n")
     finally:
         shell.events.callbacks["post_run_cell"].clear()
         InteractiveShell.clear_instance()

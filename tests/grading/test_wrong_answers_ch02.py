@@ -1,60 +1,127 @@
 """Catalogue of wrong answers, chapter 02 (autograd): each realistic mistake fails with a message that names
 it, the hint waits for a second failure, and the unsolved stub fails."""
+import numpy as np
 import pytest
 
 import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-unbroadcast, = solution("02", "unbroadcast")
+Add, Sub, Mul, Div, Pow = solution("02", "Add", "Sub", "Mul", "Div", "Pow")
+Neg, Exp, Log, Tanh, Relu, Sigmoid = solution("02", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")
+Matmul, Sum, Mean, unreduce = solution("02", "Matmul", "Sum", "Mean", "unreduce")
+BINARY = (Add, Sub, Mul, Div, Pow)
+UNARY = (Neg, Exp, Log, Tanh, Relu, Sigmoid)
 
 
-def mul_swapped(grad, a, b):
-    return unbroadcast(grad * a, a.shape), unbroadcast(grad * b, b.shape)
+def binary(**replaced):
+    """The solution's binary op classes with some replaced by a wrong one."""
+    return tuple(replaced.get(c.__name__, c) for c in BINARY)
 
 
-def mul_not_unbroadcast(grad, a, b):
-    return grad * b, grad * a
+def unary(**replaced):
+    return tuple(replaced.get(c.__name__, c) for c in UNARY)
 
 
-def mul_without_grad(grad, a, b):
-    return unbroadcast(b * tc.ones_like(grad), a.shape), unbroadcast(a * tc.ones_like(grad), b.shape)
+def op(base, forward=None, backward=None):
+    """A wrong variant of the solution's op class `base`, keeping its name (the framework's op it computes)."""
+    body = {}
+    if forward is not None:
+        body["forward"] = staticmethod(forward)
+    if backward is not None:
+        body["backward"] = staticmethod(backward)
+    return type(base.__name__, (base,), body)
 
 
-def tanh_without_grad(grad, out):
-    return 1 - out ** 2
+def _saved_pair(ctx):
+    return ctx.saved_tensors
 
 
-def tanh_applied_twice(grad, out):
-    return grad * (1 - out.tanh() ** 2)
+MulSwapped = op(Mul, backward=lambda ctx, grad: (grad * _saved_pair(ctx)[0], grad * _saved_pair(ctx)[1]))
+MulWithoutGrad = op(Mul, backward=lambda ctx, grad: (_saved_pair(ctx)[1] * 1.0, _saved_pair(ctx)[0] * 1.0))
+MulThroughNumpy = op(Mul, backward=lambda ctx, grad: tuple(
+    tc.tensor(grad.numpy() * x.detach().numpy()) for x in reversed(_saved_pair(ctx))))
+SubSignFlipped = op(Sub, backward=lambda ctx, grad: (grad, grad))
+SubReversed = op(Sub, forward=lambda ctx, a, b: b - a)
 
 
-def tanh_not_squared(grad, out):
-    return grad * (1 - out)
+def _add_in_place(ctx, a, b):
+    a += b
+    return a
 
 
-def tanh_plus_out_squared(grad, out):
-    return grad * (1 + out ** 2)
+AddInPlace = op(Add, forward=_add_in_place)
+DivMissingA = op(Div, backward=lambda ctx, grad: (grad / _saved_pair(ctx)[1], -grad / (_saved_pair(ctx)[1] ** 2)))
+PowNotLowered = op(Pow, backward=lambda ctx, grad: (grad * _saved_pair(ctx)[1] * _saved_pair(ctx)[0] ** _saved_pair(ctx)[1], None))
+MulNotSaving = op(Mul, forward=lambda ctx, a, b: a * b)
+AddReturningTensor = op(Add, forward=lambda ctx, a, b: tc.tensor(a) + tc.tensor(b))
+MulOneGradient = op(Mul, backward=lambda ctx, grad: grad * _saved_pair(ctx)[1])
+
+TanhNotSquared = op(Tanh, backward=lambda ctx, grad: grad * (1 - ctx.saved_output))
+TanhAppliedTwice = op(Tanh, backward=lambda ctx, grad: grad * (1 - ctx.saved_output.tanh() ** 2))
+TanhNegated = op(Tanh, backward=lambda ctx, grad: grad * (ctx.saved_output ** 2 - 1))
+ReluAtZero = op(Relu, forward=lambda ctx, x: (ctx.save_for_backward(x), np.maximum(x, 0))[1],
+                backward=lambda ctx, grad: grad * (ctx.saved_tensors[0] >= 0))
+SigmoidMissingFactor = op(Sigmoid, backward=lambda ctx, grad: grad * ctx.saved_output)
+LogTimesX = op(Log, backward=lambda ctx, grad: grad * ctx.saved_tensors[0])
+ExpWithoutGrad = op(Exp, backward=lambda ctx, grad: ctx.saved_output * 1.0)
+ExpFloat64 = op(Exp, forward=lambda ctx, x: (setattr(ctx, "save_output", True), np.exp(x.astype(np.float64)))[1])
+
+SumExpandOnly = op(Sum, backward=lambda ctx, grad: grad.expand(ctx.shape))
+SumUnsorted = op(Sum, backward=lambda ctx, grad: _unsqueezed_in_given_order(grad, ctx).expand(ctx.shape))
+MeanNotDivided = op(Mean, backward=lambda ctx, grad: unreduce(grad, ctx.shape, ctx.dim, ctx.keepdim))
 
 
-def tanh_negated(grad, out):
-    return grad * (out ** 2 - 1)
+def _unsqueezed_in_given_order(grad, ctx):
+    if ctx.dim is not None and not ctx.keepdim:
+        for d in ((ctx.dim,) if isinstance(ctx.dim, int) else ctx.dim):
+            grad = grad.unsqueeze(d % len(ctx.shape))
+    return grad
 
 
-def tanh_through_numpy(grad, out):
-    return tc.tensor(grad.detach().numpy() * (1 - out.detach().numpy() ** 2))
+MatmulGradBTransposed = op(Matmul, backward=lambda ctx, grad: (grad @ ctx.saved_tensors[1].mT, grad.mT @ ctx.saved_tensors[0]))
+MatmulSwapped = op(Matmul, backward=lambda ctx, grad: (ctx.saved_tensors[0].mT @ grad, grad @ ctx.saved_tensors[1].mT))
+MatmulWithT = op(Matmul, backward=lambda ctx, grad: (grad @ ctx.saved_tensors[1].T, ctx.saved_tensors[0].T @ grad))
+MatmulNegated = op(Matmul, backward=lambda ctx, grad: (-(grad @ ctx.saved_tensors[1].mT), -(ctx.saved_tensors[0].mT @ grad)))
+MatmulWithDot = op(Matmul, forward=lambda ctx, a, b: (ctx.save_for_backward(a, b), np.dot(a, b))[1])  # not batched
 
 
-def matmul_grad_b_transposed(grad, a, b):
-    return grad @ b.T, grad.T @ a
+topo_sort, backward_pass = solution("02", "topo_sort", "backward_pass")
 
 
-def matmul_negated(grad, a, b):
-    return -(grad @ b.T), -(a.T @ grad)
+def pass_overwriting(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is not None:
+            for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+                if next_node is not None and next_grad is not None:
+                    waiting[next_node] = next_grad  # the second path's gradient replaces the first's
 
 
-def matmul_swapped(grad, a, b):
-    return a.T @ grad, grad @ b.T
+def pass_skipping_leaves(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is None or node.name() == "AccumulateGrad":
+            continue
+        for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+            if next_node is not None and next_grad is not None:
+                waiting[next_node] = waiting[next_node] + next_grad if next_node in waiting else next_grad
+
+
+def pass_setting_grad(root, grad):
+    waiting = {root: grad}
+    for node in topo_sort(root):
+        g = waiting.pop(node, None)
+        if g is None:
+            continue
+        if node.name() == "AccumulateGrad":
+            node.variable.grad = g
+            continue
+        for (next_node, _), next_grad in zip(node.next_functions, node(g)):
+            if next_node is not None and next_grad is not None:
+                waiting[next_node] = waiting[next_node] + next_grad if next_node in waiting else next_grad
 
 
 def topo_without_visited(root):
@@ -279,23 +346,40 @@ def hessian_of_gradient_rows(f, x):
 jacobian, hessian = solution("02", "jacobian", "hessian")
 
 CATALOGUE = [
-    ("02.1", (mul_swapped,), ["gradients of a and b are swapped", "input: grad = "]),
-    ("02.1", (mul_not_unbroadcast,), ["grad_b when b has shape (3,): shape mismatch: expected (3,), got (4, 3)",
-                                      "its gradient was not summed back"]),
-    ("02.1", (mul_without_grad,), ["the upstream gradient `grad` is missing"]),
-    ("02.2", (tanh_without_grad,), ["the upstream gradient `grad` is missing"]),
-    ("02.2", (tanh_applied_twice,), ["tanh was applied a second time", "input: grad = "]),
-    ("02.2", (tanh_not_squared,), ["1 - tanh(x), which is not the derivative of tanh"]),
-    ("02.2", (tanh_through_numpy,), ["the gradient your rule returns is not differentiable"]),
-    ("02.2", (tanh_plus_out_squared,), ["the sign inside the local derivative is flipped"]),
-    ("02.2", (tanh_negated,), ["your local derivative has the opposite sign"]),
-    ("02.3", (matmul_grad_b_transposed,), ["grad_b.shape", "expected (3, 2), got (2, 3)", "grad_b is transposed"]),
-    ("02.3", (matmul_swapped,), ["grad_a.shape", "expected (4, 3), got (3, 2)", "the two gradients are swapped"]),
-    ("02.3", (matmul_negated,), ["grad_a", "what went wrong: your result has the opposite sign"]),
-    ("02.4", (topo_without_visited,), ["a node appears twice"]),
-    ("02.4", (topo_not_reversed,), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
-    ("02.4", (topo_pre_order,), ["comes before", "which sends it a gradient"]),
-    ("02.4", (topo_keeps_none,), ["your code raised AttributeError"]),
+    ("02.1", binary(Mul=MulSwapped), ["gradients of a and b are swapped", "input: grad = "]),
+    ("02.1", binary(Mul=MulWithoutGrad), ["the upstream gradient `grad` is missing"]),
+    ("02.1", binary(Mul=MulThroughNumpy), ["the gradient your backward returns is not differentiable"]),
+    ("02.1", binary(Mul=MulNotSaving), ["Mul.backward raised ValueError", "nothing in ctx.saved_tensors"]),
+    ("02.1", binary(Mul=MulOneGradient), ["Mul.backward returned 1 gradient(s), but Mul has 2 input(s)"]),
+    ("02.1", binary(Sub=SubSignFlipped), ["b's gradient has the wrong sign: a - b falls as b grows"]),
+    ("02.1", binary(Add=AddInPlace), ["it changed its input a in place", "input: a = "]),
+    ("02.1", binary(Sub=SubReversed), ["the operands are in the wrong order", "input: a = "]),
+    ("02.1", binary(Div=DivMissingA), ["b's gradient is missing the factor a"]),
+    ("02.1", binary(Pow=PowNotLowered), ["the power was not lowered by one"]),
+    ("02.1", binary(Add=AddReturningTensor), ["returned a tc.Tensor, but forward receives NumPy arrays"]),
+    ("02.2", unary(Tanh=TanhNotSquared), ["1 - tanh(x), which is not the derivative of tanh"]),
+    ("02.2", unary(Tanh=TanhAppliedTwice), ["tanh was applied a second time", "input: grad = "]),
+    ("02.2", unary(Tanh=TanhNegated), ["your local derivative has the opposite sign"]),
+    ("02.2", unary(Relu=ReluAtZero), ["at x = 0 your gradient is grad"]),
+    ("02.2", unary(Sigmoid=SigmoidMissingFactor), ["the factor (1 - sigmoid(x)) is missing"]),
+    ("02.2", unary(Log=LogTimesX), ["your local derivative is x, not 1 / x"]),
+    ("02.2", unary(Exp=ExpWithoutGrad), ["the upstream gradient `grad` is missing"]),
+    ("02.2", unary(Exp=ExpFloat64), ["dtype float64", "expected shape (3, 4) and dtype float32"]),
+    ("02.3", (MatmulGradBTransposed, Sum, Mean), ["shape (2, 3) for input 1 of shape (3, 2)", "grad_b must have the shape (3, 2)"]),
+    ("02.3", (MatmulSwapped, Sum, Mean), ["for input 0 of shape (4, 3)"]),
+    ("02.3", (MatmulNegated, Sum, Mean), ["a.grad after (a @ b).backward(grad)", "what went wrong: your result has the opposite sign"]),
+    ("02.3", (MatmulWithT, Sum, Mean), ["transpose only the last two dimensions"]),
+    ("02.3", (MatmulWithDot, Sum, Mean), ["np.dot does not batch", "input: a = "]),
+    ("02.3", (Matmul, SumExpandOnly, Mean), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
+    ("02.3", (Matmul, SumUnsorted, Mean), ["Sum.backward for dim=(2, 0), keepdim=False"]),
+    ("02.3", (Matmul, Sum, MeanNotDivided), ["times too large: a mean divides by the number of elements"]),
+    ("02.4", (topo_without_visited, backward_pass), ["a node appears twice"]),
+    ("02.4", (topo_not_reversed, backward_pass), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
+    ("02.4", (topo_pre_order, backward_pass), ["comes before", "which sends it a gradient"]),
+    ("02.4", (topo_keeps_none, backward_pass), ["your code raised AttributeError"]),
+    ("02.4", (topo_sort, pass_overwriting), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
+    ("02.4", (topo_sort, pass_skipping_leaves), ["it is None: no gradient reached that leaf"]),
+    ("02.4", (topo_sort, pass_setting_grad), ["the old a.grad was overwritten, not added to"]),
     ("02.5", (accumulate_without_reset,), ["w.grad still held the old gradient (all 5.0)", "input: x of shape (12, 3)"]),
     ("02.5", (accumulate_unweighted,), ["3 times too large"]),
     ("02.5", (accumulate_resetting_each_chunk,), ["only the last chunk's gradient is there"]),
@@ -328,7 +412,8 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong, *phrases)
 
 
-NAMES = {"02.1": ("mul_backward",), "02.2": ("tanh_backward",), "02.3": ("matmul_backward",), "02.4": ("topo_sort",),
+NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
+         "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort", "backward_pass"),
          "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

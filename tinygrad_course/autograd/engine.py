@@ -1,22 +1,22 @@
-"""The autograd engine (chapter 02): how a call of an op is recorded as a graph node, and how `backward` runs
-the graph.
+"""The autograd engine (chapter 02): how a call of an op is recorded as a graph node, and how `backward` runs the graph.
 
-Recording. An op is a `Function` subclass with `forward` and `backward` side by side (the framework's own ops
-in `ops/` subclass `Op`). `MyOp.apply(*args)` runs `forward`; when gradients are enabled and an input
-requires grad, `_record` also makes the output's `grad_fn`: a `Node` that holds the graph edges to the
-inputs (`next_functions`) and each tensor input's shape and dtype. The node *is* the `ctx` that `forward` and
-`backward` receive, as in PyTorch. When nothing is recorded, `apply` makes the result and nothing else.
+Recording. An op is a `Function` subclass with `forward` and `backward` side by side (the framework's own ops in
+`ops/` subclass `Op`). `MyOp.apply(*args)` runs `forward`; when gradients are enabled and an input requires grad,
+`_record` also makes the output's `grad_fn`: a `Node` that holds the graph edges to the inputs (`next_functions`)
+and each tensor input's shape and dtype. The node *is* the `ctx` that `forward` and `backward` receive, as in
+PyTorch. When nothing is recorded, `apply` makes the result and nothing else.
 
-Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it;
-a node runs once every node that consumes its output has sent its gradient (among ready nodes the most
-recently created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running. `Node.apply` runs an
-op's `backward` and then, in one place for every op, sums each gradient back to its input's shape
-(`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
+Running backward. `run_backward` counts, for every node reachable from the outputs, the edges pointing at it; a
+node runs once every node that consumes its output has sent its gradient (among ready nodes the most recently
+created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running.
+`Node.apply` runs an op's `backward` and then, in one place for every op, sums each gradient back to its input's
+shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
 `AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
 
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
-`record_backward()` traces; a learner's backward rules and topological sort in build mode (`seams`).
+`record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
+backward kept on the node), backward rules and topological sort.
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from .autocast_state import autocast_state as _autocast
 from .grad_mode import _state
 from .grad_capture import Capture
 from .hooks import add_hook, run_pre_hooks
+from .learner_backward import run_learner_pass
 from .saved_variable import FREED_MESSAGE, version_error
 from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
@@ -90,6 +91,7 @@ class Node:
     modules = ()
     next_functions = ()
     needs_input_grad = ()
+    _learner_backward = None  # build mode: set when a learner's op computed this node's forward
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. "MulBackward0"."""
@@ -138,9 +140,8 @@ class Node:
     def _relinked(self, saved, output_nr):
         """A tensor sharing a saved output's data whose grad_fn is this node again.
 
-        Saved outputs are stored detached (a saved output holding its own grad_fn would be a
-        reference cycle); double backward needs the link back, so it is restored on use, as
-        PyTorch's SavedVariable does."""
+        Saved outputs are stored detached (a saved output holding its own grad_fn would be a reference cycle); double
+        backward needs the link back, so it is restored on use, as PyTorch's SavedVariable does."""
         t = _wrap(saved._data)
         t._version = saved._version
         t._requires_grad = True
@@ -210,7 +211,8 @@ class Node:
                 TensorBase._zeros_meta(meta) if g is None else g for g, meta in zip(grad_outputs, self._out_meta)
             )
         grads = NotImplemented
-        learner = backward_rule(fn.__name__) if seams.ACTIVE else None  # build mode: a learner's rule
+        # build mode: the backward of the learner's op that ran forward, or a learner's backward rule
+        learner = self._learner_backward or (backward_rule(fn.__name__) if seams.ACTIVE else None)
         if learner is not None:
             grads = learner(self, *grad_outputs)
         elif fn.fused_backward is not None and not _state.enabled:  # no graph of the backward is recorded
@@ -391,20 +393,19 @@ class Function(metaclass=_FunctionMeta):
 class Op(Function):
     """A built-in primitive: `forward` returns backend arrays, `backward` uses framework ops.
 
-    Class options: `differentiable = False` for ops whose outputs never require grad;
-    `view = True` when the output shares storage with input 0 (forward may override per call by
-    setting `ctx.view`); forward may set `ctx.save_output = True` to keep its output for backward
-    (read it back with `ctx.saved_output`), which avoids a reference cycle through the output;
-    `save_inputs = True` saves every argument for backward (`ctx.saved_tensors`) when the call is recorded.
-    Multi-output ops return a tuple of arrays; `non_differentiable_outputs` lists output indices
-    that never require grad (e.g. the indices of `max`). `ctx.needs_input_grad` is empty when the
-    call is not recorded, so `forward` saves nothing then.
+    Class options: `differentiable = False` for ops whose outputs never require grad; `view = True` when the output
+    shares storage with input 0 (forward may override per call by setting `ctx.view`); forward may set
+    `ctx.save_output = True` to keep its output for backward (read it back with `ctx.saved_output`), which avoids a
+    reference cycle through the output; `save_inputs = True` saves every argument for backward
+    (`ctx.saved_tensors`) when the call is recorded. Multi-output ops return a tuple of arrays;
+    `non_differentiable_outputs` lists output indices that never require grad (e.g. the indices of `max`).
+    `ctx.needs_input_grad` is empty when the call is not recorded, so `forward` saves nothing then.
 
     `backward` is the op's math, written with framework ops, so a graph of the backward can be recorded
-    (`create_graph=True`, higher derivatives). A fused kernel (convolution, pooling, attention, softmax
-    losses, normalisation, GELU, recurrent layers) may also define `fused_backward(ctx, *grads)`: the same
-    gradients computed on arrays by a faster algorithm, returning arrays (or NotImplemented for a case it does
-    not cover). The engine uses it, in `Node.apply`, whenever no graph of the backward is being recorded.
+    (`create_graph=True`, higher derivatives). A fused kernel (convolution, pooling, attention, softmax losses,
+    normalisation, GELU, recurrent layers) may also define `fused_backward(ctx, *grads)`: the same gradients
+    computed on arrays by a faster algorithm, returning arrays (or NotImplemented for a case it does not cover).
+    The engine uses it, in `Node.apply`, whenever no graph of the backward is being recorded.
     """
 
     _check_grads = False
@@ -443,7 +444,10 @@ class Op(Function):
             if cls.save_inputs:
                 ctx.save_for_backward(*args)
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            learner = seams.ACTIVE.get(getattr(cls, "component", cls.__name__)) if seams.ACTIVE else None  # build mode
+            out = NotImplemented if learner is None else learner(ctx, *args, **kwargs)
+            if out is NotImplemented:
+                out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
             error = broadcast_error([a._data.shape for a in args if isinstance(a, TensorBase)], e)
             if error is e:
@@ -497,6 +501,8 @@ class AccumulateGrad(Node):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
         accumulate(self.variable, grad, _state.enabled)
         return ()
+
+    __call__ = apply
 
 
 def grad_accumulator(leaf):
@@ -685,6 +691,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     roots = [_root_node(t, i) for i, t in enumerate(outputs)]
     deps, nodes = _count_dependencies(roots)
     capture = Capture([_input_key(t) for t in inputs], nodes) if inputs is not None else None
+    if seams.ACTIVE and run_learner_pass(roots, grads, nodes, retain_graph, create_graph, capture, profilers + _recorders):
+        return None  # build mode: the learner's backward pass ran (the plain case it covers)
     buffers = {}  # node -> the gradients of its outputs received so far
     for node, t, g in zip(roots, outputs, grads):
         buf = buffers.setdefault(node, [None] * node._num_outputs)
@@ -694,9 +702,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     tie = itertools.count()
     ready = [(-node._seq, next(tie), node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
-    # build mode: a learner's topological sort decides the order (checked); nothing to call otherwise
-    order = learner_order(roots, nodes) if seams.ACTIVE else None
-    order = iter(order) if order is not None else None
+    order = learner_order(roots, nodes) if seams.ACTIVE else None  # build mode: a learner's order, checked
     prev_mode = _state.enabled
     _state.enabled = create_graph
     try:
@@ -779,12 +785,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated), like `torch.autograd.grad`."""
     outputs = (outputs,) if isinstance(outputs, TensorBase) else tuple(outputs)
     inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    elif isinstance(grad_outputs, TensorBase):
-        grad_outputs = (grad_outputs,)
-    else:
-        grad_outputs = tuple(grad_outputs)
+    grad_outputs = ((None,) * len(outputs) if grad_outputs is None else
+                    (grad_outputs,) if isinstance(grad_outputs, TensorBase) else tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:

@@ -45,7 +45,8 @@ def topological_sort(root):
 
 
 def learner_order(roots, nodes):
-    """The order of a learner's topological sort when one is installed (one root), checked; else None."""
+    """The order of a learner's topological sort when one is installed (one root), checked, as an iterator; else
+    None."""
     if "topological_sort" not in seams.ACTIVE or len(set(roots)) != 1:
         return None
     order = list(topological_sort(roots[0]))
@@ -58,4 +59,4 @@ def learner_order(roots, nodes):
             if child is not None and position[child] < position[node]:
                 raise RuntimeError(f"your topological_sort put {child.name()} before {node.name()}, "
                                    "which sends it its gradient")
-    return order
+    return iter(order)

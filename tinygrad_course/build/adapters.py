@@ -13,6 +13,7 @@ import numpy as np
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
 from ..factories import tensor
+from ..ops.learner_op import runner
 from ..seams import reference
 from ..shapes import Size
 
@@ -38,59 +39,11 @@ def broadcast_shapes(learner):
     return broadcast
 
 
-def _check_shape(g, shape, i):
-    """PyTorch's engine error, naming the input, when a learner's backward rule returns a gradient whose
-    shape is not its input's (a broadcast gradient not summed back is the learner's to reduce: nothing here
-    sums it for them)."""
-    got, want = tuple(g.shape), tuple(shape)
-    if got != want:
-        raise RuntimeError(f"returned a gradient of shape {got} for input {i}, expected {want}")
-
-
-def mul_backward(learner):
-    """MulBackward0: mul_backward(grad, a, b) with Python numbers passed as they were multiplied."""
-
-    def operand(saved, g):
-        if hasattr(saved, "_data"):
-            return saved
-        return tensor(saved, dtype=g.dtype, device=g.device)  # a Python number, given as a 0-d tensor
-
-    def rule(ctx, g):
-        a, b = ctx.saved_tensors
-        ga, gb = learner(g, operand(a, g), operand(b, g))
-        for i, (x, grad) in enumerate(((a, ga), (b, gb))):  # the exercise's contract: each in its input's shape
-            if grad is not None and hasattr(x, "_data") and ctx.needs_input_grad[i]:
-                _check_shape(grad, x.shape, i)
-        return ga, gb
-
-    return rule
-
-
-def tanh_backward(learner):
-    """TanhBackward0: tanh_backward(grad, out) with the saved output."""
-
-    def rule(ctx, g):
-        out = ctx.saved_output
-        grad = learner(g, out)
-        _check_shape(grad, out.shape, 0)
-        return grad
-
-    return rule
-
-
-def mm_backward(learner):
-    """MmBackward0 (2-D @ 2-D): matmul_backward(grad, a, b)."""
-
-    def rule(ctx, g):
-        a, b = ctx.saved_tensors
-        ga, gb = learner(g, a, b)
-        need = ctx.needs_input_grad
-        for i, (grad, x) in enumerate(((ga, a), (gb, b))):
-            if need[i]:
-                _check_shape(grad, x.shape, i)
-        return (ga if need[0] else None), (gb if need[1] else None)
-
-    return rule
+def op(learner_class):
+    """A learner's op class (`class Mul(Op)`: forward on arrays, backward with tensor ops) computes the calls
+    of the framework's op of the same name that the exercise covers (float tensors; see `ops/learner_op.py`);
+    the others stay the reference's."""
+    return runner(learner_class)
 
 
 def linear_forward(learner_class):

@@ -3,9 +3,9 @@ calls it (its contract).
 
 Each `Component` names the exercise cell that defines it (`exercise`, the nbgrader grade_id of the solution
 cell), the name the learner's code binds there (`defines`) and the seam it fills (`seam`, see
-`tinygrad_course/seams.py`). `adapt` turns the learner's object into the callable the seam expects, so a
-learner writes the natural exercise signature (`mul_backward(grad, a, b)`) and the framework still calls it
-where the reference ran (`MulBackward0`'s backward rule).
+`tinygrad_course/seams.py`). `adapt` turns the learner's object into the callable the seam expects: the
+learner's `Mul` op class, written as the framework's own ops are, computes every float `a * b` where the
+reference `Mul` ran (forward, and backward on its `MulBackward0` nodes).
 """
 from __future__ import annotations
 
@@ -43,14 +43,32 @@ _COMPONENTS = [
               "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it", pure=True),
     Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
               "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it", pure=True),
-    Component("Mul.backward", "02", "ex02_1", "mul_backward", "Mul.backward", adapters.mul_backward,
-              "mul_backward(grad, a, b) -> (grad_a, grad_b) shaped like a and b; MulBackward0 runs it"),
-    Component("Tanh.backward", "02", "ex02_2", "tanh_backward", "Tanh.backward", adapters.tanh_backward,
-              "tanh_backward(grad, out) -> grad of the input; TanhBackward0 runs it"),
-    Component("Mm.backward", "02", "ex02_3", "matmul_backward", "Mm.backward", adapters.mm_backward,
-              "matmul_backward(grad, a, b) -> (grad_a, grad_b) for 2-D a @ b; MmBackward0 runs it"),
+    # chapter 02: the ops, each a class with forward (on arrays) and backward (tensor ops), as ops/ writes them
+    *[Component(op, "02", "ex02_1", op, op, adapters.op,
+                f"{op}.forward(ctx, a, b) on NumPy arrays -> the result array, {op}.backward(ctx, grad) -> the grads of "
+                f"a and b; every float {op} of tensors (or a tensor and a number) runs it",
+                checks=("Add", "Sub", "Mul", "Div", "Pow"), pure=True) for op in ("Add", "Sub", "Mul", "Div")],
+    Component("Pow", "02", "ex02_1", "Pow", "Pow", adapters.op,
+              "Pow.forward(ctx, a, exponent) on a NumPy array and a number, Pow.backward(ctx, grad) -> (grad of a, "
+              "None); every float tensor ** number runs it", checks=("Add", "Sub", "Mul", "Div", "Pow"), pure=True),
+    *[Component(op, "02", "ex02_2", op, op, adapters.op,
+                f"{op}.forward(ctx, x) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; every float "
+                f"{op.lower()} runs it", checks=("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"), pure=True)
+      for op in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")],
+    Component("Matmul", "02", "ex02_3", "Matmul", "Matmul", adapters.op,
+              "Matmul.forward(ctx, a, b) on NumPy arrays of 2 or more dims, Matmul.backward(ctx, grad) -> the grads "
+              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean"), pure=True),
+    *[Component(op, "02", "ex02_3", op, op, adapters.op,
+                f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
+                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
+                checks=("Matmul", "Sum", "Mean"), pure=True) for op in ("Sum", "Mean")],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
-              "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it"),
+              "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
+              checks=("topo_sort", "backward_pass")),
+    Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
+              "backward_pass(root, grad) runs every node below root once, in topological order, summing what reaches "
+              "each; tensor.backward() runs it (one output, no hooks or create_graph)",
+              checks=("topo_sort", "backward_pass")),
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),

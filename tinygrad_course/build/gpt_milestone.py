@@ -54,7 +54,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("next_token_probs", "ex10_4", "next_token_probs"), ("cached_attention", "ex10_5", "cached_attention"),
           ("param_groups", "ex10_6", "param_groups"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT)
-EARLIER = ("Linear.forward", "Mm.backward", "topological_sort", "clip_grad_norm_")
+EARLIER = ("Linear.forward", "Matmul", "topological_sort", "clip_grad_norm_")
 
 
 # ---- the text --------------------------------------------------------------------------------------------

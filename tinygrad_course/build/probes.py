@@ -15,6 +15,7 @@ from .. import nn, optim
 from ..amp.grad_scaler import GradScaler
 from ..autograd.engine import Function
 from ..autograd.grad_mode import no_grad
+from ..autograd.engine import grad as autograd_grad
 from ..autograd.gradcheck import gradcheck, numerical_jacobian
 from ..debugging import first_nonfinite_module, grad_stats
 from ..generator import Generator, manual_seed
@@ -63,28 +64,60 @@ def broadcast_shapes_probe():
     return {"shapes": np.array(out, dtype=np.float64), "refused": np.array([refused])}
 
 
-def mul_backward():
-    manual_seed(1)
-    a, b = F.randn(2, 1, 3, dtype=np.float64), F.randn(4, 1, dtype=np.float64)
-    a.requires_grad_(True)
-    b.requires_grad_(True)
-    (a * b * 3.0).sum().backward()
-    c = F.randn(3, requires_grad=True)
-    (c * 2.5).sum().backward()
-    return {"ga": _np(a.grad), "gb": _np(b.grad), "gc": _np(c.grad)}
+# chapter 02's ops: each computed through the framework (operators and methods) with broadcasting, a Python
+# number and both float dtypes; the output and every input's gradient, and a second derivative
+_OP_CALLS = {
+    "Add": lambda a, b: (a + b) + (2.5 + a), "Sub": lambda a, b: (a - b) - (1.5 - b),
+    "Mul": lambda a, b: (a * b) * 3.0, "Div": lambda a, b: a / (b * b + 1) + 2.0 / (b * b + 1),
+    "Pow": lambda a, b: a ** 2 + (a * a + 1) ** 0.5 + b ** 3,
+    "Neg": lambda a, b: -a + b, "Exp": lambda a, b: a.exp() * b, "Log": lambda a, b: (a * a + 1).log() + b,
+    "Tanh": lambda a, b: a.tanh() * b, "Relu": lambda a, b: a.relu() * b, "Sigmoid": lambda a, b: a.sigmoid() * b,
+}
 
 
-def tanh_backward():
-    x = F.linspace(-3, 3, 7).reshape(7, 1).requires_grad_(True)
-    (x.tanh() * F.arange(7).reshape(7, 1)).sum().backward()
-    return {"gx": _np(x.grad)}
+def _op_probe(name):
+    def probe():
+        out = {}
+        for dtype in (np.float32, np.float64):
+            manual_seed(1)
+            a, b = F.randn(2, 1, 3, dtype=dtype), F.randn(4, 1, dtype=dtype)
+            a.requires_grad_(True)
+            b.requires_grad_(True)
+            y = _OP_CALLS[name](a, b)
+            ga, = autograd_grad(y.sum(), a, create_graph=True)
+            gga, = autograd_grad(ga.sum(), a, retain_graph=True, allow_unused=True) if ga.requires_grad else (None,)
+            y.sum().backward()
+            tag = np.dtype(dtype).name
+            out.update({f"out_{tag}": _np(y), f"ga_{tag}": _np(a.grad), f"gb_{tag}": _np(b.grad),
+                        f"second_{tag}": _np(gga) if gga is not None else np.zeros(1)})
+        return out
+    return probe
 
 
-def mm_backward():
+def _reduction_probe(name):
+    def probe():
+        manual_seed(4)
+        out = {}
+        for k, (dim, keepdim) in enumerate([(None, False), (1, False), (-1, True), ((0, 2), False)]):
+            x = F.randn(2, 3, 4, dtype=np.float64, requires_grad=True)
+            reduce = getattr(x, name.lower())
+            y = reduce() if dim is None else reduce(dim, keepdim)
+            (y * y).sum().backward()
+            out.update({f"out{k}": _np(y), f"gx{k}": _np(x.grad)})
+        return out
+    return probe
+
+
+def matmul_probe():
     manual_seed(2)
     a, b = F.randn(3, 4, requires_grad=True), F.randn(4, 2, requires_grad=True)
     ((a @ b) * F.arange(6).reshape(3, 2)).sum().backward()
-    return {"ga": _np(a.grad), "gb": _np(b.grad)}
+    x, w = F.randn(2, 3, 4, dtype=np.float64, requires_grad=True), F.randn(4, 5, dtype=np.float64, requires_grad=True)
+    p, q = F.randn(2, 3, 4, requires_grad=True), F.randn(2, 4, 2, requires_grad=True)
+    (x @ w).tanh().sum().backward()
+    (p.bmm(q) ** 2).sum().backward()
+    return {"ga": _np(a.grad), "gb": _np(b.grad), "gx": _np(x.grad), "gw": _np(w.grad), "gp": _np(p.grad),
+            "gq": _np(q.grad)}
 
 
 def topological_sort():
@@ -99,6 +132,19 @@ def topological_sort():
         y = y * 1.001
     y.backward()
     return {"gw": _np(w.grad), "gdeep": _np(deep.grad)}
+
+
+def backward_pass():
+    manual_seed(8)
+    w = F.randn(3, requires_grad=True)
+    x = F.randn(4, 3)
+    h = (x * w).tanh()
+    out = (h * h + h.exp() * w + (h @ w).sum()).sum()
+    out.backward()
+    w2 = F.randn(2, 2, dtype=np.float64, requires_grad=True)
+    (w2 @ w2).sum().backward()
+    (w2 * 3.0).sum().backward()  # accumulates into w2.grad
+    return {"gw": _np(w.grad), "gw2": _np(w2.grad)}
 
 
 def linear_forward():
@@ -351,7 +397,8 @@ def max_pool2d_probe():
 
 
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
-          "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
+          **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
+          "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
           "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,

@@ -79,14 +79,14 @@ def _guarded(implementation, name: str, where: str, fallback=None):
         try:
             return implementation(*args, **kwargs)
         except Exception as error:
-            if fallback is not None:
-                result = fallback(*args, **kwargs)  # raises the framework's own error for a wrong call
-                _leave_out(name, where, f"raised {type(error).__name__}: {error}")
-                return result
             if not getattr(error, "_tc_component_named", False):
                 error.add_note(f"raised by your {name} ({where}); fix that cell and run it again, or call "
                                "tc.build.use_reference() to go on with the reference")
                 error._tc_component_named = True
+            if fallback is not None:
+                result = fallback(*args, **kwargs)  # raises the framework's own error for a wrong call
+                _leave_out(name, where, f"raised {type(error).__name__}: {error}")
+                return result
             raise
         finally:
             elapsed = time.perf_counter() - start

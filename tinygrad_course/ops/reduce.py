@@ -54,6 +54,7 @@ def _sum_dtype(x, dtype):
 
 class Sum(Op):
     node_name = "SumBackward1"
+    component = "Sum"  # build mode: a learner's Sum computes x.sum(dim) and x.sum() alike
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
@@ -72,6 +73,7 @@ class SumAll(Op):
     """`x.sum()`: every element's gradient is the sum's."""
 
     node_name = "SumBackward0"
+    component = "Sum"
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):
@@ -85,6 +87,7 @@ class SumAll(Op):
 
 class Mean(Op):
     node_name = "MeanBackward1"
+    component = "Mean"  # build mode: a learner's Mean computes x.mean(dim) and x.mean() (MeanAll) alike
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, dtype=None):

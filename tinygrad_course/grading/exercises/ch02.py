@@ -1,14 +1,20 @@
-"""Chapter 02 (autograd): checks for backward rules, the topological sort, accumulation, gradient checking.
+"""Chapter 02 (autograd): checks for the ops, the topological sort, accumulation, gradient checking.
 
-The learner's backward rules are wrapped in ``tc.autograd.Function`` subclasses and compared with finite
-differences and with the framework's own gradients; the learner's topological sort orders a real graph whose
-nodes are then run in that order. The checks of 02.7-02.9 (no_grad, a custom Function, Jacobian and Hessian)
+The learner's op classes (02.1-02.3: forward on NumPy arrays, backward with tensor ops) are installed in
+the framework for the check (`ops/learner_op.py`, as build mode installs them) and compared with NumPy, with
+finite differences and with the framework's own second derivatives; the learner's topological sort orders a
+real graph whose nodes are then run in that order, and the learner's backward pass is compared with `.backward()`.
+The checks of 02.7-02.9 (no_grad, a custom Function, Jacobian and Hessian)
 are in `ch02_autograd_tools`.
 """
+import contextlib
+
 import numpy as np
 
 import tinygrad_course as tc
 
+from ... import seams
+from ...ops.learner_op import runner
 from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise
@@ -41,154 +47,368 @@ def _numerical_grads(fn, inputs, weight, eps=1e-6):
     return grads
 
 
-def _as_pair(result, what, t):
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        t.fail(what, f"expected a pair (grad_a, grad_b), got {type(result).__name__}"
-                     f"{'' if not isinstance(result, (tuple, list)) else f' of length {len(result)}'}")
-    return result
+# ---- 02.1-02.3: ops, each a class with forward on arrays and backward with tensor ops --------------------
+class _Ctx:
+    """A stand-in node for calling a learner's forward directly (what it may set is kept)."""
+
+    needs_input_grad = (True, True)
+
+    def save_for_backward(self, *tensors):
+        self.saved = tensors
 
 
-def _tensor_result(t, value, what):
-    t.true(isinstance(value, tc.Tensor), f"{what} to be a tc.Tensor (got {type(value).__name__})",
-           hint="compute gradients with tensor operations (they must stay differentiable for double backward)")
+@contextlib.contextmanager
+def _installed(classes):
+    """The learner's op classes compute the framework's ops of the same names during the block."""
+    previous = {name: seams.ACTIVE.get(name) for name in classes}
+    for name, cls in classes.items():
+        seams.install(name, runner(cls, name))
+    try:
+        yield
+    finally:
+        for name, implementation in previous.items():
+            seams.uninstall(name)
+            if implementation is not None:
+                seams.install(name, implementation)
 
 
-def _rng_tensor(rng, *shape, requires_grad=True):
-    return tc.tensor(rng.standard_normal(shape), dtype=tc.float64, requires_grad=requires_grad)
+def _forward(t, name, cls, arrays, expected, given, mistakes_=()):
+    """The learner's forward called directly on arrays, compared with the expected array."""
+    before = [np.array(a, copy=True) for a in arrays]
+    got = cls.forward(_Ctx(), *arrays)
+    for name_k, a, b in zip(given, arrays, before):
+        if not np.array_equal(a, b):
+            t.fail(f"{name}.forward", f"it changed its input {name_k} in place: the array forward receives is the "
+                   "input tensor's own storage", hint="compute a new array (a + b, not a += b)", given=given)
+    if isinstance(got, tc.Tensor):
+        t.fail(f"{name}.forward", "returned a tc.Tensor, but forward receives NumPy arrays and returns one",
+               hint="compute with NumPy on the arrays you receive (a * b, np.exp(x), ...); the framework wraps the "
+                    "result in a tensor")
+    t.true(isinstance(got, (np.ndarray, np.generic)), f"{name}.forward to return a NumPy array (got "
+                                                       f"{type(got).__name__})",
+           hint="return the result of the NumPy computation")
+    t.close(got, expected, f"{name}.forward(ctx, {', '.join(given)})", given=given, mistakes=mistakes_)
 
 
-# ---- 02.1 -------------------------------------------------------------------------------------------------
-@exercise("02.1", title="backward of multiplication", points=2)
-def mul_backward_check(t, mul_backward):
+def _backward(t, name, call, inputs, grad):
+    """Gradients of the tensor inputs (arrays in `inputs`) after `call(*tensors).backward(grad)`: only the
+    learner's op's node runs (and the leaves'), so each gradient is its backward's, summed by the engine."""
+    xs = [tc.tensor(v, requires_grad=True) if isinstance(v, np.ndarray) else v for v in inputs]
+    out = call(*xs)
+    if out.grad_fn is None or out.grad_fn._learner_backward is None:
+        t.fail(name, f"your {name} did not compute {name.lower()} of float tensors: the framework's ran instead")
+    try:
+        out.backward(tc.tensor(grad))
+    except (RuntimeError, TypeError) as error:
+        if str(error).startswith("your "):
+            t.fail(f"{name}.backward", str(error), hint="backward returns one gradient per input of forward, "
+                   "each a tensor computed from grad and what forward saved")
+        raise
+    return [x.grad for x in xs if isinstance(x, tc.Tensor)]
+
+
+def _second_derivatives(t, name, classes, call, inputs, rng):
+    """Second derivatives through the learner's backward (create_graph=True) vs the reference's."""
+    def run(seed):
+        weights_rng = np.random.default_rng(seed)
+        xs = [tc.tensor(v, requires_grad=True) for v in inputs]
+        out = call(*xs)
+        firsts = tc.autograd.grad(out.sum(), xs, create_graph=True)
+        weights = [tc.tensor(weights_rng.standard_normal(np.shape(f))) for f in firsts]
+        total = sum((f * w).sum() for f, w in zip(firsts, weights) if f.requires_grad)
+        if not isinstance(total, tc.Tensor):
+            return firsts, None
+        return firsts, tc.autograd.grad(total, xs, allow_unused=True)
+
+    seed = int(rng.integers(1 << 30))
+    want_first, want = run(seed)
+    with _installed(classes):
+        got_first, got = run(seed)
+    if want is None:
+        return
+    if got is None or any(f.requires_grad != g.requires_grad for f, g in zip(want_first, got_first)):
+        t.fail(f"{name}.backward", "the gradient your backward returns is not differentiable (double backward "
+               "through it finds no graph)", hint="write backward with tensor operations only, on grad and "
+               "ctx.saved_tensors / ctx.saved_output (no .numpy(), .item(), .detach() or NumPy calls)")
+    for k, (g, w) in enumerate(zip(got, want)):
+        t.close(g if g is not None else np.zeros(np.shape(inputs[k])), w if w is not None else np.zeros(
+            np.shape(inputs[k])), f"second derivative with respect to input {k} through your {name}.backward "
+            "(create_graph=True), vs the framework's", atol=1e-8)
+
+
+def _sum_to(g, shape):
+    """NumPy: `g` summed back to `shape` (what the engine does with a broadcast gradient)."""
+    g = g.sum(axis=tuple(range(g.ndim - len(shape)))) if g.ndim > len(shape) else g
+    return g.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1), keepdims=True)
+
+
+def _is(value):
+    """A mistake detector: the learner's value equals `value` (and the expected does not)."""
+    return lambda got, expected: np.allclose(got, value) and not np.allclose(expected, value)
+
+
+# operator, NumPy forward, NumPy gradients of (a, b)
+_BINARY = {
+    "Add": (lambda a, b: a + b, lambda a, b: a + b, lambda g, a, b: (g, g)),
+    "Sub": (lambda a, b: a - b, lambda a, b: a - b, lambda g, a, b: (g, -g)),
+    "Mul": (lambda a, b: a * b, lambda a, b: a * b, lambda g, a, b: (g * b, g * a)),
+    "Div": (lambda a, b: a / b, lambda a, b: a / b, lambda g, a, b: (g / b, -g * a / (b * b))),
+}
+
+
+def _binary_mistakes(name, g, a, b):
+    """Recognised wrong gradients of (a, b) for same-shape operands: (message, fix) detectors per input."""
+    swapped = ("the gradients of a and b are swapped (this one was scaled by its own input)",
+               "how much does a * b change when a changes? that factor belongs to a's gradient")
+    no_grad = ("the upstream gradient `grad` is missing from your result",
+               "the chain rule: multiply the local derivative by the gradient arriving from above")
+    if name == "Add":
+        return [], [mistakes.custom(_is(-g), "b's gradient has the wrong sign: a + b grows as b grows",
+                                    "the derivative of a + b with respect to b is 1")]
+    if name == "Sub":
+        return [], [mistakes.custom(_is(g), "b's gradient has the wrong sign: a - b falls as b grows",
+                                    "the derivative of a - b with respect to b is -1")]
+    if name == "Mul":
+        return ([mistakes.custom(_is(g * a), *swapped), mistakes.custom(_is(b), *no_grad)],
+                [mistakes.custom(_is(g * b), *swapped), mistakes.custom(_is(a), *no_grad)])
+    return ([mistakes.custom(_is(g * b), "a's gradient was multiplied by b; a / b changes by 1/b per unit of a",
+                             "d(a / b)/da = 1 / b")],
+            [mistakes.custom(_is(g * a / (b * b)), "b's gradient has the wrong sign: a / b falls as b grows (for "
+                             "positive a and b)", "d(a / b)/db = -a / b**2"),
+             mistakes.custom(_is(-g / (b * b)), "b's gradient is missing the factor a", "d(a / b)/db = -a / b**2"),
+             mistakes.custom(_is(-g / b), "b's gradient is -grad / b, the derivative of log(b), not of a / b",
+                             "d(a / b)/db = -a / b**2")])
+
+
+def _numeric_close(t, name, call, inputs, weight, got):
+    numerical = _numerical_grads(call, [tc.tensor(v) for v in inputs], weight)
+    for k, (g, n) in enumerate(zip(got, numerical)):
+        t.close(g, n, f"gradient of input {k} of {name} with shapes {[np.shape(v) for v in inputs]} through your "
+                      "backward, vs finite differences", atol=1e-6)
+
+
+@exercise("02.1", title="element-wise binary ops: Add, Sub, Mul, Div, Pow", points=5)
+def binary_ops_check(t, Add, Sub, Mul, Div, Pow):
     rng = np.random.default_rng(1)
-    a, b = _rng_tensor(rng, 4, 3, requires_grad=False), _rng_tensor(rng, 4, 3, requires_grad=False)
-    grad = tc.tensor(rng.standard_normal((4, 3)))
-    ga, gb = _as_pair(mul_backward(grad, a, b), "mul_backward(grad, a, b)", t)
-    _tensor_result(t, ga, "grad_a")
-    swapped = "the gradients of a and b are swapped (this one was scaled by its own input)"
-    swap_fix = "how much does a * b change when a changes? that factor belongs to a's gradient"
-    forgot = mistakes.custom(lambda g, e: np.allclose(g, b.numpy()) or np.allclose(g, a.numpy()),
-                             "the upstream gradient `grad` is missing from your result",
-                             "the chain rule: multiply the local derivative by the gradient arriving from above")
-    given = {"grad": grad, "a": a, "b": b}
-    t.close(ga, (grad * b).numpy(), "grad_a for same-shape a and b", given=given,
-            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * a).numpy()), swapped, swap_fix), forgot])
-    t.close(gb, (grad * a).numpy(), "grad_b for same-shape a and b", given=given,
-            mistakes=[mistakes.custom(lambda g, e: np.allclose(g, (grad * b).numpy()), swapped, swap_fix), forgot])
-    # broadcasting: b of shape (3,) was stretched over 4 rows, so its gradient must be summed back
-    b_row = _rng_tensor(rng, 3, requires_grad=False)
-    ga, gb = _as_pair(mul_backward(grad, a, b_row), "mul_backward(grad, a, b) with b of shape (3,)", t)
-    given = {"grad": grad, "a": a, "b": b_row}
-    t.close(ga, (grad * b_row).numpy(), "grad_a when b has shape (3,)", given=given)
-    t.close(gb, (grad * a).numpy().sum(axis=0), "grad_b when b has shape (3,)", given=given,
-            mistakes=[mistakes.missing_broadcast_sum(
-                "grad_b still has the broadcast shape (4, 3): b was stretched over 4 rows and its gradient was not "
-                "summed back", "use unbroadcast(..., b.shape) to sum it back to (3,)")])
-    # plugged into the framework: a Function whose backward is the learner's rule, checked numerically
-    mul = _function("LearnerMul", lambda ctx, x, y: x * y, lambda ctx, g, x, y: tuple(mul_backward(g, x, y)))
-    a2, b2 = _rng_tensor(rng, 2, 3), _rng_tensor(rng, 1, 3)
-    weight = rng.standard_normal((2, 3))
-    (mul.apply(a2, b2) * tc.tensor(weight)).sum().backward()
-    na, nb = _numerical_grads(lambda x, y: x * y, [a2, b2], weight)
-    given = {"a": a2, "b": b2, "L": "(a * b * weight).sum()", "weight": weight}
-    t.close(a2.grad, na, "a.grad from a backward pass through your rule (vs finite differences)", atol=1e-6,
-            given=given)
-    t.close(b2.grad, nb, "b.grad (shape (1, 3)) from a backward pass through your rule (vs finite differences)",
-            atol=1e-6, given=given)
+    classes = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Pow": Pow}
+    a, b = rng.standard_normal((4, 3)), rng.uniform(0.5, 2.0, (4, 3))
+    g = rng.standard_normal((4, 3))
+    for name, (op, numpy_op, grads) in _BINARY.items():
+        cls = classes[name]
+        forward_mistakes = [mistakes.custom(_is(numpy_op(b, a)), "the operands are in the wrong order",
+                                            f"forward(ctx, a, b) computes a {name.lower()} b, in that order")]
+        _forward(t, name, cls, (a, b), numpy_op(a, b), {"a": a, "b": b}, forward_mistakes)
+        with _installed({name: cls}):
+            ga, gb = _backward(t, name, op, (a, b), g)
+            ma, mb = _binary_mistakes(name, g, a, b)
+            want_a, want_b = grads(g, a, b)
+            given = {"grad": g, "a": a, "b": b}
+            t.close(ga, want_a, f"a.grad after ({name}(a, b)).backward(grad), a and b of shape (4, 3)", given=given,
+                    mistakes=ma)
+            t.close(gb, want_b, f"b.grad after ({name}(a, b)).backward(grad), a and b of shape (4, 3)", given=given,
+                    mistakes=mb)
+            # broadcasting: the engine sums each gradient back to its input's shape
+            a2, b2 = rng.standard_normal((2, 1, 3)), rng.uniform(0.5, 2.0, (4, 1))
+            g2 = rng.standard_normal((2, 4, 3))
+            ga, gb = _backward(t, name, op, (a2, b2), g2)
+            want_a, want_b = grads(g2, a2, b2)
+            t.close(gb, _sum_to(want_b, (4, 1)), f"b.grad for {name}(a, b) with a of shape (2, 1, 3) and b of shape "
+                    "(4, 1)", given={"grad": g2, "a": a2, "b": b2})
+            weight = rng.standard_normal((2, 4, 3))
+            xs = [tc.tensor(v, requires_grad=True) for v in (a2, b2)]
+            (op(*xs) * tc.tensor(weight)).sum().backward()
+            _numeric_close(t, name, op, (a2, b2), weight, [x.grad for x in xs])
+            # a Python number on either side, and float32 keeps float32
+            x32 = tc.tensor(a, dtype=tc.float32)
+            for out, want, what in [(op(x32, 2.5), numpy_op(a.astype(np.float32), np.float32(2.5)), f"x {name} 2.5"),
+                                    (op(2.5, x32), numpy_op(np.float32(2.5), a.astype(np.float32)), f"2.5 {name} x")]:
+                t.equal(out.dtype, tc.float32, f"dtype of {what} for a float32 x",
+                        hint="NumPy keeps float32 when it meets a Python float; do not convert the arrays")
+                t.close(out, want, f"{what} for a float32 x (through your {name})", rtol=1e-5, atol=1e-6)
+        _second_derivatives(t, name, {name: cls}, op, (a, b), rng)
+    # Pow: a tensor to a Python number's power
+    base = rng.uniform(0.5, 2.0, (4, 3))
+    for p in (3.0, 0.5):
+        _forward(t, "Pow", Pow, (base, p), base ** p, {"a": base, "exponent": p}, [
+            mistakes.custom(_is(base * p), "this is a * exponent, not a ** exponent", "use ** on the array")])
+        with _installed({"Pow": Pow}):
+            ga, = _backward(t, "Pow", lambda x: x ** p, (base,), g)
+        t.close(ga, g * p * base ** (p - 1), f"a.grad after (a ** {p}).backward(grad)", given={"grad": g, "a": base},
+                mistakes=[mistakes.custom(_is(g * base ** (p - 1)), "the factor `exponent` is missing",
+                                          "d(a ** p)/da = p * a ** (p - 1)"),
+                          mistakes.custom(_is(g * p * base ** p), "the power was not lowered by one",
+                                          "d(a ** p)/da = p * a ** (p - 1)"),
+                          mistakes.custom(_is(p * base ** (p - 1)), "the upstream gradient `grad` is missing",
+                                          "multiply the local derivative by grad")])
+    _second_derivatives(t, "Pow", {"Pow": Pow}, lambda x: x ** 3.0, (base,), rng)
 
 
-def _function(name, forward, backward):
-    """A tc.autograd.Function whose forward/backward call the given functions on the saved inputs."""
-    def fwd(ctx, *args):
-        ctx.save_for_backward(*args)
-        return forward(ctx, *args)
+_UNARY = {
+    "Neg": (lambda x: -x, np.negative, lambda g, x: -g),
+    "Exp": (lambda x: x.exp(), np.exp, lambda g, x: g * np.exp(x)),
+    "Log": (lambda x: x.log(), np.log, lambda g, x: g / x),
+    "Tanh": (lambda x: x.tanh(), np.tanh, lambda g, x: g * (1 - np.tanh(x) ** 2)),
+    "Relu": (lambda x: x.relu(), lambda x: np.maximum(x, 0), lambda g, x: g * (x > 0)),
+    "Sigmoid": (lambda x: x.sigmoid(), lambda x: 1 / (1 + np.exp(-x)),
+                lambda g, x: g / (1 + np.exp(-x)) * (1 - 1 / (1 + np.exp(-x)))),
+}
 
-    def bwd(ctx, grad):
-        return backward(ctx, grad, *ctx.saved_tensors)
 
-    return type(name, (tc.autograd.Function,), {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
+def _unary_mistakes(name, g, x):
+    out = _UNARY[name][1](x)
+    no_grad = mistakes.custom(_is(_UNARY[name][2](np.ones_like(g), x)), "the upstream gradient `grad` is missing "
+                              "from your result", "the chain rule: multiply the local derivative by `grad`")
+    found = {
+        "Neg": [mistakes.custom(_is(g), "the gradient has the wrong sign: -x falls as x grows", "d(-x)/dx = -1")],
+        "Exp": [mistakes.custom(_is(g * x), "your local derivative is x; exp is its own derivative",
+                                "d exp(x)/dx = exp(x), the output (ctx.saved_output with save_output = True)")],
+        "Log": [mistakes.custom(_is(g * x), "your local derivative is x, not 1 / x", "d log(x)/dx = 1 / x"),
+                mistakes.custom(_is(g * out), "your local derivative is log(x) itself", "d log(x)/dx = 1 / x")],
+        "Tanh": [mistakes.custom(_is(g * (1 - out)), "your local derivative is 1 - tanh(x), which is not the "
+                                 "derivative of tanh", "d/dx tanh(x) = 1 - tanh(x)**2"),
+                 mistakes.custom(_is(g * (1 - np.tanh(out) ** 2)), "tanh was applied a second time: the saved "
+                                 "output is already tanh(x)", "write the derivative with the output itself"),
+                 mistakes.custom(_is(g * (out ** 2 - 1)), "your local derivative has the opposite sign: tanh is "
+                                 "increasing, so its slope is positive", "d/dx tanh(x) = 1 - out**2")],
+        "Relu": [mistakes.custom(_is(g * (x >= 0)), "at x = 0 your gradient is grad; PyTorch's relu passes 0 there",
+                                 "keep the gradient where the output is > 0 (strictly)"),
+                 mistakes.custom(_is(g * out), "the gradient was scaled by the output; relu's slope is 0 or 1",
+                                 "d relu(x)/dx = 1 where x > 0, else 0")],
+        "Sigmoid": [mistakes.custom(_is(g * out), "the factor (1 - sigmoid(x)) is missing",
+                                    "d sigmoid(x)/dx = s * (1 - s) with s = sigmoid(x)"),
+                    mistakes.custom(_is(g * (1 - out)), "the factor sigmoid(x) is missing",
+                                    "d sigmoid(x)/dx = s * (1 - s) with s = sigmoid(x)")],
+    }[name]
+    return found + [no_grad]
 
 
-# ---- 02.2 -------------------------------------------------------------------------------------------------
-@exercise("02.2", title="backward of tanh", points=2)
-def tanh_backward_check(t, tanh_backward):
+@exercise("02.2", title="element-wise unary ops: Neg, Exp, Log, Tanh, Relu, Sigmoid", points=4)
+def unary_ops_check(t, Neg, Exp, Log, Tanh, Relu, Sigmoid):
     rng = np.random.default_rng(2)
-    x = _rng_tensor(rng, 5)
-    out = x.detach().tanh()
-    grad = tc.tensor(rng.standard_normal(5))
-    got = tanh_backward(grad, out)
-    _tensor_result(t, got, "tanh_backward(grad, out)")
-    o, g = out.numpy(), grad.numpy()
-    t.close(got, g * (1 - o ** 2), "tanh_backward(grad, out)", given={"grad": grad, "out": out}, mistakes=[
-        mistakes.custom(lambda r, e: np.allclose(r, 1 - o ** 2), "the upstream gradient `grad` is missing from your result",
-                        "the chain rule: multiply the local derivative by `grad`"),
-        mistakes.custom(lambda r, e: np.allclose(r, g * (1 - np.tanh(o) ** 2)),
-                        "tanh was applied a second time: `out` is already tanh(x)",
-                        "write the derivative in terms of `out` itself"),
-        mistakes.custom(lambda r, e: np.allclose(r, g * (1 - o)),
-                        "your local derivative is 1 - tanh(x), which is not the derivative of tanh",
-                        "d/dx tanh(x) = 1 - tanh(x)**2"),
-        mistakes.custom(lambda r, e: np.allclose(r, g * (1 + o ** 2)),
-                        "the sign inside the local derivative is flipped: your slope grows as |out| grows, but tanh "
-                        "flattens out (its slope is 1 at 0 and falls towards 0)",
-                        "d/dx tanh(x) = 1 - tanh(x)**2 = 1 - out**2"),
-        mistakes.custom(lambda r, e: np.allclose(r, g * (o ** 2 - 1)),
-                        "your local derivative has the opposite sign: tanh is increasing, so its slope is positive",
-                        "d/dx tanh(x) = 1 - out**2, not out**2 - 1"),
-    ])
-    # plugged into the framework: first and second derivatives through the learner's rule
-    tanh = _function("LearnerTanh", lambda ctx, v: v.tanh(), lambda ctx, g_, v: tanh_backward(g_, v.tanh()))
-    weight = rng.standard_normal(5)
-    (tanh.apply(x) * tc.tensor(weight)).sum().backward()
-    t.close(x.grad, _numerical_grads(lambda v: v.tanh(), [x], weight)[0],
-            "x.grad from a backward pass through your rule (vs finite differences)", atol=1e-6)
-    x.grad = None
-    first, = tc.autograd.grad(tanh.apply(x).sum(), x, create_graph=True)
-    if not first.requires_grad:
-        t.fail("second derivative", "the gradient your rule returns is not differentiable\n  hint: write it with "
-                                    "tensor operations only (no .numpy(), .item(), .detach() or NumPy calls)")
-    second, = tc.autograd.grad(first.sum(), x)
-    th = np.tanh(x.detach().numpy())
-    t.close(second, -2 * th * (1 - th ** 2), "the second derivative d2/dx2 tanh(x) through your rule",
-            given={"x": x})
+    classes = {"Neg": Neg, "Exp": Exp, "Log": Log, "Tanh": Tanh, "Relu": Relu, "Sigmoid": Sigmoid}
+    for name, (op, numpy_op, grad_of) in _UNARY.items():
+        cls = classes[name]
+        x = rng.uniform(0.2, 3.0, (3, 4)) if name == "Log" else rng.standard_normal((3, 4))
+        if name == "Relu":
+            x[0, 0] = 0.0  # relu's gradient at 0 is 0 in PyTorch
+        g = rng.standard_normal((3, 4))
+        _forward(t, name, cls, (x,), numpy_op(x), {"x": x})
+        with _installed({name: cls}):
+            gx, = _backward(t, name, op, (x,), g)
+            t.close(gx, grad_of(g, x), f"x.grad after {name.lower()}(x).backward(grad)", given={"grad": g, "x": x},
+                    mistakes=_unary_mistakes(name, g, x))
+            weight = rng.standard_normal((3, 4))
+            v = tc.tensor(x, requires_grad=True)
+            (op(v) * tc.tensor(weight)).sum().backward()
+            if name != "Relu":  # relu has a kink at 0, where finite differences disagree
+                _numeric_close(t, name, op, (x,), weight, [v.grad])
+            x32 = tc.tensor(x, dtype=tc.float32)
+            out = op(x32)
+            t.equal(out.dtype, tc.float32, f"dtype of {name.lower()}(x) for a float32 x",
+                    hint="NumPy keeps float32 on float32 arrays; do not convert them")
+            t.close(out, numpy_op(x.astype(np.float32)), f"{name.lower()}(x) for a float32 x", rtol=1e-5, atol=1e-6)
+        _second_derivatives(t, name, {name: cls}, op, (x,), rng)
 
 
-# ---- 02.3 -------------------------------------------------------------------------------------------------
-@exercise("02.3", title="backward of matrix multiplication", points=2)
-def matmul_backward_check(t, matmul_backward):
+_REDUCTIONS = [(None, False), (1, False), (-1, True), ((0, 2), False), ((2, 0), False), ((0, -1), True)]
+
+
+def _reductions_check(t, name, cls, rng):
+    """The learner's Sum or Mean over each of `_REDUCTIONS`' dims, forward on arrays and backward in the framework."""
+    x = rng.standard_normal((2, 3, 4))
+    numpy_op = np.sum if name == "Sum" else np.mean
+    for dim, keepdim in _REDUCTIONS:
+        axis = tuple(dim) if isinstance(dim, tuple) else dim
+        want = numpy_op(x, axis=axis, keepdims=keepdim)
+        call = f"{name}.forward(ctx, x, dim={dim}, keepdim={keepdim})"
+        got = cls.forward(_Ctx(), x, dim, keepdim)
+        t.true(isinstance(got, (np.ndarray, np.generic)), f"{call} to return a NumPy array (got {type(got).__name__})",
+               hint="compute with NumPy: x.sum(axis=dim, keepdims=keepdim)")
+        t.close(got, want, call, given={"x": x})
+        g = rng.standard_normal(np.shape(want))
+        with _installed({name: cls}):
+            try:
+                gx, = _backward(t, name, lambda v: getattr(v, name.lower())(dim, keepdim) if dim is not None
+                                else getattr(v, name.lower())(), (x,), g)
+            except (RuntimeError, ValueError, IndexError) as error:
+                if str(error).startswith("your "):
+                    raise
+                raise CheckFailed(f"{name}.backward for dim={dim}, keepdim={keepdim}: {error}\n  what went wrong: the "
+                                  f"gradient of shape {np.shape(g)} could not be put back into x's shape (2, 3, 4)",
+                                  "without keepdim the summed dimensions are gone from grad: unsqueeze each one back "
+                                  "(counting a negative dim from the end), then expand to x's shape") from None
+        keep = g if keepdim or dim is None else np.expand_dims(g, tuple(sorted(d % 3 for d in (
+            dim if isinstance(dim, tuple) else (dim,)))))
+        count = x.size // max(np.size(want), 1) if name == "Mean" else 1
+        what = f"x.grad after x.{name.lower()}(dim={dim}, keepdim={keepdim}).backward(grad), x of shape (2, 3, 4)"
+        t.close(gx, np.broadcast_to(keep, x.shape) / count, what, given={"grad": g}, mistakes=[
+                    mistakes.custom(lambda got, e: count > 1 and np.allclose(got, e * count),
+                                    f"your gradient is {count} times too large: a mean divides by the number of "
+                                    "elements it averages", "divide the spread gradient by that number")])
+
+
+@exercise("02.3", title="the matrix product and sums: Matmul, Sum, Mean", points=5)
+def matmul_check(t, Matmul, Sum, Mean):
     rng = np.random.default_rng(3)
-    a, b = _rng_tensor(rng, 4, 3, requires_grad=False), _rng_tensor(rng, 3, 2, requires_grad=False)
-    grad = tc.tensor(rng.standard_normal((4, 2)))
-    ga, gb = _as_pair(matmul_backward(grad, a, b), "matmul_backward(grad, a, b)", t)
-    _tensor_result(t, ga, "grad_a")
-    _tensor_result(t, gb, "grad_b")
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
+    _forward(t, "Matmul", Matmul, (a, b), a @ b, {"a": a, "b": b}, [
+        mistakes.custom(lambda got, e: np.shape(got) == (4, 3), "this is element-wise, not a matrix product",
+                        "use @ (np.matmul) on the arrays")])
+    g = rng.standard_normal((4, 2))
     shapes = {"grad_a": (4, 3), "grad_b": (3, 2)}
-    for name, got, shape, rule in [("grad_a", ga, (4, 3), "grad @ b.T: (4, 2) @ (2, 3)"),
-                                   ("grad_b", gb, (3, 2), "a.T @ grad: (3, 4) @ (4, 2)")]:
-        other = "grad_b" if name == "grad_a" else "grad_a"
-        why = (f"{name} is transposed" if tuple(got.shape) == shape[::-1] else
-               f"{name} has {other}'s shape {shapes[other]}: the two gradients are swapped"
-               if tuple(got.shape) == shapes[other] else None)
-        t.equal(tuple(got.shape), shape, f"{name}.shape (it must match the input's shape {shape})", why=why,
-                hint=f"only one product of grad (4, 2) with the other input has the shape {shape}: {name} = {rule}")
-    given = {"grad": grad, "a": a, "b": b}
-    t.close(ga, (grad @ b.T).numpy(), "grad_a", given=given, mistakes=[mistakes.custom(
-        lambda g, e: np.allclose(g, (grad @ b.T).numpy()[::-1, ::-1]), "the factors are in the wrong order",
-        "grad_a = grad @ b.T")])
-    t.close(gb, (a.T @ grad).numpy(), "grad_b", given=given)
-    # plugged into the framework: fit a linear model by gradient descent using only the learner's rule
-    matmul = _function("LearnerMatmul", lambda ctx, x, w: x @ w, lambda ctx, g, x, w: tuple(matmul_backward(g, x, w)))
-    x = tc.tensor(rng.standard_normal((32, 3)))
-    w_true = tc.tensor([[1.0], [-2.0], [0.5]], dtype=tc.float64)
-    y = x @ w_true
-    w = tc.zeros(3, 1, dtype=tc.float64, requires_grad=True)
-    for _ in range(200):
-        loss = ((matmul.apply(x, w) - y) ** 2).mean()
-        w.grad = None
-        loss.backward()
-        with tc.no_grad():
-            w -= 0.1 * w.grad
-    t.close(w, w_true.numpy(), "weights learned in 200 gradient-descent steps with your matmul backward", atol=1e-4)
+    with _installed({"Matmul": Matmul}):
+        try:
+            ga, gb = _backward(t, "Matmul", lambda x, y: x @ y, (a, b), g)
+        except CheckFailed as failure:
+            for name, shape, rule in [("grad_a", (4, 3), "grad (4, 2) with b (3, 2)"),
+                                      ("grad_b", (3, 2), "a (4, 3) with grad (4, 2)")]:
+                if f"for input {0 if name == 'grad_a' else 1} of shape {shape}" in str(failure):
+                    raise CheckFailed(f"{failure}\n  what went wrong: {name} must have the shape {shape} of its "
+                                      f"input; only one product of {rule} has it", failure.hint) from None
+            raise
+        given = {"grad": g, "a": a, "b": b}
+        t.close(ga, g @ b.T, "a.grad after (a @ b).backward(grad), a (4, 3), b (3, 2)", given=given,
+                mistakes=[mistakes.custom(_is((g @ b.T)[::-1, ::-1]), "the factors are in the wrong order",
+                                          "which product of grad with b has a's shape?")])
+        t.close(gb, a.T @ g, "b.grad after (a @ b).backward(grad), a (4, 3), b (3, 2)", given=given)
+        # batched: a batch of matrices times one matrix (the engine sums b's gradient over the batch), and bmm
+        cases = [(rng.standard_normal((2, 4, 3)), rng.standard_normal((3, 5)), "a (2, 4, 3) @ b (3, 5)"),
+                 (rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 3, 5)), "a (2, 4, 3) @ b (2, 3, 5)")]
+        for a3, b3, what in cases:
+            _forward(t, "Matmul", Matmul, (a3, b3), a3 @ b3, {"a": a3, "b": b3}, [mistakes.custom(
+                lambda got, e: np.shape(got) == np.dot(a3, b3).shape and np.shape(got) != e.shape,
+                "np.dot does not batch: it multiplies every matrix of a with every matrix of b",
+                "use @ (np.matmul), which multiplies the matching matrices of the two batches")])
+        for a3, b3, what in cases:
+            g3 = rng.standard_normal((2, 4, 5))
+            try:
+                ga, gb = _backward(t, "Matmul", lambda x, y: x @ y, (a3, b3), g3)
+            except (CheckFailed, RuntimeError, ValueError) as failure:
+                if "forward" in str(failure):
+                    raise
+                raise CheckFailed(f"Matmul.backward for {what} (batched): {failure}\n  what went wrong: for a batch "
+                                  "of matrices, transpose only the last two dimensions", "x.mT (or "
+                                  "x.transpose(-2, -1)) swaps the last two dimensions; .T reverses them all") from None
+            t.close(ga, g3 @ np.swapaxes(b3, -1, -2), f"a.grad for {what}", given={"grad": g3, "a": a3, "b": b3})
+            t.close(gb, _sum_to(np.swapaxes(a3, -1, -2) @ g3, b3.shape), f"b.grad for {what}",
+                    given={"grad": g3, "a": a3, "b": b3})
+        # used for real: fit a linear model by gradient descent, every product through your Matmul
+        x = tc.tensor(rng.standard_normal((32, 3)))
+        w_true = tc.tensor([[1.0], [-2.0], [0.5]], dtype=tc.float64)
+        y = x.numpy() @ w_true.numpy()
+        w = tc.zeros(3, 1, dtype=tc.float64, requires_grad=True)
+        for _ in range(200):
+            loss = ((x @ w - tc.tensor(y)) ** 2).mean()
+            w.grad = None
+            loss.backward()
+            with tc.no_grad():
+                w -= 0.1 * w.grad
+    t.close(w, w_true.numpy(), "weights learned in 200 gradient-descent steps with your Matmul", atol=1e-4)
+    _second_derivatives(t, "Matmul", {"Matmul": Matmul}, lambda x, y: x @ y, (a, b), rng)
+    for name, cls in (("Sum", Sum), ("Mean", Mean)):
+        _reductions_check(t, name, cls, rng)
+        _second_derivatives(t, name, {name: cls}, lambda x: (getattr(x, name.lower())(0) ** 2).sum(),
+                            (rng.standard_normal((3, 2)),), rng)
 
 
 # ---- 02.4 -------------------------------------------------------------------------------------------------
@@ -253,8 +473,62 @@ def _check_order(t, order, root_tensor, what):
     return order
 
 
-@exercise("02.4", title="topological sort of the backward graph", points=3)
-def topo_sort_check(t, topo_sort):
+def _leaf_grads_of(backward_pass, make):
+    """The leaves' gradients after `backward_pass(root.grad_fn, ones)` on the graph `make()` builds, without
+    recording a graph (as the engine runs it), and after the framework's own `.backward()`."""
+    leaves, root = make()
+    with tc.no_grad():
+        backward_pass(root.grad_fn, tc.ones_like(root))
+    mine = [None if v.grad is None else v.grad.detach().numpy().copy() for v in leaves]
+    leaves, root = make()
+    root.backward(tc.ones_like(root))
+    return mine, [v.grad.numpy() for v in leaves]
+
+
+def _backward_pass_check(t, backward_pass):
+    """The learner's backward pass on graphs with fan-out, a broadcast, an input without gradient, a leaf used
+    twice and a leaf whose .grad already holds a value."""
+    rng = np.random.default_rng(4)
+    xs, ws = rng.standard_normal((3, 2)), rng.standard_normal((2,))
+
+    def fan_out():
+        x, w = tc.tensor(xs, requires_grad=True), tc.tensor(ws, requires_grad=True)
+        h = (x * w).tanh()
+        return [x, w], (h * h + h.exp() * w + (h * w).sum()).sum()
+
+    def plain():
+        a, b = tc.tensor(2.0, requires_grad=True), tc.tensor(3.0, requires_grad=True)
+        return [a, b], ((a * b + a) ** 2)
+
+    for make, what in [(plain, "L = (a * b + a) ** 2"),
+                       (fan_out, "h = tanh(x * w); L = sum(h*h + exp(h)*w + sum(h*w))")]:
+        mine, want = _leaf_grads_of(backward_pass, make)
+        for k, (g, w) in enumerate(zip(mine, want)):
+            if g is None:
+                t.fail(f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}", "it is None: no gradient "
+                       "reached that leaf", hint="run every node of topo_sort(root) and send each gradient it returns "
+                       "on to the node in next_functions; a leaf's AccumulateGrad node writes its .grad when you call "
+                       "it")
+            t.close(g, w, f"leaf {k}'s .grad after backward_pass(L.grad_fn, ones) for {what}, vs L.backward()",
+                    mistakes=[mistakes.custom(lambda got, e: np.all(np.abs(got) <= np.abs(e) + 1e-9) and
+                                              not np.allclose(got, e),
+                                              "part of the gradient is missing: a node reached along two paths must "
+                                              "receive the sum of both before it runs",
+                                              "add a gradient arriving at a node to the one already waiting there")])
+    # .grad accumulates across passes, as with .backward()
+    a = tc.tensor(1.5, requires_grad=True)
+    a.grad = tc.tensor(10.0)
+    square = a * a
+    with tc.no_grad():
+        backward_pass(square.grad_fn, tc.tensor(1.0))
+    t.close(a.grad, 13.0, "a.grad after backward_pass((a * a).grad_fn, 1) when a.grad held 10", given={"a": 1.5},
+            mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the old a.grad was overwritten, not added "
+                                      "to", "let the leaf's AccumulateGrad node write .grad: call it with the "
+                                      "gradient")])
+
+
+@exercise("02.4", title="topological sort and the backward pass", points=4)
+def topo_sort_check(t, topo_sort, backward_pass):
     # the tape example: a fans out (it feeds both c = a*b and d = c + a)
     a = tc.tensor(2.0, requires_grad=True)
     b = tc.tensor(3.0, requires_grad=True)
@@ -279,6 +553,7 @@ def topo_sort_check(t, topo_sort):
     g.backward()
     t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
             given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
+    _backward_pass_check(t, backward_pass)
 
 
 # ---- 02.5 -------------------------------------------------------------------------------------------------

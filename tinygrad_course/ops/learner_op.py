@@ -1,0 +1,238 @@
+"""A learner's op class running in place of the framework's op of the same name (build mode, chapter 02).
+
+A learner writes an op as the framework writes its own (`ops/arithmetic.py`'s `Mul`): a class with
+`forward(ctx, a, b)` computing the result on NumPy arrays and `backward(ctx, grad)` returning the gradient
+of each input with tensor ops. Forward keeps what backward needs as PyTorch's custom functions do:
+`ctx.save_for_backward(a, b)` on the arrays it received gives backward their tensors (`ctx.saved_tensors`),
+so that a graph of the backward can be recorded; `ctx.save_output = True` keeps the output
+(`ctx.saved_output`), as the framework's own ops do. `runner(LearnerMul)` is what
+build mode installs under the op's name (`seams.install("Mul", ...)`); `Op._apply` calls it with the node
+and the arguments, and it
+
+- hands back `NotImplemented` for a call the exercise does not cover, so the reference computes it: an
+  operand that is not a float32/float64 CPU tensor (or a Python number, where the op takes one), two
+  tensors of different dtypes, options such as `alpha=2`, shapes that do not broadcast (the reference
+  raises PyTorch's error for those);
+- otherwise gives the learner's `forward` the operands' arrays, checks that it returns an array of the
+  broadcast shape and the operands' dtype (a wrong result is an error naming the op, never repaired), and
+  keeps the learner's `backward` on the node, so that backward runs the learner's math on this node.
+
+The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
+that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
+the learner's op.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import seams
+from ..tensor_base import TensorBase
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_BACKWARD = object()  # first argument of a call of the installed op that runs a node's backward
+_NUMBERS = (int, float)
+
+
+def _operands(args, numbers):
+    """The operands' arrays (Python numbers kept where `numbers` allows them), the tensors' shapes and their
+    dtype; None unless every tensor is a float32/float64 CPU tensor of one dtype."""
+    arrays, shapes, dtype = [], [], None
+    for k, a in enumerate(args):
+        if isinstance(a, TensorBase):
+            data = a._data
+            if type(data) is not np.ndarray or data.dtype not in _FLOATS or (dtype is not None and data.dtype != dtype):
+                return None
+            dtype = data.dtype
+            arrays.append(data)
+            shapes.append(data.shape)
+        elif type(a) in _NUMBERS and k in numbers:
+            arrays.append(a)
+        else:
+            return None
+    return None if dtype is None else (arrays, shapes, dtype)
+
+
+def _elementwise(args, numbers):
+    """Arrays of an element-wise op's operands, the result's shape and dtype; None when the call is not one
+    the learner's op covers."""
+    got = _operands(args, numbers)
+    if got is None:
+        return None
+    arrays, shapes, dtype = got
+    if len(shapes) == 1 or shapes[0] == shapes[1]:
+        return arrays, shapes[0], dtype
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None  # the reference raises PyTorch's broadcasting error
+    return arrays, shape, dtype
+
+
+def _matmul(args):
+    """Arrays of a matrix product of two float tensors of at least 2 dimensions, its shape and dtype."""
+    if len(args) != 2:
+        return None
+    got = _operands(args, ())
+    if got is None:
+        return None
+    (xa, xb), _, dtype = got
+    if xa.ndim < 2 or xb.ndim < 2 or xa.shape[-1] != xb.shape[-2]:
+        return None
+    try:
+        batch = np.broadcast_shapes(xa.shape[:-2], xb.shape[:-2])
+    except ValueError:
+        return None
+    return [xa, xb], (*batch, xa.shape[-2], xb.shape[-1]), dtype
+
+
+def _reduction(args):
+    """The array of a sum or mean over `dim` (None: every dimension; an int or a tuple of ints, negative ones
+    counting from the end) with `keepdim`, the dim as NumPy takes it, the result's shape and dtype."""
+    x, dim, keepdim, dtype = (*args, None, False, None)[:4] if len(args) < 4 else args
+    got = _operands((x,), ())
+    if got is None or dtype is not None or type(keepdim) is not bool:
+        return None
+    (data,), _, dtype = got
+    n = data.ndim
+    if n == 0 and dim is not None:
+        return None
+    dims = (dim,) if type(dim) is int else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    if dim is not None and (dims is None or not dims or any(type(d) is not int or not -n <= d < n for d in dims)
+                            or len({d % n for d in dims}) != len(dims)):
+        return None
+    axes = set(range(n)) if dim is None else {d % n for d in dims}
+    shape = tuple(1 if i in axes else s for i, s in enumerate(data.shape) if keepdim or i not in axes)
+    return [data, dims if dim is not None and type(dim) is not int else dim, keepdim], shape, dtype
+
+
+# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul" or "reduce"
+OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
+       "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
+       "Sum": "reduce", "Mean": "reduce"}
+
+
+def reference_op(ctx, *args, **kwargs):
+    """What runs when a learner's op raises (build mode leaves it out): the forward call goes back to the
+    framework's op (NotImplemented); a backward of a node the learner's forward computed has no reference to
+    go back to (what the node saved is the learner's), so the learner's error is raised again."""
+    if ctx is _BACKWARD:
+        raise  # noqa: PLE0704  (the learner's error, being handled by build mode's guard)
+    return NotImplemented
+
+
+for _name in OPS:
+    seams.offer(_name, reference_op)
+
+
+def _tensor_of(saved, args, arrays):
+    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number)."""
+    for t, x in zip(args, arrays):
+        if x is saved:
+            return t
+    return saved
+
+
+def _fits(shape, grad_shape):
+    """Whether a gradient of `grad_shape` sums back to an input of `shape` (equal, or broadcast from it)."""
+    if len(grad_shape) < len(shape):
+        return False
+    tail = grad_shape[len(grad_shape) - len(shape):]
+    return all(s == g or s == 1 for s, g in zip(shape, tail))
+
+
+def runner(learner_class, name: str | None = None):
+    """The callable build mode installs under the op's name: runs `learner_class`'s forward on the calls it
+    covers (NotImplemented for the others) and keeps its backward on the node."""
+    name = name or learner_class.__name__
+    numbers = OPS[name]
+    forward, backward = learner_class.forward, learner_class.backward
+    arity = 3 if numbers == "reduce" else None
+    number_exponent = name == "Pow"  # the exercise's Pow: a tensor to a Python number's power
+
+    def rule(ctx, *grad_outputs):
+        try:
+            grads = backward(ctx, *grad_outputs)
+        except Exception as error:
+            unpacked = "values to unpack" in str(error) or "tuple index out of range" in str(error)
+            if isinstance(error, (ValueError, IndexError)) and unpacked and not ctx._saved:
+                raise RuntimeError(f"your {name}.backward raised {type(error).__name__} ({error}) with nothing in "
+                                   "ctx.saved_tensors: forward keeps what backward needs with "
+                                   "ctx.save_for_backward(...)") from error
+            if not getattr(error, "_tc_component_named", False):
+                error.add_note(f"raised by your {name}.backward")
+                error._tc_component_named = True
+            raise
+        grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+        n = ctx._num_args
+        inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
+        if len(grads) == 1 and numbers in ((), "reduce"):  # one tensor input: its gradient alone will do
+            grads = grads + (None,) * (n - 1)
+        elif len(grads) == inputs:
+            grads = grads + (None,) * (n - inputs)
+        else:
+            raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
+                               f"input(s): return one per input of forward (None for one that needs none)")
+        shapes = dict(zip(ctx._input_pos or range(n), (shape for shape, _ in ctx._in_meta)))
+        out = []
+        for i, (g, need) in enumerate(zip(grads, ctx.needs_input_grad)):
+            if not need:
+                out.append(None)
+                continue
+            if not isinstance(g, TensorBase):
+                raise TypeError(f"your {name}.backward returned {type(g).__name__} as the gradient of input {i}, "
+                                "expected a Tensor (compute it with tensor operations on grad and the saved tensors)")
+            if not _fits(shapes[i], tuple(g._data.shape)):
+                raise RuntimeError(f"your {name}.backward returned a gradient of shape {tuple(g._data.shape)} for "
+                                   f"input {i} of shape {tuple(shapes[i])}: a gradient has its input's shape (or "
+                                   "the output's, which the engine sums back to the input's)")
+            out.append(g)
+        return tuple(out)
+
+    through = {}  # what is installed -> the callable a node runs its backward with
+
+    def run(ctx, *args, **kwargs):
+        if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
+            return rule(*args)
+        if kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
+            return NotImplemented  # alpha=..., out=...: the reference's
+        if numbers == "matmul":
+            got = _matmul(args)
+        elif numbers == "reduce":
+            got = _reduction(args)
+        elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
+            return NotImplemented
+        else:
+            got = _elementwise(args, numbers)
+        if got is None:
+            return NotImplemented
+        arrays, shape, dtype = got
+        recorded = bool(ctx.needs_input_grad)
+        kept = ctx.__dict__
+        if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
+            del kept["_saved"], kept["_saved_versions"]
+        result = forward(ctx, *arrays)
+        if recorded and "_saved" in kept:  # the arrays forward saved are its inputs: backward gets their tensors
+            saved = tuple(_tensor_of(s, args, arrays) for s in kept["_saved"])
+            ctx._saved = saved
+            ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
+        if not isinstance(result, (np.ndarray, np.generic)):
+            raise TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
+                            "computes on the operands' arrays (np.exp(x), a * b, ...)")
+        if result.shape != shape or result.dtype != dtype:
+            raise RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
+                               f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
+                               f"shape {shape} and dtype {dtype}")
+        if recorded:  # backward goes through what is installed (build mode times it and names its errors)
+            installed = seams.ACTIVE.get(name)
+            backward_of = through.get(installed)
+            if backward_of is None:
+                wrapped = getattr(installed, "__wrapped__", installed)
+                backward_of = through[installed] = functools.partial(installed, _BACKWARD) if wrapped is run else rule
+            ctx._learner_backward = backward_of
+        seams.count_call(name)
+        return result
+
+    run.learner_class = learner_class
+    return run
