@@ -15,6 +15,7 @@ from ..autograd.grad_mode import no_grad
 from ..factories import tensor
 from ..seams import reference
 from ..shapes import Size
+from ..utils.data import IterableDataset
 
 
 def same(learner):
@@ -175,12 +176,48 @@ def cosine_lr(learner):
     return get_lr
 
 
-def batch_indices(learner):
-    """BatchSampler.__iter__ (every DataLoader with a batch_size) iterates the learner's
-    batch_indices(sampler, batch_size, drop_last) generator."""
+def method(name):
+    """The learner's class defines the framework's method `name` itself (same signature, working on the same
+    attributes, PyTorch's): its function is installed as it is."""
+
+    def adapt(learner_class):
+        return getattr(learner_class, name)
+
+    adapt.__name__ = f"method_{name.strip('_')}"
+    return adapt
+
+
+def random_sampler_iter(learner_class):
+    """RandomSampler.__iter__ (every shuffling DataLoader) runs the learner's, for samplers without
+    replacement; drawing with replacement stays the reference's."""
+    original = reference("RandomSampler.__iter__")
+    mine = learner_class.__iter__
 
     def run(self):
-        return iter(learner(self.sampler, self.batch_size, self.drop_last))
+        return original(self) if self.replacement else mine(self)
+
+    return run
+
+
+def dataloader_iter(learner_class):
+    """DataLoader.__iter__ runs the learner's for map-style datasets loaded in this process; worker
+    processes and iterable datasets stay the reference's."""
+    original = reference("DataLoader.__iter__")
+    mine = learner_class.__iter__
+
+    def run(self):
+        return original(self) if self.num_workers > 0 or isinstance(self.dataset, IterableDataset) else mine(self)
+
+    return run
+
+
+def dataloader_len(learner_class):
+    """len(DataLoader) runs the learner's for map-style datasets; an iterable dataset's stays the reference's."""
+    original = reference("DataLoader.__len__")
+    mine = learner_class.__len__
+
+    def run(self):
+        return original(self) if isinstance(self.dataset, IterableDataset) else mine(self)
 
     return run
 

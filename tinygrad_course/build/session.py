@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+import types
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,12 @@ def _guarded(implementation, name: str, where: str, fallback=None):
         start = time.perf_counter()
         _nested.append(0.0)
         try:
-            return implementation(*args, **kwargs)
+            result = implementation(*args, **kwargs)
+            if isinstance(result, types.GeneratorType):  # a generator's code runs later: guard each step of it
+                return _guarded_steps(result, name, where)
+            return result
+        except StopIteration:  # the end of an iteration, not an error
+            raise
         except Exception as error:
             if fallback is not None:
                 result = fallback(*args, **kwargs)  # raises the framework's own error for a wrong call
@@ -96,6 +102,18 @@ def _guarded(implementation, name: str, where: str, fallback=None):
 
     run.__wrapped__ = implementation
     return run
+
+
+def _guarded_steps(generator, name: str, where: str):
+    """The learner's generator (a sampler's or DataLoader's `__iter__`), each step timed as their component's
+    and an error raised inside it naming the component and its cell."""
+    step = _guarded(generator.__next__, name, where)
+    while True:
+        try:
+            value = step()
+        except StopIteration:
+            return
+        yield value
 
 
 def _leave_out(name: str, where: str, problem: str) -> None:

@@ -16,10 +16,11 @@ import numpy as np
 
 from ...cuda import is_available as _cuda_is_available
 from ...generator import default_generator
+from ...seams import component
 from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, steps_per_epoch
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -135,6 +136,7 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
+    @component("DataLoader.__iter__")
     def __iter__(self):
         """A fresh iterator over the batches of one epoch (persistent workers are reused across epochs)."""
         if self.num_workers == 0:
@@ -147,11 +149,13 @@ class DataLoader:
             return self._iterator
         return _MultiProcessIter(self)
 
+    @component("DataLoader.__len__")
     def __len__(self):
+        """Batches per epoch: the length of the batch sampler (or of the sampler, without batching)."""
         if self._is_iterable:
             length = len(self.dataset)
             if self.batch_size is not None:
-                length = steps_per_epoch(length, self.batch_size, self.drop_last)
+                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
             return length
         return len(self._index_sampler)
 
