@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import seams
 from .checks import digest, in_framework, verdict
-from .components import BY_NAME, COMPONENTS, for_chapter
+from .components import BY_NAME, COMPONENTS, check_names, for_chapter
 from .extract import is_stub
 from .package import (DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save,
                       saved_chapter)
@@ -282,7 +282,9 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
     shell = get_ipython()
     if shell is None:
         return None
-    wanted = {c.defines: c for c in for_chapter(chapter)}
+    wanted = {}  # the name a cell defines -> the components it makes (a class may fill several seams)
+    for c in for_chapter(chapter):
+        wanted.setdefault(c.defines, []).append(c)
     folder = learner_folder(folder)
     where_nb = notebook or f"chapter {chapter}"
 
@@ -290,28 +292,35 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
         source = getattr(result.info, "raw_cell", "") or ""
         if not result.success or not wanted:
             return
+        verdicts = {}  # one run of a cell's check decides all the components it defines
         for name in sorted(_defined_names(source) & set(wanted)):
-            component = wanted[name]
-            if is_stub(source):  # the exercise's stub: never installed, the reference runs
-                print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
-                      f"the framework runs the reference {component.name} until you write it")
-                continue
-            later = saved_chapter(folder, component.name)
-            if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
-                print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
-                      f"(a later chapter wins); this cell is not saved")
-                continue
-            earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
-            try:
-                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
-            except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
-                print(f"[build] could not save {name} into {folder}: {error}")
-                continue
-            problem = verdict(component.name, shell.user_ns, chapter)
-            record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
-            outcome = ("check passed" if problem is None else
-                       f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
-            print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
+            for component in wanted[name]:
+                _record_one(name, component, source, verdicts)
+
+    def _record_one(name, component, source, verdicts):
+        if is_stub(source):  # the exercise's stub: never installed, the reference runs
+            print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
+                  f"the framework runs the reference {component.name} until you write it")
+            return
+        later = saved_chapter(folder, component.name)
+        if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
+            print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
+                  f"(a later chapter wins); this cell is not saved")
+            return
+        earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
+        try:
+            path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
+        except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
+            print(f"[build] could not save {name} into {folder}: {error}")
+            return
+        key = (component.exercise, check_names(component))
+        if key not in verdicts:
+            verdicts[key] = verdict(component.name, shell.user_ns, chapter)
+        problem = verdicts[key]
+        record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
+        outcome = ("check passed" if problem is None else
+                   f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
+        print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
 
     shell.events.register("post_run_cell", after_cell)
     return after_cell
