@@ -92,9 +92,19 @@ WRONG = [
     ("04.9", [("        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)",
                "        return len(self.dataset)")],
      r"len\(loader\) counted the samples; it counts the batches of an epoch"),
-    ("04.9", [("        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)",
-               "        return super().__len__()")],
-     r"called the framework's DataLoader.__len__"),
+    ("04.9", [("            if shuffle:\n                sampler = tc.utils.data.RandomSampler(dataset, generator=generator)\n"
+               "            else:\n                sampler = tc.utils.data.SequentialSampler(dataset)",
+               "            sampler = tc.utils.data.SequentialSampler(dataset)")],
+     r"the loader does not shuffle: shuffle=True must choose a RandomSampler"),
+    ("04.9", [("tc.utils.data.default_collate if batch_sampler is not None else tc.utils.data.default_convert",
+               "tc.utils.data.default_collate")],
+     r"batch_size=None turns batching off, so there is nothing to collate"),
+    ("04.9", [("        if sampler is not None and shuffle:\n"
+               "            raise ValueError(\"sampler option is mutually exclusive with shuffle\")\n", "")],
+     r"DataLoader\(range\(10\), sampler=\[0, 1\], shuffle=True\): did not raise"),
+    ("04.9", [("                sampler = tc.utils.data.RandomSampler(dataset, generator=generator)",
+               "                sampler = tc.utils.data.RandomSampler(dataset)")],
+     r"a tc.utils.data.RandomSampler drawing from g"),
 ]
 
 

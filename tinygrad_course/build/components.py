@@ -80,6 +80,10 @@ _COMPONENTS = [
     Component("BatchSampler.__len__", "04", "ex04_8", "BatchSampler", "BatchSampler.__len__",
               adapters.method("__len__"), "BatchSampler.__len__(self) -> batches per epoch; len(DataLoader) (the "
               "lab's cosine schedule is that long)", pure=True),
+    Component("DataLoader.__init__", "04", "ex04_9", "DataLoader", "DataLoader.__init__", adapters.dataloader_init,
+              "DataLoader.__init__(self, dataset, batch_size, shuffle, sampler, batch_sampler, collate_fn, drop_last, "
+              "generator) sets sampler, batch_sampler and collate_fn as PyTorch's (its errors included); every "
+              "DataLoader without worker processes is built by it"),
     Component("DataLoader.__iter__", "04", "ex04_9", "DataLoader", "DataLoader.__iter__", adapters.dataloader_iter,
               "DataLoader.__iter__(self) yields collate_fn of the samples of each batch of indices; every DataLoader "
               "of a map-style dataset without workers iterates it"),

@@ -31,7 +31,8 @@ MILESTONES = {
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
-                            "default_collate", "DataLoader.__iter__", "DataLoader.__len__", "init_weights",
+                            "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
+                            "init_weights",
                             "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "log_softmax",
                             "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
 }

@@ -1,6 +1,7 @@
-"""Chapter 04, the DataLoader's own loop: checks for the learner's DataLoader.__iter__ (each batch of
+"""Chapter 04, the DataLoader: checks for the learner's DataLoader.__init__ (the sampler, the batch sampler and
+the collate_fn it chooses, PyTorch's errors for options that contradict each other), __iter__ (each batch of
 indices from the batch sampler -> the samples from the dataset -> collate_fn; one sample at a time without
-batching; PyTorch's per-epoch draw from the loader's generator) and DataLoader.__len__."""
+batching; PyTorch's per-epoch draw from the loader's generator) and __len__."""
 import contextlib
 
 import numpy as np
@@ -25,14 +26,15 @@ def _reference():
 
 @contextlib.contextmanager
 def _own_code_only():
-    """While the learner's loader runs: calling the framework's DataLoader.__iter__/__len__ (super()) is named."""
+    """While the learner's loader runs: calling the framework's DataLoader methods (super()) is named."""
     def trap(name):
         def called(*args, **kwargs):
-            raise RuntimeError(f"your DataLoader called the framework's DataLoader.{name} (super().{name}()); "
-                               f"write the loop yourself")
+            raise RuntimeError(f"your DataLoader called the framework's DataLoader.{name} (super().{name}(...)); "
+                               f"write it yourself")
         return called
 
-    before = {name: seams.installed().get(name) for name in ("DataLoader.__iter__", "DataLoader.__len__")}
+    before = {name: seams.installed().get(name) for name in ("DataLoader.__init__", "DataLoader.__iter__",
+                                                                   "DataLoader.__len__")}
     for name in before:
         seams.install(name, trap(name.split(".")[1]))
     try:
@@ -75,11 +77,76 @@ def _epoch(loader):
         return [_plain(b) for b in loader]
 
 
-@exercise("04.9", title="the DataLoader's loop: sampler, batch sampler, fetch, collate", points=3)
+_ERRORS = [
+    ("DataLoader(range(10), sampler=[0, 1], shuffle=True)", dict(sampler=[0, 1], shuffle=True),
+     "sampler option is mutually exclusive with shuffle"),
+    ("DataLoader(range(10), batch_sampler=[[0, 1]], batch_size=2)", dict(batch_sampler=[[0, 1]], batch_size=2),
+     "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"),
+    ("DataLoader(range(10), batch_sampler=[[0, 1]], drop_last=True)", dict(batch_sampler=[[0, 1]], drop_last=True),
+     "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"),
+    ("DataLoader(range(10), batch_size=None, drop_last=True)", dict(batch_size=None, drop_last=True),
+     "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"),
+]
+
+
+def _constructor(t, DataLoader):
+    """The pieces the learner's constructor chooses, and its errors."""
+    data = list(range(10))
+    call = "DataLoader(10 samples, batch_size=4)"
+    loader = DataLoader(data, batch_size=4)
+    fw = tc.utils.data
+    t.true(type(loader.sampler) is fw.SequentialSampler,
+           f"{call}.sampler to be a tc.utils.data.SequentialSampler (got {type(loader.sampler).__name__} from "
+           f"{type(loader.sampler).__module__})",
+           hint="construct the framework's tc.utils.data.SequentialSampler(dataset): your 04.2 __iter__ runs inside it")
+    t.true(type(loader.batch_sampler) is fw.BatchSampler and loader.batch_sampler.sampler is loader.sampler,
+           f"{call}.batch_sampler to be a tc.utils.data.BatchSampler over loader.sampler (got "
+           f"{type(loader.batch_sampler).__name__})",
+           hint="self.batch_sampler = tc.utils.data.BatchSampler(sampler, batch_size, drop_last)")
+    t.equal((loader.batch_sampler.batch_size, loader.batch_sampler.drop_last, loader.batch_size, loader.drop_last),
+            (4, False, 4, False), what=f"(batch_sampler.batch_size, batch_sampler.drop_last, batch_size, drop_last) of "
+                                       f"{call}")
+    t.true(loader.collate_fn is fw.default_collate, f"{call}.collate_fn to be tc.utils.data.default_collate",
+           hint="without a collate_fn and with batching: tc.utils.data.default_collate")
+    t.true(loader.dataset is data, f"{call}.dataset to be the dataset given")
+    g = tc.Generator().manual_seed(0)
+    shuffled = DataLoader(data, batch_size=4, shuffle=True, generator=g)
+    t.true(type(shuffled.sampler) is fw.RandomSampler and shuffled.sampler.generator is g and shuffled.generator is g,
+           "DataLoader(..., shuffle=True, generator=g).sampler to be a tc.utils.data.RandomSampler drawing from g, "
+           f"and loader.generator to be g (got {type(shuffled.sampler).__name__})",
+           why="the loader does not shuffle: shuffle=True must choose a RandomSampler"
+           if type(shuffled.sampler) is fw.SequentialSampler else None,
+           hint="tc.utils.data.RandomSampler(dataset, generator=generator) when shuffle, and keep self.generator")
+    own = [3, 1, 2]
+    t.true(DataLoader(data, batch_size=2, sampler=own).batch_sampler.sampler is own,
+           "DataLoader(..., sampler=[3, 1, 2]) to batch the sampler given")
+    single = DataLoader(data, batch_size=None)
+    t.true(single.batch_sampler is None and single.collate_fn is fw.default_convert,
+           "DataLoader(..., batch_size=None) to have no batch sampler (None) and tc.utils.data.default_convert as "
+           f"its collate_fn (got {type(single.batch_sampler).__name__}, {getattr(single.collate_fn, '__name__', '?')})",
+           why="batch_size=None turns batching off, so there is nothing to collate: each sample is only converted"
+           if single.batch_sampler is None and single.collate_fn is fw.default_collate else None,
+           hint="a BatchSampler only when batch_size is not None; then default_convert instead of default_collate")
+    given = DataLoader(data, batch_sampler=[[3, 1], [7]])
+    t.equal((given.batch_sampler, given.batch_size, given.drop_last), ([[3, 1], [7]], None, False),
+            what="(batch_sampler, batch_size, drop_last) of DataLoader(10 samples, batch_sampler=[[3, 1], [7]])",
+            hint="a given batch_sampler decides the batches: keep it, and set batch_size to None, drop_last to False")
+    for what, options, message in _ERRORS:
+        try:
+            DataLoader(data, **options)
+        except ValueError as error:
+            t.equal(str(error), message, what=f"the ValueError of {what}")
+        else:
+            t.fail(what, f"did not raise; PyTorch raises ValueError({message!r})",
+                   hint="check the contradicting options before choosing the pieces")
+
+
+@exercise("04.9", title="the DataLoader: choosing the pieces, then the loop", points=4)
 def dataloader_check(t, DataLoader):
-    t.true(issubclass(DataLoader, tc.utils.data.DataLoader) and "__iter__" in vars(DataLoader)
-           and "__len__" in vars(DataLoader), "DataLoader to subclass tc.utils.data.DataLoader and define "
-                                             "__iter__ and __len__ itself")
+    t.true(all(name in vars(DataLoader) for name in ("__init__", "__iter__", "__len__")),
+           "your DataLoader to define __init__, __iter__ and __len__ itself")
+    with _own_code_only():
+        _constructor(t, DataLoader)
     data = _IndexOnly(10)
     call = "DataLoader(10 samples (features (2,), label int), batch_size=4)"
     with _reference():
