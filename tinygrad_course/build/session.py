@@ -38,9 +38,9 @@ class Status(list):
     """The component table (a list of rows) that prints as a table in a notebook or a terminal."""
 
     def __str__(self):
-        lines = [f"{'component':<24} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
+        lines = [f"{'component':<26} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
         for r in self:
-            lines.append(f"{r.component:<24} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
+            lines.append(f"{r.component:<26} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
         learner = sum(r.source == "learner" for r in self)
         lines.append(f"{learner} of {len(self)} components are yours; the others run the reference implementation.")
         return "\n".join(lines)
