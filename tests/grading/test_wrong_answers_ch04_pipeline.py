@@ -61,7 +61,7 @@ WRONG = [
      r"the permutation came from the default generator itself"),
     ("04.2", [("yield from tc.randperm(n, generator=generator).tolist()\n",
                "yield from np.random.default_rng(0).permutation(n).tolist()\n")],
-     r"two samplers with generators seeded alike.*tc.randperm|the first epoch of RandomSampler"),
+     r"a permutation, but not the one tc.randperm draws from the sampler's generator"),
     # 04.8 BatchSampler
     ("04.8", [("                batch = []\n", "                batch.clear()\n")], r"every batch is the same list object"),
     ("04.8", [("        if batch and not self.drop_last:\n            yield batch\n", "")],

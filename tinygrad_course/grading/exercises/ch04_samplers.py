@@ -53,6 +53,8 @@ def samplers_check(t, SequentialSampler, RandomSampler):
                             f"{again})", hint="permute with the sampler's own generator: tc.randperm(n, "
                                               "generator=self.generator)")
     t.equal(got[0], want[0], what=f"the first epoch of {call}",
+            why="a permutation, but not the one tc.randperm draws from the sampler's generator: a seed gives "
+                "PyTorch's order only through PyTorch's draws",
             hint="tc.randperm(len(self.data_source), generator=self.generator).tolist(): PyTorch's permutation")
     one_draw = _pytorch_epochs(7, 14, tc.Generator().manual_seed(5), epochs=1)[0][7:]
     t.equal(got[1], want[1], what=f"the second epoch of {call}",
