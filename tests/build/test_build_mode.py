@@ -15,6 +15,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import build, seams
 from tinygrad_course.build.components import COMPONENTS, for_chapter
+from tinygrad_course.build.runs import MILESTONES
 from tinygrad_course.build.package import load, save
 from tinygrad_course.build.runs import MILESTONES
 from tinygrad_course.grading.markers import keep_solutions

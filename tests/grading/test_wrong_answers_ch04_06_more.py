@@ -1,7 +1,6 @@
-"""Catalogue of wrong answers for exercises 04.1-04.5 and 06.1-06.4: each realistic mistake fails its first
+"""Catalogue of wrong answers for exercises 04.1 and 04.3-04.5 and 06.1-06.4: each realistic mistake fails its first
 check with a message that names it (the hint, when the check has one, waits for the second failure), and the
 released stub fails as not implemented."""
-import math
 import time
 
 import numpy as np
@@ -54,19 +53,6 @@ class DatasetLengthOfFeatureRow(DatasetFloat64Features):
 
     def __len__(self):
         return self.features.shape[1]
-
-
-# ---- 04.2 steps per epoch ----------------------------------------------------------------------------------
-def steps_floor(n, batch_size, drop_last=False):
-    return n // batch_size
-
-
-def steps_float(n, batch_size, drop_last=False):
-    return math.floor(n / batch_size) if drop_last else math.ceil(n / batch_size) * 1.0
-
-
-def steps_ignoring_drop_last(n, batch_size, drop_last=False):
-    return (n + batch_size - 1) // batch_size
 
 
 # ---- 04.3 a collate_fn that pads sequences -----------------------------------------------------------------
@@ -233,11 +219,6 @@ CATALOGUE = [
                                             "order of first appearance, not sorted"]),
     ("04.1", (DatasetFloat64Features,), ["ds[1][0] to be a float32 tensor (got Tensor tc.float64)"]),
     ("04.1", (DatasetLengthOfFeatureRow,), ["len(ds): expected 4, got 3", "counts the classes, not the samples"]),
-    ("04.2", (steps_floor,), ["steps_per_epoch(1797, 64): expected 29, got 28",
-                                 "the last, smaller batch was not counted"]),
-    ("04.2", (steps_float,), ["steps_per_epoch(1797, 64) to return an int (got float)"]),
-    ("04.2", (steps_ignoring_drop_last,), ["steps_per_epoch(1797, 64, drop_last=True): expected 28, got 29",
-                                            "still counted with drop_last=True"]),
     ("04.3", (pad_at_the_start,), ["padded batch", "the padding was put at the start (left)", "input: batch = "]),
     ("04.3", (pad_as_floats,), ["padded to keep the int64 token dtype (got tc.float32)"]),
     ("04.3", (pad_without_lengths,), ["pad_collate to return a tuple (padded, lengths, labels)"]),
@@ -275,7 +256,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong, *phrases)
 
 
-NAMES = {"04.1": ("04", "ClassificationDataset"), "04.2": ("04", "steps_per_epoch"), "04.3": ("04", "pad_collate"),
+NAMES = {"04.1": ("04", "ClassificationDataset"), "04.3": ("04", "pad_collate"),
          "04.4": ("04", "make_transform"), "04.5": ("04", "make_loaders"), "06.1": ("06", "to_device"),
          "06.2": ("06", "time_op"), "06.3": ("06", "momentum_update", "momentum_kernel_body"),
          "06.4": ("06", "update_scale")}

@@ -81,7 +81,7 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
             spent = sorted(report.get("seconds", {}).get(name, {}).items(), key=lambda kv: -kv[1])[:3]
             message += "; the time went mostly to " + ", ".join(f"your {n} ({s:.0f} s)" for n, s in spent)
         calls = report["calls"].get(name, {})
-        message += "\n" + "\n".join(f"  {n:<24} learner  {calls.get(BY_NAME[n].seam, 0):>6} calls" for n in needed)
+        message += "\n" + "\n".join(f"  {n:<26} learner  {calls.get(BY_NAME[n].seam, 0):>6} calls" for n in needed)
         failing = _failing_checks(folder, needed)  # the likely cause of a failure; and no pass with a failing check
         return passed and not failing, message + failing
     problem = compare(name, arrays.get(name, {}), expected(), exact=name == "resume")
@@ -141,7 +141,7 @@ def main(argv=None) -> int:
                 print(json.dumps([{k: r[k] for k in ("component", "chapter", "source", "check", "calls")} for r in rows]))
             else:
                 for r in rows:
-                    print(f"{r['component']:<24} {r['chapter']:<4} {r['source']:<10} {r['check']:<8} {r['calls']:>5}  {r['note']}")
+                    print(f"{r['component']:<26} {r['chapter']:<4} {r['source']:<10} {r['check']:<8} {r['calls']:>5}  {r['note']}")
             return 0
         passed, message = milestone(args.name, folder)
     except RuntimeError as error:

@@ -16,6 +16,7 @@ from ..factories import tensor
 from ..ops.learner_op import runner
 from ..seams import reference
 from ..shapes import Size
+from ..utils.data import IterableDataset
 
 
 def same(learner):
@@ -128,12 +129,75 @@ def cosine_lr(learner):
     return get_lr
 
 
-def batch_indices(learner):
-    """BatchSampler.__iter__ (every DataLoader with a batch_size) iterates the learner's
-    batch_indices(sampler, batch_size, drop_last) generator."""
+def method(name):
+    """The learner's class defines the framework's method `name` itself (same signature, working on the same
+    attributes, PyTorch's): its function is installed as it is."""
+
+    def adapt(learner_class):
+        return getattr(learner_class, name)
+
+    adapt.__name__ = f"method_{name.strip('_')}"
+    return adapt
+
+
+def random_sampler_iter(learner_class):
+    """RandomSampler.__iter__ (every shuffling DataLoader) runs the learner's, for samplers without
+    replacement; drawing with replacement stays the reference's."""
+    original = reference("RandomSampler.__iter__")
+    mine = learner_class.__iter__
 
     def run(self):
-        return iter(learner(self.sampler, self.batch_size, self.drop_last))
+        return original(self) if self.replacement else mine(self)
+
+    return run
+
+
+def dataloader_init(learner_class):
+    """DataLoader(...) runs the learner's __init__(dataset, batch_size, shuffle, sampler, batch_sampler,
+    collate_fn, drop_last, generator), which chooses the sampler, the batch sampler and the collate_fn, for a
+    map-style dataset loaded in this process; the framework first keeps its loading options at their defaults
+    (`_init_loading`). Worker processes, pinned memory and iterable datasets stay the reference's."""
+    original = reference("DataLoader.__init__")
+    mine = learner_class.__init__
+
+    def run(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+            collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+            multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+            pin_memory_device="", in_order=True):
+        plain = (not isinstance(dataset, IterableDataset) and num_workers == 0 and not pin_memory and timeout == 0
+                 and worker_init_fn is None and multiprocessing_context is None and prefetch_factor is None
+                 and not persistent_workers and not pin_memory_device and in_order)
+        if not plain:
+            return original(self, dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn,
+                            pin_memory, drop_last, timeout, worker_init_fn, multiprocessing_context, generator,
+                            prefetch_factor=prefetch_factor, persistent_workers=persistent_workers,
+                            pin_memory_device=pin_memory_device, in_order=in_order)
+        self._init_loading(dataset)
+        mine(self, dataset, batch_size, bool(shuffle), sampler, batch_sampler, collate_fn, drop_last, generator)
+        self._initialized = True  # from now on the pipeline's attributes are frozen, as in PyTorch
+
+    return run
+
+
+def dataloader_iter(learner_class):
+    """DataLoader.__iter__ runs the learner's for map-style datasets loaded in this process; worker
+    processes and iterable datasets stay the reference's."""
+    original = reference("DataLoader.__iter__")
+    mine = learner_class.__iter__
+
+    def run(self):
+        return original(self) if self.num_workers > 0 or isinstance(self.dataset, IterableDataset) else mine(self)
+
+    return run
+
+
+def dataloader_len(learner_class):
+    """len(DataLoader) runs the learner's for map-style datasets; an iterable dataset's stays the reference's."""
+    original = reference("DataLoader.__len__")
+    mine = learner_class.__len__
+
+    def run(self):
+        return original(self) if isinstance(self.dataset, IterableDataset) else mine(self)
 
     return run
 

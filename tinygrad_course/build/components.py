@@ -80,15 +80,34 @@ _COMPONENTS = [
               "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
-    Component("steps_per_epoch", "04", "ex04_2", "steps_per_epoch", "steps_per_epoch", adapters.same,
-              "steps_per_epoch(n, batch_size, drop_last) -> batches per epoch; len(DataLoader) and len(BatchSampler)"),
+    Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
+              adapters.method("__iter__"), "SequentialSampler.__iter__(self) -> the indices 0..len(data_source)-1 in "
+              "order; every DataLoader without shuffle draws its indices from it",
+              checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.__iter__", "04", "ex04_2", "RandomSampler", "RandomSampler.__iter__",
+              adapters.random_sampler_iter, "RandomSampler.__iter__(self) yields num_samples indices from "
+              "tc.randperm(n, generator=...) as PyTorch draws them; every shuffling DataLoader's order (without "
+              "replacement)", checks=("SequentialSampler", "RandomSampler")),
     Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
-    Component("BatchSampler.__iter__", "04", "ex04_8", "batch_indices", "BatchSampler.__iter__", adapters.batch_indices,
-              "batch_indices(sampler, batch_size, drop_last) yields lists of indices; every DataLoader's BatchSampler "
-              "iterates it"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
+    Component("BatchSampler.__iter__", "04", "ex04_8", "BatchSampler", "BatchSampler.__iter__",
+              adapters.method("__iter__"), "BatchSampler.__iter__(self) yields lists of batch_size indices of "
+              "self.sampler (the last shorter unless drop_last); every DataLoader with a batch_size iterates it"),
+    Component("BatchSampler.__len__", "04", "ex04_8", "BatchSampler", "BatchSampler.__len__",
+              adapters.method("__len__"), "BatchSampler.__len__(self) -> batches per epoch; len(DataLoader) (the "
+              "lab's cosine schedule is that long)", pure=True),
+    Component("DataLoader.__init__", "04", "ex04_9", "DataLoader", "DataLoader.__init__", adapters.dataloader_init,
+              "DataLoader.__init__(self, dataset, batch_size, shuffle, sampler, batch_sampler, collate_fn, drop_last, "
+              "generator) sets sampler, batch_sampler and collate_fn as PyTorch's (its errors included); every "
+              "DataLoader without worker processes is built by it"),
+    Component("DataLoader.__iter__", "04", "ex04_9", "DataLoader", "DataLoader.__iter__", adapters.dataloader_iter,
+              "DataLoader.__iter__(self) yields collate_fn of the samples of each batch of indices; every DataLoader "
+              "of a map-style dataset without workers iterates it"),
+    Component("DataLoader.__len__", "04", "ex04_9", "DataLoader", "DataLoader.__len__", adapters.dataloader_len,
+              "DataLoader.__len__(self) -> the length of its batch sampler (or sampler); len(DataLoader) of a map-style "
+              "dataset", pure=True),
     Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
               "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
     Component("SGD.step", "05", "ex05_2", "SGDMomentum", "SGD.update", adapters.sgd_update,

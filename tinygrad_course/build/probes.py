@@ -8,6 +8,8 @@ ran learner code).
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from .. import factories as F
@@ -22,6 +24,8 @@ from ..generator import Generator, manual_seed
 from ..nn.functional import log_softmax, nll_loss
 from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
+from ..utils.data import collate as collate_module
+from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
@@ -260,10 +264,89 @@ def classification_dataset_probe():
             "y": np.array([int(y) for _, y in items]), "float32": np.array([items[0][0].dtype.itemsize == 4])}
 
 
-def steps_per_epoch():
+def batch_sampler_len_probe():
     cases = [(10, 3, False), (10, 3, True), (9, 3, False), (9, 3, True), (1, 5, False), (1, 5, True), (0, 2, False),
              (100, 1, True)]
-    return {"steps": np.array([len(DataLoader(list(range(n)), batch_size=b, drop_last=d)) for n, b, d in cases])}
+    return {"steps": np.array([len(DataLoader(list(range(n)), batch_size=b, drop_last=d)) for n, b, d in cases]),
+            "direct": np.array([len(BatchSampler(range(n), b, d)) for n, b, d in cases])}
+
+
+def _batches(loader):
+    """Every batch of one epoch of a loader of numbers, as one row per batch padded with -1."""
+    rows = [_np(b).reshape(-1).tolist() for b in loader]
+    width = max((len(r) for r in rows), default=0)
+    return np.array([r + [-1] * (width - len(r)) for r in rows]).reshape(len(rows), width)
+
+
+def sequential_sampler_probe():
+    sampler = SequentialSampler(list(range(100, 105)))
+    return {"twice": np.array([list(sampler), list(sampler)]), "batches": _batches(DataLoader(range(7), batch_size=3)),
+            "empty": np.array([len(list(SequentialSampler([])))])}
+
+
+def random_sampler_probe():
+    loader = DataLoader(range(10), batch_size=4, shuffle=True, generator=Generator().manual_seed(2))
+    manual_seed(3)
+    unseeded = list(RandomSampler(range(6)))  # without a generator: one seeded from the default generator
+    more = RandomSampler(range(7), num_samples=10, generator=Generator().manual_seed(4))
+    return {"epoch1": _batches(loader), "epoch2": _batches(loader), "unseeded": np.array(unseeded),
+            "num_samples": np.array([list(more), list(more)])}
+
+
+def dataloader_iter_probe():
+    data = [{"x": F.tensor([float(i), -float(i)]), "y": i % 3} for i in range(9)]
+    loader = DataLoader(data, batch_size=4, shuffle=True, generator=Generator().manual_seed(5))
+    epochs = [[(_np(b["x"]), _np(b["y"])) for b in loader] for _ in range(2)]
+    manual_seed(6)
+    unseeded = _batches(DataLoader(range(8), batch_size=3, shuffle=True))
+    single = [_np(v).tolist() for v in DataLoader([np.array([i, i + 1]) for i in range(3)], batch_size=None)]
+    given = _batches(DataLoader(range(20), batch_sampler=[[3, 1], [7], [0, 2, 4]]))
+    dropped = _batches(DataLoader(range(7), batch_size=2, drop_last=True, sampler=[6, 5, 4, 3, 2, 1, 0]))
+    return {**{f"x{e}_{i}": x for e, epoch in enumerate(epochs) for i, (x, _) in enumerate(epoch)},
+            **{f"y{e}_{i}": y for e, epoch in enumerate(epochs) for i, (_, y) in enumerate(epoch)},
+            "unseeded": unseeded, "single": np.array(single), "given": given, "dropped": dropped}
+
+
+def dataloader_init_probe():
+    g = Generator().manual_seed(7)
+    kinds = {SequentialSampler: 0, RandomSampler: 1, BatchSampler: 2, type(None): 3, list: 4}
+    collates = {collate_module.default_collate: 0, collate_module.default_convert: 1, len: 2}
+    options = [dict(batch_size=4), dict(batch_size=4, shuffle=True, generator=g), dict(batch_size=None),
+               dict(batch_size=3, drop_last=True, sampler=[5, 4, 3, 2, 1]), dict(batch_sampler=[[3, 1], [7]]),
+               dict(batch_size=2, collate_fn=len), dict(batch_size=4, shuffle=None)]
+    built = []
+    for kwargs in options:
+        loader = DataLoader(list(range(10)), **kwargs)
+        built.append([kinds.get(type(loader.sampler), 9), kinds.get(type(loader.batch_sampler), 9),
+                      -1 if loader.batch_size is None else loader.batch_size, float(loader.drop_last),
+                      collates.get(loader.collate_fn, 9), float(loader.generator is kwargs.get("generator")),
+                      float(loader.batch_sampler is None or loader.batch_sampler is kwargs.get("batch_sampler")
+                            or loader.batch_sampler.sampler is loader.sampler), len(loader)])
+    errors = []
+    for kwargs in (dict(sampler=[0], shuffle=True), dict(batch_sampler=[[0]], batch_size=2),
+                   dict(batch_sampler=[[0]], shuffle=True), dict(batch_sampler=[[0]], sampler=[0]),
+                   dict(batch_sampler=[[0]], drop_last=True), dict(batch_size=None, drop_last=True)):
+        try:
+            DataLoader(list(range(10)), **kwargs)
+            errors.append(0.0)
+        except ValueError as error:
+            errors.append(float(zlib.crc32(str(error).encode())))  # the message, as a number to compare
+    frozen = DataLoader(list(range(10)), batch_size=2)
+    try:
+        frozen.batch_size = 3
+        refused = 0.0
+    except ValueError:
+        refused = 1.0
+    return {"built": np.array(built, dtype=np.float64), "errors": np.array(errors), "frozen": np.array([refused]),
+            "batches": _batches(DataLoader(list(range(10)), batch_size=4, shuffle=True,
+                                           generator=Generator().manual_seed(8)))}
+
+
+def dataloader_len_probe():
+    loaders = [DataLoader(range(10), batch_size=3), DataLoader(range(10), batch_size=3, drop_last=True),
+               DataLoader(range(10), batch_size=None), DataLoader(range(20), batch_sampler=[[1, 2], [3]]),
+               DataLoader(range(10), batch_size=4, sampler=[1, 2, 3]), DataLoader(range(10), batch_size=4, shuffle=True)]
+    return {"lengths": np.array([len(loader) for loader in loaders])}
 
 
 def make_loaders_probe():
@@ -404,7 +487,9 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,
           "numerical_grad": numerical_grad, "init_weights": init_weights, "ClassificationDataset": classification_dataset_probe,
-          "steps_per_epoch": steps_per_epoch, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
+          "BatchSampler.__len__": batch_sampler_len_probe, "SequentialSampler.__iter__": sequential_sampler_probe,
+          "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
+          "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
           **probes_distributed.PROBES}

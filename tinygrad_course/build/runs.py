@@ -29,8 +29,10 @@ TIMEOUT = 300
 MILESTONES = {
     "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "backward_pass")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
-    "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "BatchSampler.__iter__",
-                            "default_collate", "init_weights",
+    "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
+                            "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
+                            "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
+                            "init_weights",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "backward_pass", "pick", "log_softmax",
                             "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),

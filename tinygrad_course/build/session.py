@@ -7,13 +7,14 @@ from __future__ import annotations
 import ast
 import os
 import time
+import types
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import seams
 from .checks import digest, in_framework, verdict
-from .components import BY_NAME, COMPONENTS, for_chapter
+from .components import BY_NAME, COMPONENTS, check_names, for_chapter
 from .extract import is_stub
 from .package import (DEFAULT_FOLDER, Loaded, learner_folder, load, read_manifest, record_check, save,
                       saved_chapter)
@@ -37,9 +38,9 @@ class Status(list):
     """The component table (a list of rows) that prints as a table in a notebook or a terminal."""
 
     def __str__(self):
-        lines = [f"{'component':<24} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
+        lines = [f"{'component':<26} {'chapter':<8} {'source':<10} {'check':<8} {'calls':>6}  note"]
         for r in self:
-            lines.append(f"{r.component:<24} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
+            lines.append(f"{r.component:<26} {r.chapter:<8} {r.source:<10} {r.check:<8} {r.calls:>6}  {r.note}")
         learner = sum(r.source == "learner" for r in self)
         lines.append(f"{learner} of {len(self)} components are yours; the others run the reference implementation.")
         return "\n".join(lines)
@@ -77,7 +78,12 @@ def _guarded(implementation, name: str, where: str, fallback=None):
         start = time.perf_counter()
         _nested.append(0.0)
         try:
-            return implementation(*args, **kwargs)
+            result = implementation(*args, **kwargs)
+            if isinstance(result, types.GeneratorType):  # a generator's code runs later: guard each step of it
+                return _guarded_steps(result, name, where)
+            return result
+        except StopIteration:  # the end of an iteration, not an error
+            raise
         except Exception as error:
             if not getattr(error, "_tc_component_named", False):
                 error.add_note(f"raised by your {name} ({where}); fix that cell and run it again, or call "
@@ -96,6 +102,18 @@ def _guarded(implementation, name: str, where: str, fallback=None):
 
     run.__wrapped__ = implementation
     return run
+
+
+def _guarded_steps(generator, name: str, where: str):
+    """The learner's generator (a sampler's or DataLoader's `__iter__`), each step timed as their component's
+    and an error raised inside it naming the component and its cell."""
+    step = _guarded(generator.__next__, name, where)
+    while True:
+        try:
+            value = step()
+        except StopIteration:
+            return
+        yield value
 
 
 def _leave_out(name: str, where: str, problem: str) -> None:
@@ -264,7 +282,9 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
     shell = get_ipython()
     if shell is None:
         return None
-    wanted = {c.defines: c for c in for_chapter(chapter)}
+    wanted = {}  # the name a cell defines -> the components it makes (a class may fill several seams)
+    for c in for_chapter(chapter):
+        wanted.setdefault(c.defines, []).append(c)
     folder = learner_folder(folder)
     where_nb = notebook or f"chapter {chapter}"
 
@@ -272,28 +292,35 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
         source = getattr(result.info, "raw_cell", "") or ""
         if not result.success or not wanted:
             return
+        verdicts = {}  # one run of a cell's check decides all the components it defines
         for name in sorted(_defined_names(source) & set(wanted)):
-            component = wanted[name]
-            if is_stub(source):  # the exercise's stub: never installed, the reference runs
-                print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
-                      f"the framework runs the reference {component.name} until you write it")
-                continue
-            later = saved_chapter(folder, component.name)
-            if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
-                print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
-                      f"(a later chapter wins); this cell is not saved")
-                continue
-            earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
-            try:
-                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
-            except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
-                print(f"[build] could not save {name} into {folder}: {error}")
-                continue
-            problem = verdict(component.name, shell.user_ns, chapter)
-            record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
-            outcome = ("check passed" if problem is None else
-                       f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
-            print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
+            for component in wanted[name]:
+                _record_one(name, component, source, verdicts)
+
+    def _record_one(name, component, source, verdicts):
+        if is_stub(source):  # the exercise's stub: never installed, the reference runs
+            print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
+                  f"the framework runs the reference {component.name} until you write it")
+            return
+        later = saved_chapter(folder, component.name)
+        if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
+            print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
+                  f"(a later chapter wins); this cell is not saved")
+            return
+        earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
+        try:
+            path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
+        except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
+            print(f"[build] could not save {name} into {folder}: {error}")
+            return
+        key = (component.exercise, check_names(component))
+        if key not in verdicts:
+            verdicts[key] = verdict(component.name, shell.user_ns, chapter)
+        problem = verdicts[key]
+        record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
+        outcome = ("check passed" if problem is None else
+                   f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
+        print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
 
     shell.events.register("post_run_cell", after_cell)
     return after_cell

@@ -1,9 +1,9 @@
-"""Chapter 04 (data): checks for a Dataset, steps per epoch, a padding collate_fn, a transform, the loaders.
+"""Chapter 04 (data): checks for a Dataset, a padding collate_fn, a transform, the loaders, default_collate
+(the samplers, BatchSampler and the DataLoader's loop are in ch04_samplers.py, ch04_batches.py, ch04_loader.py).
 
 The dataset, the collate function and the loaders are also run inside a real DataLoader that feeds a
 model for a few training steps.
 """
-import math
 import warnings
 
 import numpy as np
@@ -12,7 +12,9 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
-from . import ch04_batches  # noqa: F401  (registers 04.8: grouping a sampler's indices into batches)
+from . import ch04_batches  # noqa: F401  (registers 04.8: BatchSampler)
+from . import ch04_loader  # noqa: F401  (registers 04.9: the DataLoader's loop)
+from . import ch04_samplers  # noqa: F401  (registers 04.2: SequentialSampler and RandomSampler)
 from .ch03 import _digits_arrays
 
 
@@ -58,28 +60,6 @@ def dataset_check(t, ClassificationDataset):
             opt.step()
     t.true(float(loss.item()) < 0.5, f"a classifier trained for 5 epochs on your dataset to reach a loss below 0.5 "
                                      f"(got {float(loss.item()):.3f})")
-
-
-# --- 04.2 -------------------------------------------------------------------------------------------------
-@exercise("04.2", title="steps per epoch", points=1, forbidden=["tinygrad_course.utils.data.DataLoader"])
-def steps_check(t, steps_per_epoch):
-    for n, b in ((1797, 64), (1000, 100), (10, 3), (5, 8)):
-        expected = len(tc.utils.data.DataLoader(range(n), batch_size=b))
-        got = steps_per_epoch(n, b)
-        hint = "the last, smaller batch is a step too: ceil(N / B)"
-        if isinstance(got, float):
-            hint = "return an int: use math.ceil or integer arithmetic (n + b - 1) // b"
-        t.equal(got, expected, what=f"steps_per_epoch({n}, {b})", hint=hint,
-                why=("the last, smaller batch was not counted" if got == expected - 1 else
-                     "the result is a fraction: a loader yields whole batches" if isinstance(got, float) else None))
-        t.true(type(got) is int, f"steps_per_epoch({n}, {b}) to return an int (got {type(got).__name__})")
-    for n, b in ((1797, 64), (10, 3), (5, 8)):
-        expected = len(tc.utils.data.DataLoader(range(n), batch_size=b, drop_last=True))
-        dropped = steps_per_epoch(n, b, drop_last=True)
-        t.equal(dropped, expected, what=f"steps_per_epoch({n}, {b}, drop_last=True)",
-                hint="drop_last=True drops the incomplete batch: floor(N / B)",
-                why="the incomplete last batch was still counted with drop_last=True" if dropped == expected + 1 else None)
-    t.equal(steps_per_epoch(1797, 64) * 10, 290, what="optimizer steps in 10 epochs of 1,797 samples, batch 64")
 
 
 # --- 04.3 -------------------------------------------------------------------------------------------------

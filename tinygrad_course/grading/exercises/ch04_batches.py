@@ -1,6 +1,6 @@
-"""Chapter 04, the DataLoader's batching: checks for the learner's batch_indices(sampler, batch_size,
-drop_last), the generator every DataLoader's BatchSampler iterates (lists of indices, the last one shorter
-unless drop_last, each yielded as soon as it is full)."""
+"""Chapter 04, the DataLoader's batching: checks for the learner's BatchSampler, whose `__iter__` every
+DataLoader with a batch_size iterates (lists of indices, the last one shorter unless drop_last, each yielded
+as soon as it is full) and whose `__len__` is len(DataLoader): the optimizer steps of an epoch."""
 import itertools
 
 from ..registry import exercise
@@ -25,16 +25,14 @@ def _expected(indices, batch_size, drop_last):
     return batches[:-1] if batches and drop_last and len(batches[-1]) < batch_size else batches
 
 
-@exercise("04.8", title="grouping a sampler's indices into batches", points=2,
+@exercise("04.8", title="BatchSampler: a sampler's indices in batches, and how many", points=3,
           forbidden=["tinygrad_course.utils.data.BatchSampler", "tinygrad_course.utils.data.sampler.BatchSampler"])
-def batch_indices_check(t, batch_indices):
+def batch_sampler_check(t, BatchSampler):
     cases = [(list(range(10)), 3, False), (list(range(10)), 3, True), (list(range(9)), 3, True),
              ([7, 2, 5, 0, 9], 2, False), ([], 4, False), ([4], 4, True)]
     for indices, batch_size, drop_last in cases:
-        call = f"batch_indices({indices}, batch_size={batch_size}, drop_last={drop_last})"
-        produced = batch_indices(iter(indices), batch_size, drop_last)
-        t.true(hasattr(produced, "__next__") or hasattr(produced, "__iter__"),
-               f"{call} to return an iterable of batches (got {type(produced).__name__})")
+        call = f"BatchSampler({indices}, batch_size={batch_size}, drop_last={drop_last})"
+        produced = iter(BatchSampler(indices, batch_size, drop_last))
         batches = list(produced)
         same_object = len(batches) > 1 and all(b is batches[0] for b in batches)
         got = [list(b) for b in batches]
@@ -48,11 +46,28 @@ def batch_indices_check(t, batch_indices):
                      "drop_last=True must leave out the last, shorter batch" if got == last_kept != want else None),
                 hint="collect indices in a list; when it holds batch_size of them yield it and start a new list; "
                      "after the loop yield what is left unless drop_last")
+    sampler = BatchSampler([5, 6, 7, 8, 9], 2, False)
+    t.equal([list(b) for b in sampler], [[5, 6], [7, 8], [9]], "a second pass over the same BatchSampler",
+            hint="iterate self.sampler inside __iter__, so that every epoch starts again")
     try:
-        first_two = list(itertools.islice(batch_indices(_Stream(6), 3, False), 2))
+        first_two = list(itertools.islice(iter(BatchSampler(_Stream(6), 3, False)), 2))
     except RuntimeError as error:
-        t.fail("batch_indices over a sampler that yields indices one at a time",
+        t.fail("iterating a BatchSampler over a sampler that yields indices one at a time",
                f"{error}: yield each batch as soon as it is full, without reading the whole sampler first",
-               hint="a generator: `yield batch` inside the loop over the sampler")
+               hint="make __iter__ a generator: `yield batch` inside the loop over self.sampler")
     t.equal([list(b) for b in first_two], [[0, 1, 2], [3, 4, 5]],
-            "the first two batches of batch_indices over a sampler yielding 0, 1, 2, ... with batch_size=3")
+            "the first two batches of a BatchSampler over a sampler yielding 0, 1, 2, ... with batch_size=3")
+    for n, b in ((1797, 64), (1000, 100), (10, 3), (5, 8), (0, 4)):
+        expected = len(_expected(list(range(n)), b, False))
+        got = len(BatchSampler(range(n), b, False))
+        t.equal(got, expected, what=f"len(BatchSampler(range({n}), {b}, drop_last=False))",
+                hint="the last, smaller batch is a step too: ceil(n / batch_size) with integer arithmetic",
+                why="the last, smaller batch was not counted" if got == expected - 1 else None)
+    for n, b in ((1797, 64), (10, 3), (5, 8)):
+        expected = len(_expected(list(range(n)), b, True))
+        got = len(BatchSampler(range(n), b, True))
+        t.equal(got, expected, what=f"len(BatchSampler(range({n}), {b}, drop_last=True))",
+                hint="drop_last=True drops the incomplete batch: floor(n / batch_size)",
+                why="the incomplete last batch was still counted with drop_last=True" if got == expected + 1 else None)
+    t.equal(len(BatchSampler(range(1797), 64, False)) * 10, 290,
+            what="optimizer steps in 10 epochs of 1,797 samples, batch 64")

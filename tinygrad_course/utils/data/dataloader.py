@@ -16,10 +16,11 @@ import numpy as np
 
 from ...cuda import is_available as _cuda_is_available
 from ...generator import default_generator
+from ...seams import component
 from . import _worker
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, steps_per_epoch
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -39,27 +40,15 @@ class DataLoader:
 
     _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
+    @component("DataLoader.__init__")
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError(
-                "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "
-                "multiprocessing, otherwise set prefetch_factor to None."
-            )
-        if num_workers > 0 and prefetch_factor is None:
-            prefetch_factor = 2
-        if prefetch_factor is not None and prefetch_factor < 0:
-            raise ValueError("prefetch_factor option should be non-negative")
-        if persistent_workers and num_workers == 0:
-            raise ValueError("persistent_workers option needs num_workers > 0")
-
-        is_iterable = isinstance(dataset, IterableDataset)
+        self._init_loading(dataset, num_workers, pin_memory, timeout, worker_init_fn, multiprocessing_context,
+                           prefetch_factor=prefetch_factor, persistent_workers=persistent_workers,
+                           pin_memory_device=pin_memory_device, in_order=in_order)
+        is_iterable = self._is_iterable
         if is_iterable:
             if shuffle not in (False, None):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
@@ -95,14 +84,41 @@ class DataLoader:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else default_convert
-        if pin_memory:
-            if not _cuda_is_available():
-                warnings.warn(
-                    "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
-                    "won't be used."
-                )
 
         self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        self.collate_fn = collate_fn
+        self._initialized = True
+
+    def _init_loading(self, dataset, num_workers=0, pin_memory=False, timeout=0, worker_init_fn=None,
+                      multiprocessing_context=None, *, prefetch_factor=None, persistent_workers=False,
+                      pin_memory_device="", in_order=True):
+        """Check and keep how batches are loaded (worker processes, pinned memory): the constructor's options
+        other than the choice of sampler, batch sampler and collate_fn."""
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to enable "
+                "multiprocessing, otherwise set prefetch_factor to None."
+            )
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if pin_memory and not _cuda_is_available():
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
+                "won't be used."
+            )
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
@@ -111,16 +127,9 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context
         self.in_order = in_order
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.sampler = sampler
-        self.batch_sampler = batch_sampler
-        self.generator = generator
-        self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
-        self._is_iterable = is_iterable
+        self._is_iterable = isinstance(dataset, IterableDataset)
         self._iterator = None
-        self._initialized = True
 
     def __setattr__(self, attr, val):
         if self.__dict__.get("_initialized") and attr in self._FROZEN:
@@ -135,6 +144,7 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
+    @component("DataLoader.__iter__")
     def __iter__(self):
         """A fresh iterator over the batches of one epoch (persistent workers are reused across epochs)."""
         if self.num_workers == 0:
@@ -147,11 +157,13 @@ class DataLoader:
             return self._iterator
         return _MultiProcessIter(self)
 
+    @component("DataLoader.__len__")
     def __len__(self):
+        """Batches per epoch: the length of the batch sampler (or of the sampler, without batching)."""
         if self._is_iterable:
             length = len(self.dataset)
             if self.batch_size is not None:
-                length = steps_per_epoch(length, self.batch_size, self.drop_last)
+                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
             return length
         return len(self._index_sampler)
 

@@ -5,7 +5,8 @@ import numbers
 
 import numpy as np
 
-from ...factories import multinomial, tensor
+from ...dtypes import int64
+from ...factories import empty, multinomial, randint, randperm, tensor
 from ...generator import Generator, default_generator
 from ...seams import component
 from ...tensor import Tensor
@@ -27,19 +28,12 @@ class SequentialSampler(Sampler):
     def __init__(self, data_source):
         self.data_source = data_source
 
+    @component("SequentialSampler.__iter__")
     def __iter__(self):
         return iter(range(len(self.data_source)))
 
     def __len__(self):
         return len(self.data_source)
-
-
-def _fresh_generator(generator):
-    """The given generator, or a new one seeded from the default generator (so `tc.manual_seed` controls it)."""
-    if generator is not None:
-        return generator
-    seed = int(default_generator.full_range((), np.int64))  # torch.empty((), dtype=int64).random_()
-    return Generator().manual_seed(seed)
 
 
 class RandomSampler(Sampler):
@@ -60,17 +54,23 @@ class RandomSampler(Sampler):
         """How many indices one pass yields (the dataset size unless given)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
+    @component("RandomSampler.__iter__")
     def __iter__(self):
         n = len(self.data_source)
-        g = _fresh_generator(self.generator)
+        if self.generator is None:  # a fresh generator seeded from the default one, so tc.manual_seed decides
+            seed = int(empty((), dtype=int64).random_().item())
+            generator = Generator()
+            generator.manual_seed(seed)
+        else:
+            generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from g.integers(0, n, (32,)).tolist()
-            yield from g.integers(0, n, (self.num_samples % 32,)).tolist()
+                yield from randint(high=n, size=(32,), dtype=int64, generator=generator).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64, generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from g.permutation(n).tolist()
-            yield from g.permutation(n).tolist()[: self.num_samples % n]
+                yield from randperm(n, generator=generator).tolist()
+            yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -116,13 +116,6 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-@component("steps_per_epoch")
-def steps_per_epoch(n, batch_size, drop_last=False):
-    """How many batches `n` samples make: ceil(n / batch_size), or floor with `drop_last` (what `len()` of a
-    `BatchSampler` or `DataLoader` is: the optimizer steps of one epoch)."""
-    return n // batch_size if drop_last else (n + batch_size - 1) // batch_size
-
-
 class BatchSampler(Sampler):
     """Groups the indices of another sampler into lists of `batch_size` (the last one shorter unless `drop_last`)."""
 
@@ -146,5 +139,10 @@ class BatchSampler(Sampler):
         if batch and not self.drop_last:
             yield batch
 
+    @component("BatchSampler.__len__")
     def __len__(self):
-        return steps_per_epoch(len(self.sampler), self.batch_size, self.drop_last)
+        """How many batches one pass makes (the optimizer steps of an epoch): ceil(n / batch_size), or floor
+        with `drop_last`."""
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
