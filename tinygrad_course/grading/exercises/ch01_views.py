@@ -130,7 +130,8 @@ def permute_expand_check(t, permute_strides, expand_strides):
     got = _as_tuple(expand_strides((3,), (1,), (2, 3)))
     t.equal(got, (0, 1), "expand_strides((3,), (1,), (2, 3)) (a new leading dim)",
             why="the new dim was added on the right: new dims are added on the LEFT (shapes align from the right)"
-            if got == (1, 0) else None,
+            if got == (1, 0) else "the input's dim (size 3) got stride 0: shapes line up from the right, so it meets "
+            "the new size 3 and keeps its stride; only the new dim, on the LEFT, gets 0" if got == (0, 0) else None,
             hint="a new leading dim reads the same elements for each of its indices: stride 0")
     got = _as_tuple(expand_strides((2, 3), (3, 1), (2, 3)))
     t.equal(got, (3, 1), "expand_strides((2, 3), (3, 1), (2, 3)) (nothing stretched)",
