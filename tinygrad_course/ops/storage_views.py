@@ -40,8 +40,8 @@ def storage_view(x, shape, strides, offset, writeable=True):
 
 def viewed(x, shape):
     """`x.view(shape)` (shape resolved) through `view_strides`; RuntimeError with PyTorch's message when the
-    strides allow no view."""
-    if _storage(x) is None:
+    strides allow no view (a 0-d input is the reference's: any strides show its one element)."""
+    if x._data.ndim == 0 or _storage(x) is None:
         return None
     strides = view_strides(x._data.shape, x.stride(), tuple(shape))
     if strides is None:
