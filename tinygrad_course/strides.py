@@ -1,12 +1,15 @@
 """A view's geometry: the (shape, strides, storage offset) that `view`, `permute`/`transpose`, `expand` and
 basic indexing give, computed from their input's, as PyTorch computes them. No element moves: a view is
-the same storage read with other numbers.
+the same storage read with other numbers. `contiguous()` is the one that moves them: it copies a view's
+elements, read at `storage_positions`, into a fresh row-major storage.
 
 Strides and offsets count elements (as `Tensor.stride()` and `Tensor.storage_offset()` do). In build mode
 the view ops make their output from these numbers over the input's storage (`ops/storage_views.py`), so a
 learner's stride arithmetic (chapter 01) is what every view in the framework is.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from .seams import component
 
@@ -72,3 +75,14 @@ def index_view(shape, strides, offset, index):
             start = i + size if i < 0 else i
         offset += start * stride
     return tuple(new_shape), tuple(new_strides), offset
+
+
+@component("storage_positions")
+def storage_positions(shape, strides, offset):
+    """The storage position of every element of a view, as an int64 array of the view's shape: element
+    `index` is at offset + sum(index[d] * strides[d]) (`shapes.storage_index`), for all elements at once by
+    broadcasting one arange per dim. `contiguous()` copies a view's elements from these positions."""
+    positions = np.asarray(offset, dtype=np.int64)
+    for size, stride in zip(shape, strides):
+        positions = positions[..., None] + np.arange(size, dtype=np.int64) * stride
+    return positions

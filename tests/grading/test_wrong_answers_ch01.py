@@ -215,6 +215,20 @@ def index_size_without_step(shape, strides, offset, index):
     return tuple(new_shape), tuple(new_strides), offset
 
 
+def positions_without_offset(shape, strides, offset):
+    positions = tc.tensor(0)
+    for size, stride in zip(shape, strides):
+        positions = positions.unsqueeze(-1) + tc.arange(size) * stride
+    return positions
+
+
+def positions_dims_reversed(shape, strides, offset):
+    positions = tc.tensor(offset)
+    for size, stride in zip(shape, strides):
+        positions = positions.unsqueeze(0) + (tc.arange(size) * stride).view(size, *([1] * positions.ndim))
+    return positions
+
+
 reference_view_strides = seams.reference("view_strides")
 select_class, zero_outliers = solution("01", "select_class", "zero_outliers")
 permute_strides, expand_strides = solution("01", "permute_strides", "expand_strides")
@@ -268,6 +282,10 @@ CATALOGUE = [
     ("01.11", index_int_without_offset, ["expected ((4,), (1,), 4), got ((4,), (1,), 0)",
                                          "the int index did not move the offset"]),
     ("01.11", index_size_without_step, ["got ((3, 3), (4, 2), 1)", "not stop - start"]),
+    ("01.12", positions_without_offset, ["storage_positions((2, 2), (4, 2), 5)", "the view's storage offset was not "
+                                                                                 "added"]),
+    ("01.12", positions_dims_reversed, ["storage_positions((2, 3), (3, 1), 0) to have the view's shape (2, 3) (got "
+                                        "(3, 2))", "the dims came out in reverse order"]),
 ]
 
 
@@ -287,7 +305,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
          "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers"),
-         "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view"}
+         "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view", "01.12": "storage_positions"}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "01")

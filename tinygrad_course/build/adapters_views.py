@@ -57,3 +57,15 @@ def index_view(learner):
         return new_shape, _ints(got[1], len(new_shape), "the strides"), int(got[2])
 
     return run
+
+
+def storage_positions(learner):
+    """`storage_positions(shape, strides, offset)` -> integer positions (a tensor or an array) of the view's shape."""
+
+    def run(shape, strides, offset):
+        got = learner(shape, strides, offset)
+        if tuple(getattr(got, "shape", (None,))) != tuple(shape):
+            raise RuntimeError(f"returned positions of shape {tuple(getattr(got, 'shape', ()))}, expected {tuple(shape)}")
+        return got
+
+    return run

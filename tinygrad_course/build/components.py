@@ -55,6 +55,10 @@ _COMPONENTS = [
     Component("index_view", "01", "ex01_11", "index_view", "index_view", adapters_views.index_view,
               "index_view(shape, strides, offset, index) -> (shape, strides, offset) of x[index] for ints and "
               "slices; basic indexing makes its view from them", pure=True),
+    Component("storage_positions", "01", "ex01_12", "storage_positions", "storage_positions",
+              adapters_views.storage_positions,
+              "storage_positions(shape, strides, offset) -> every element's storage position, an int64 tensor of "
+              "the view's shape; contiguous() (and reshape's copy) reads the storage there", pure=True),
     Component("Mul.backward", "02", "ex02_1", "mul_backward", "Mul.backward", adapters.mul_backward,
               "mul_backward(grad, a, b) -> (grad_a, grad_b) shaped like a and b; MulBackward0 runs it"),
     Component("Tanh.backward", "02", "ex02_2", "tanh_backward", "Tanh.backward", adapters.tanh_backward,

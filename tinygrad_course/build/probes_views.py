@@ -79,3 +79,19 @@ def index_probe():
 
 PROBES = {"view_strides": view_probe, "permute_strides": permute_probe, "expand_strides": expand_probe,
           "index_view": index_probe}
+
+
+def contiguous_probe():
+    """contiguous() of transposed, sliced and expanded views (values, a fresh row-major storage that a write
+    does not share), reshape of a view that needs a copy, and the gradient through them."""
+    def make(x):
+        return [x.transpose(0, 2).contiguous(), x[:, 1:, ::2].contiguous(), x[1, :2, :1].expand(3, 2, 4).contiguous(),
+                x.permute(1, 2, 0).reshape(12, 2), x.T.contiguous()[1:], x[:, 2].t().contiguous()]
+    x = F.arange(24.0).view(2, 3, 4)
+    copies = make(x)
+    fresh = [float(c.is_contiguous() and (c._base is None or c._base._data.flags.c_contiguous)) for c in copies]
+    copies[0][0, 0, 0] = -1.0
+    return {**_record(copies), "grad": _grad(make), "fresh": np.array(fresh), "source": x.numpy().astype(np.float64)}
+
+
+PROBES["storage_positions"] = contiguous_probe

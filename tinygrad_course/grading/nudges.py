@@ -22,6 +22,7 @@ NUDGES: dict[str, str] = {
     "01.9": "a view keeps every element where it is, so only dims whose elements sit at equal steps in the storage can be regrouped; find those runs of dims first.",
     "01.10": "neither view moves an element: one reorders the (size, stride) pairs of the dims, the other makes several indices read the same element.",
     "01.11": "an index never copies: it only changes where the view starts, how many elements each dim keeps and how far apart they are.",
+    "01.12": "every element's position is the offset plus one term per dim; each term varies along its own dim only, so broadcasting can add them all at once.",
     # 02 autograd
     "02.1": "for a product, the gradient of each input is the incoming gradient times how much the output moves when that input moves, which is the other factor.",
     "02.2": "the derivative of tanh can be written with its output alone; apply the chain rule: incoming gradient times the local derivative.",

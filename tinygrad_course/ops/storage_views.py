@@ -1,14 +1,14 @@
 """Views made from their geometry (build mode): while a learner's stride arithmetic (`strides.py`) is
 installed, `view`, `permute`/`transpose`, `expand` and basic indexing compute their output's (shape,
 strides, storage offset) with it and read the input's storage with those numbers, as PyTorch makes every
-view. Each function returns None for what the learner's function does not cover (an empty tensor, a
+view; `contiguous()` copies a view's elements from the storage positions it computes. Each function returns None for what the learner's function does not cover (an empty tensor, a
 storage that is not one row-major block, an index with None or ...): the op's own code runs then.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..strides import expand_strides, index_view, permute_strides, view_strides
+from ..strides import expand_strides, index_view, permute_strides, storage_positions, view_strides
 
 
 def _storage(x):
@@ -73,3 +73,18 @@ def indexed(x, idx):
         return None
     shape, strides, offset = index_view(x._data.shape, x.stride(), x.storage_offset(), tuple(idx))
     return storage_view(x, shape, strides, offset)
+
+
+def gathered(x):
+    """A row-major copy of x's elements read from the storage at `storage_positions` (on the CPU), else None."""
+    flat = _storage(x)
+    if flat is None or x._data.ndim == 0 or x._xp is not np:
+        return None
+    positions = storage_positions(x._data.shape, x.stride(), x.storage_offset())
+    positions = np.asarray(getattr(positions, "_data", positions))
+    if positions.shape != x._data.shape or positions.dtype.kind not in "iu":
+        raise RuntimeError(f"the storage positions have shape {positions.shape} and dtype {positions.dtype}, "
+                           f"expected integers of shape {x._data.shape}")
+    if positions.min() < 0 or positions.max() >= flat.size:
+        raise RuntimeError(f"a storage position lies outside the storage of {flat.size} elements")
+    return flat[positions]

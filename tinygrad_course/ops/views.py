@@ -243,6 +243,10 @@ class Clone(Op):
 
     @staticmethod
     def forward(ctx, x):
+        if "storage_positions" in seams.ACTIVE and not x._data.flags.c_contiguous:  # build mode: `contiguous()`
+            out = storage_views.gathered(x)
+            if out is not None:
+                return out
         return x._data.copy()
 
     @staticmethod

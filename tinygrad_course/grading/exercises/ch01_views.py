@@ -1,8 +1,11 @@
 """Chapter 01, a strided view over one storage: checks for the learner's view geometry -- `view_strides`
-(01.9), `permute_strides` and `expand_strides` (01.10), `index_view` (01.11) -- each first on small exact
+(01.9), `permute_strides` and `expand_strides` (01.10), `index_view` (01.11), `storage_positions` (01.12,
+what `contiguous()` reads) -- each first on small exact
 inputs that name the usual mistake, then on seeded random cases against the framework's own rule.
 """
 import random
+
+import numpy as np
 
 from ... import seams
 from ..registry import exercise
@@ -220,4 +223,56 @@ def index_view_check(t, index_view):
             _moving(got[0], got[1]) == _moving(expected[0], expected[1]) and (0 in expected[0] or got[2] == expected[2])
         if not ok:
             t.fail(f"index_view({shape}, {strides}, {offset}, {index})", f"expected {expected}, got {got}")
+    t.count += 1
+
+
+
+# ---- 01.12 ------------------------------------------------------------------------------------------------
+def _array(value):
+    """A learner's positions (a tensor, an array or nested lists) as an integer NumPy array, or None."""
+    try:
+        return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+@exercise("01.12", title="contiguous: every element's storage position", points=2)
+def storage_positions_check(t, storage_positions):
+    cases = [
+        ((2, 3), (3, 1), 0, None),
+        ((3, 2), (1, 3), 0, "the positions came out in the wrong order: element (i, j) must be at "
+                            "positions[i, j], with dim 0 the first (outer) dim of the result"),
+        ((2, 2), (4, 2), 5, None),
+        ((2, 3, 2), (0, 1, 6), 1, "a stride of 0 (an expanded dim) reads the same positions for every index along it"),
+    ]
+    for shape, strides, offset, why in cases:
+        call = f"storage_positions({shape}, {strides}, {offset})"
+        expected = seams.reference("storage_positions")(shape, strides, offset)
+        got = _array(storage_positions(shape, strides, offset))
+        t.true(got is not None and got.shape == expected.shape,
+               f"{call} to have the view's shape {shape} (got {'nothing' if got is None else got.shape})",
+               why="the dims came out in reverse order: each new dim must go on the right (the first dim of the view "
+                   "is the outer one)" if got is not None and got.shape == expected.shape[::-1] else None,
+               hint="one position per element of the view: a tensor of the view's shape")
+        t.true(got.dtype.kind in "iu", f"{call} to hold integers (got dtype {got.dtype})",
+               hint="positions index the storage: build them from integer aranges")
+        wrong = why
+        if np.array_equal(got, expected - offset) and offset:
+            wrong = "the view's storage offset was not added: its element (0, ..., 0) is at the offset"
+        elif got.ndim == 2 and np.array_equal(got, expected.T.reshape(got.shape)):
+            wrong = ("the dims were combined in the wrong order: the first dim of the view must be the outer one "
+                     "(each new dim goes on the right)")
+        t.equal(got.tolist(), expected.tolist(), call, why=wrong,
+                hint="element index is at offset + sum(index[d] * strides[d]): one arange per dim, times its stride, "
+                     "each broadcast along its own dim, added up")
+    # contiguous() for real: the copy of a view is the storage read at its positions
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for name, view in {"x.transpose(0, 2)": np.swapaxes(base, 0, 2), "x[1, :, ::2]": base[1, :, ::2],
+                       "x.permute(1, 2, 0)[1:]": base.transpose(1, 2, 0)[1:]}.items():
+        strides = tuple(s // 8 for s in view.strides)
+        offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // 8
+        got = _array(storage_positions(view.shape, strides, offset))
+        if got is None or got.shape != view.shape or not np.array_equal(base.reshape(-1)[got], view):
+            t.fail(f"{name}.contiguous() read at your positions",
+                   f"gives {None if got is None else base.reshape(-1)[got].tolist()}, expected {view.tolist()}")
     t.count += 1
