@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import tinygrad_course as tc
 from tinygrad_course import seams, strides
 
-RULES = ("view_strides", "permute_strides", "expand_strides", "index_view")
+RULES = ("view_strides", "permute_strides", "expand_strides", "index_view", "storage_positions")
 
 
 def _moving(shape, stride):
@@ -79,12 +79,20 @@ def test_permute_and_expand_strides_are_pytorchs(t, data):
     assert _moving(new, strides.expand_strides(tuple(t1.shape), t1.stride(), new)) == _moving(new, t1.expand(new).stride())
 
 
+@given(strided_tensors())
+def test_storage_positions_are_where_each_element_sits(t):
+    positions = strides.storage_positions(tuple(t.shape), t.stride(), t.storage_offset())
+    assert positions.shape == tuple(t.shape) and positions.dtype == np.int64
+    np.testing.assert_array_equal(np.arange(t.untyped_storage().nbytes() // 8)[positions], t.numpy())
+
+
 def _views():
     """Views of every kind, their values, geometry, a write through two of them and the gradient back."""
     x = tc.arange(24.0).view(2, 3, 4).requires_grad_()
     views = [x.view(6, 4), x[:, 1:].reshape(2, 8), x.transpose(0, 2), x.T, x[1].t(), x.permute(1, 2, 0),
              x[:, :1].expand(3, 2, 3, 4), x[0, 0].expand(2, 4), x[1, 1:, ::2], x[-1, -2], x[:, 5:], x[1, 2, 3],
-             x.transpose(0, 1).reshape(3, 8), x[None, 1], x[..., 2]]
+             x.transpose(0, 1).reshape(3, 8), x[None, 1], x[..., 2], x.transpose(0, 2).contiguous(),
+             x[:, 1:, ::2].contiguous(), x[0, :, :1].expand(2, 3, 4).contiguous()]
     out = [(tuple(v.shape), _moving(v.shape, v.stride()), v.storage_offset(), v.detach().numpy().tolist())
            for v in views]
     sum((v * (i + 1)).sum() for i, v in enumerate(views)).backward()
