@@ -93,13 +93,13 @@ def _views():
              x[:, :1].expand(3, 2, 3, 4), x[0, 0].expand(2, 4), x[1, 1:, ::2], x[-1, -2], x[:, 5:], x[1, 2, 3],
              x.transpose(0, 1).reshape(3, 8), x[None, 1], x[..., 2], x.transpose(0, 2).contiguous(),
              x[:, 1:, ::2].contiguous(), x[0, :, :1].expand(2, 3, 4).contiguous()]
-    out = [(tuple(v.shape), _moving(v.shape, v.stride()), v.storage_offset(), v.detach().numpy().tolist())
+    out = [(tuple(v.shape), _moving(v.shape, v.stride()), v.storage_offset(), v.detach().tolist())
            for v in views]
     sum((v * (i + 1)).sum() for i, v in enumerate(views)).backward()
     y = tc.zeros(3, 4)
     y.T[1, 2] = 5.0
     y[1:, ::2][0] += 1.0
-    return out, x.grad.numpy(), y.numpy()
+    return out, x.grad.cpu().numpy(), y.cpu().numpy()
 
 
 def test_build_mode_views_are_made_from_the_rules_and_match_the_framework():
@@ -117,7 +117,8 @@ def test_build_mode_views_are_made_from_the_rules_and_match_the_framework():
     assert got[0] == expected[0]
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got[2], expected[2])
-    assert all(calls.get(name, 0) > 0 for name in RULES), calls
+    on_cpu = tc.zeros(1).device.type == "cpu"  # contiguous() reads positions on the CPU only
+    assert all(calls.get(name, 0) > 0 for name in RULES if on_cpu or name != "storage_positions"), calls
 
 
 def test_a_view_outside_the_storage_is_refused_not_read():
