@@ -305,7 +305,8 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
          "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers"),
-         "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view", "01.12": "storage_positions"}
+         "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view",
+         "01.12": "storage_positions"}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "01")

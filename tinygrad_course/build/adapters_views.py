@@ -51,9 +51,9 @@ def index_view(learner):
 
     def run(shape, strides, offset, index):
         got = learner(shape, strides, offset, index)
-        if not isinstance(got, (tuple, list)) or len(got) != 3:
+        if not isinstance(got, (tuple, list)) or len(got) != 3 or not isinstance(got[0], (tuple, list)):
             raise RuntimeError(f"returned {got!r}, expected (shape, strides, offset)")
-        new_shape = _ints(got[0], len(got[0]) if isinstance(got[0], (tuple, list)) else -1, "the shape")
+        new_shape = _ints(got[0], len(got[0]), "the shape")
         return new_shape, _ints(got[1], len(new_shape), "the strides"), int(got[2])
 
     return run
@@ -65,7 +65,8 @@ def storage_positions(learner):
     def run(shape, strides, offset):
         got = learner(shape, strides, offset)
         if tuple(getattr(got, "shape", (None,))) != tuple(shape):
-            raise RuntimeError(f"returned positions of shape {tuple(getattr(got, 'shape', ()))}, expected {tuple(shape)}")
+            raise RuntimeError(f"returned positions of shape {tuple(getattr(got, 'shape', ()))}, "
+                               f"expected {tuple(shape)}")
         return got
 
     return run

@@ -63,8 +63,9 @@ def view_strides_check(t, view_strides):
         ((2, 3, 4), (12, 4, 1), (4, 3, 2), None),
         ((6,), (2,), (2, 3), "the input steps 2 elements at a time (strides (2,)): splitting its dim keeps that step, "
                              "so the new last dim steps by 2 and the first by 3 * 2"),
-        ((2, 2, 4), (16, 4, 1), (2, 8), "dims 1 and 2 are contiguous with each other (4 == 4 * 1) and merge into one "
-                                        "dim of 8 with stride 1, but dim 0 steps 16 elements, not 8: it keeps its stride"),
+        ((2, 2, 4), (16, 4, 1), (2, 8), "dims 1 and 2 are contiguous with each other (4 == 4 * 1) and merge into "
+                                        "one dim of 8 with stride 1, but dim 0 steps 16 elements, not 8: it keeps "
+                                        "its stride"),
         ((4, 3), (1, 4), (12,), "this is a transposed tensor (strides (1, 4)): its elements are not in row-major order "
                                 "in the storage, so no single stride walks them; return None"),
         ((3, 2, 4), (4, 12, 1), (3, 8), "dims 1 and 2 are not contiguous with each other (stride 12 is not 4 * 1), so "
