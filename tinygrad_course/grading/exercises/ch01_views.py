@@ -88,6 +88,9 @@ def view_strides_check(t, view_strides):
             t.fail(call, f"you returned None (no view), but strides {expected} show the input as {new_shape}"
                    + (f"\n  what went wrong: {why}" if why else ""),
                    hint="return None only when a chunk of contiguous input dims cannot be split exactly by new dims")
+        t.true(isinstance(got, tuple) and len(got) == len(new_shape),
+               f"{call} to return a tuple with one stride per new dim (got {got!r})",
+               hint="one stride for each dim of new_shape, in its order")
         wrong_why = why
         if got == _contiguous(new_shape) and expected != got:
             wrong_why = ("these are the strides of a fresh contiguous tensor of the new shape: the input's strides "
@@ -96,8 +99,6 @@ def view_strides_check(t, view_strides):
                 f"{call} (the strides of the dims larger than 1)", why=wrong_why,
                 hint="walk the dims from the right: inside a chunk of contiguous input dims, the new dims step by the "
                      "chunk's smallest stride times the sizes of the new dims after them")
-    t.true(isinstance(got, tuple) and len(got) == len(new_shape),
-           f"view_strides to return a tuple with one stride per new dim (got {got!r})")
     rng = random.Random(9)
     for _ in range(300):
         shape, strides, new_shape = _random_view_case(rng)
