@@ -5,6 +5,7 @@ import pytest
 
 import tinygrad_course as tc
 
+from tinygrad_course import seams
 from tinygrad_course.grading import check, reset_attempts
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
@@ -145,7 +146,92 @@ def zero_at_the_limit(x, limit):
     return tc.where(x.abs() >= limit, 0.0, x)
 
 
+def view_as_if_contiguous(shape, strides, new_shape):
+    return tuple(int(np.prod(new_shape[i + 1:])) for i in range(len(new_shape)))
+
+
+def view_never_refuses(shape, strides, new_shape):
+    """Splits the chunks right but forgets that new dims may straddle two of them: never returns None."""
+    return reference_view_strides(shape, strides, new_shape) or view_as_if_contiguous(shape, strides, new_shape)
+
+
+def permute_inverse(shape, strides, dims):
+    out_shape, out_strides = [0] * len(dims), [0] * len(dims)
+    for i, d in enumerate(dims):
+        out_shape[d], out_strides[d] = shape[i], strides[i]
+    return tuple(out_shape), tuple(out_strides)
+
+
+def permute_sizes_only(shape, strides, dims):
+    return tuple(shape[d] for d in dims), tuple(strides)
+
+
+def expand_keeping_strides(shape, strides, new_shape):
+    return (0,) * (len(new_shape) - len(shape)) + tuple(strides)
+
+
+def expand_new_dims_on_the_right(shape, strides, new_shape):
+    kept = tuple(s if n == m else 0 for n, s, m in zip(shape, strides, new_shape))
+    return kept + (0,) * (len(new_shape) - len(shape))
+
+
+def index_without_step(shape, strides, offset, index):
+    new_shape, new_strides = [], []
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        i = index[d] if d < len(index) else slice(None)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(size)
+            new_shape.append(len(range(start, stop, step)))
+            new_strides.append(stride)
+            offset += start * stride
+        else:
+            offset += (i % size) * stride
+    return tuple(new_shape), tuple(new_strides), offset
+
+
+def index_int_without_offset(shape, strides, offset, index):
+    new_shape, new_strides = [], []
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        i = index[d] if d < len(index) else slice(None)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(size)
+            new_shape.append(len(range(start, stop, step)))
+            new_strides.append(stride * step)
+            offset += start * stride
+    return tuple(new_shape), tuple(new_strides), offset
+
+
+def index_size_without_step(shape, strides, offset, index):
+    new_shape, new_strides = [], []
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        i = index[d] if d < len(index) else slice(None)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(size)
+            new_shape.append(max(stop - start, 0))
+            new_strides.append(stride * step)
+            offset += start * stride
+        else:
+            offset += (i % size) * stride
+    return tuple(new_shape), tuple(new_strides), offset
+
+
+def positions_without_offset(shape, strides, offset):
+    positions = tc.tensor(0)
+    for size, stride in zip(shape, strides):
+        positions = positions.unsqueeze(-1) + tc.arange(size) * stride
+    return positions
+
+
+def positions_dims_reversed(shape, strides, offset):
+    positions = tc.tensor(offset)
+    for size, stride in zip(shape, strides):
+        positions = positions.unsqueeze(0) + (tc.arange(size) * stride).view(size, *([1] * positions.ndim))
+    return positions
+
+
+reference_view_strides = seams.reference("view_strides")
 select_class, zero_outliers = solution("01", "select_class", "zero_outliers")
+permute_strides, expand_strides = solution("01", "permute_strides", "expand_strides")
 
 CATALOGUE = [
     ("01.1", wrap_always_copies, ["the shared tensor still holds 0: it has its own copy"]),
@@ -181,6 +267,25 @@ CATALOGUE = [
     ("01.8", (select_class, zero_positive_outliers), ["only the large positive values were zeroed", "limit = 2.0"]),
     ("01.8", (select_class, zero_outliers_in_place), ["zero_outliers changed its input x in place"]),
     ("01.8", (select_class, zero_at_the_limit), ["2.0 itself was zeroed"]),
+    ("01.9", view_as_if_contiguous, ["view_strides((6,), (2,), (2, 3))", "expected (6, 2), got (3, 1)",
+                                     "the strides of a fresh contiguous tensor of the new shape"]),
+    ("01.9", view_never_refuses, ["view_strides((4, 3), (1, 4), (12,)) to return None", "you returned (1,)",
+                                  "this is a transposed tensor"]),
+    ("01.10", (permute_inverse, expand_strides), ["expected ((4, 2, 3), (1, 12, 4)), got ((3, 4, 2), (4, 1, 12))",
+                                                  "that is the inverse permutation"]),
+    ("01.10", (permute_sizes_only, expand_strides), ["the strides stayed in the input's order"]),
+    ("01.10", (permute_strides, expand_keeping_strides), ["expand_strides((3, 1), (1, 1), (3, 4)): expected (1, 0), "
+                                                          "got (1, 1)", "the stretched dim kept its stride"]),
+    ("01.10", (permute_strides, expand_new_dims_on_the_right), ["expected (0, 1), got (0, 0)",
+                                                                "only the new dim, on the LEFT, gets 0"]),
+    ("01.11", index_without_step, ["x[:, 1::2]", "the step was not multiplied into the stride"]),
+    ("01.11", index_int_without_offset, ["expected ((4,), (1,), 4), got ((4,), (1,), 0)",
+                                         "the int index did not move the offset"]),
+    ("01.11", index_size_without_step, ["got ((3, 3), (4, 2), 1)", "not stop - start"]),
+    ("01.12", positions_without_offset, ["storage_positions((2, 2), (4, 2), 5)", "the view's storage offset was not "
+                                                                                 "added"]),
+    ("01.12", positions_dims_reversed, ["storage_positions((2, 3), (3, 1), 0) to have the view's shape (2, 3) (got "
+                                        "(3, 2))", "the dims came out in reverse order"]),
 ]
 
 
@@ -199,7 +304,9 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
-         "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers")}
+         "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers"),
+         "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view",
+         "01.12": "storage_positions"}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "01")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import adapters, adapters_distributed
+from . import adapters, adapters_distributed, adapters_views
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,22 @@ _COMPONENTS = [
               "contiguous_strides(shape) -> tuple of row-major strides; Tensor.is_contiguous() compares with it", pure=True),
     Component("broadcast_shapes", "01", "ex01_5", "broadcast_shape", "broadcast_shapes", adapters.broadcast_shapes,
               "broadcast_shape(a, b) -> the broadcast shape, ValueError if incompatible; tc.broadcast_shapes folds it", pure=True),
+    Component("view_strides", "01", "ex01_9", "view_strides", "view_strides", adapters_views.view_strides,
+              "view_strides(shape, strides, new_shape) -> the view's strides, or None when none exist; view and "
+              "reshape make their view from them", pure=True),
+    Component("permute_strides", "01", "ex01_10", "permute_strides", "permute_strides", adapters_views.permute_strides,
+              "permute_strides(shape, strides, dims) -> (shape, strides) of the permuted view; permute, transpose, "
+              "t() and .T make their view from them", pure=True, checks=("permute_strides", "expand_strides")),
+    Component("expand_strides", "01", "ex01_10", "expand_strides", "expand_strides", adapters_views.expand_strides,
+              "expand_strides(shape, strides, new_shape) -> the expanded view's strides (0 where stretched); expand "
+              "makes its view from them", pure=True, checks=("permute_strides", "expand_strides")),
+    Component("index_view", "01", "ex01_11", "index_view", "index_view", adapters_views.index_view,
+              "index_view(shape, strides, offset, index) -> (shape, strides, offset) of x[index] for ints and "
+              "slices; basic indexing makes its view from them", pure=True),
+    Component("storage_positions", "01", "ex01_12", "storage_positions", "storage_positions",
+              adapters_views.storage_positions,
+              "storage_positions(shape, strides, offset) -> every element's storage position, an int64 tensor of "
+              "the view's shape; contiguous() (and reshape's copy) reads the storage there", pure=True),
     # chapter 02: the ops, each a class with forward (on arrays) and backward (tensor ops), as ops/ writes them
     *[Component(op, "02", "ex02_1", op, op, adapters.op,
                 f"{op}.forward(ctx, a, b) on NumPy arrays -> the result array, {op}.backward(ctx, grad) -> the grads of "

@@ -26,7 +26,7 @@ from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
-from . import probes_distributed
+from . import probes_distributed, probes_views
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
@@ -492,7 +492,7 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
-          **probes_distributed.PROBES}
+          **probes_distributed.PROBES, **probes_views.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 

@@ -35,7 +35,8 @@ MILESTONES = {
                             "init_weights",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "backward_pass", "pick", "log_softmax",
-                            "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
+                            "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate",
+                            "view_strides", "permute_strides", "index_view")),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`

@@ -19,6 +19,10 @@ NUDGES: dict[str, str] = {
     "01.6": "a reduction removes the dimension it sums over; for the division to pair each row with its own sum the sums must keep a dimension to broadcast along.",
     "01.7": "you need one element per row, chosen by that row's label: an indexing or gather that pairs row i with labels[i].",
     "01.8": "a comparison gives a bool tensor of the same shape; indexing with it keeps the places where it is True.",
+    "01.9": "a view keeps every element where it is, so only dims whose elements sit at equal steps in the storage can be regrouped; find those runs of dims first.",
+    "01.10": "neither view moves an element: one reorders the (size, stride) pairs of the dims, the other makes several indices read the same element.",
+    "01.11": "an index never copies: it only changes where the view starts, how many elements each dim keeps and how far apart they are.",
+    "01.12": "every element's position is the offset plus one term per dim; each term varies along its own dim only, so broadcasting can add them all at once.",
     # 02 autograd
     "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import seams
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
 from ..shapes import normalize_dim
 from ._util import first_out_of_range
+from . import storage_views
 
 
 def _is_basic(idx):
@@ -115,9 +117,13 @@ class GetItem(Op):
             _check_bounds(data.shape, idx)
         else:
             check_index_arrays(data, idx)
+        out = None
+        if basic and "index_view" in seams.ACTIVE:  # build mode: the view made from the learner's stride arithmetic
+            out = storage_views.indexed(x, idx)
         try:
             # `...` at the end keeps an all-integer index a 0-d view (as in PyTorch), not a copied scalar
-            out = data[idx + (Ellipsis,)] if basic and Ellipsis not in idx else data[idx]
+            if out is None:
+                out = data[idx + (Ellipsis,)] if basic and Ellipsis not in idx else data[idx]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension").replace("array", "tensor")) from None
         ctx.shape, ctx.idx, ctx.basic, ctx.dtype = data.shape, idx, basic, x.dtype

@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 
+from .. import seams
 from .._backend import check_dtype_on_device, to_device_array
 from ..autograd.engine import Op
 from ..shapes import normalize_dim
 from ..autograd.sum_to_shape import sum_to_shape
+from . import storage_views
 
 
 def infer_shape(shape, numel):
@@ -39,6 +41,10 @@ class View(Op):
     def forward(ctx, x, shape):
         shape = infer_shape(shape, x._data.size)
         ctx.shape = x._data.shape
+        if "view_strides" in seams.ACTIVE:  # build mode: the view made from the learner's strides
+            out = storage_views.viewed(x, shape)
+            if out is not None:
+                return out
         try:
             return x._data.reshape(shape, copy=False)
         except (ValueError, AttributeError, TypeError):
@@ -96,6 +102,10 @@ class Permute(Op):
         if len(set(dims)) != nd:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         ctx.inverse = tuple(np.argsort(dims))
+        if "permute_strides" in seams.ACTIVE:  # build mode: the view made from the learner's strides
+            out = storage_views.permuted(x, dims)
+            if out is not None:
+                return out
         return x._data.transpose(dims)
 
     @staticmethod
@@ -114,6 +124,12 @@ class Transpose(Op):
             return x._data
         d0, d1 = normalize_dim(d0, nd), normalize_dim(d1, nd)
         ctx.d0, ctx.d1 = d0, d1
+        if "permute_strides" in seams.ACTIVE:  # build mode: transpose is the permutation swapping d0 and d1
+            dims = list(range(nd))
+            dims[d0], dims[d1] = d1, d0
+            out = storage_views.permuted(x, dims)
+            if out is not None:
+                return out
         return x._xp.swapaxes(x._data, d0, d1)
 
     @staticmethod
@@ -154,6 +170,10 @@ class Expand(Op):
                     f"Tensor sizes: [{', '.join(map(str, in_shape))}]"
                 )
         ctx.shape = in_shape
+        if "expand_strides" in seams.ACTIVE:  # build mode: the view made from the learner's strides
+            out = storage_views.expanded(x, full)
+            if out is not None:
+                return out
         return x._xp.broadcast_to(x._data, full)
 
     @staticmethod
@@ -223,6 +243,10 @@ class Clone(Op):
 
     @staticmethod
     def forward(ctx, x):
+        if "storage_positions" in seams.ACTIVE and not x._data.flags.c_contiguous:  # build mode: `contiguous()`
+            out = storage_views.gathered(x)
+            if out is not None:
+                return out
         return x._data.copy()
 
     @staticmethod

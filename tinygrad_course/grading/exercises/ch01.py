@@ -12,6 +12,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch01_views  # noqa: F401  (registers 01.9-01.11: view, permute/expand and indexing as strides)
 
 
 def _is_tensor(value) -> bool:
