@@ -47,9 +47,12 @@ def framework_file(path: Path) -> bool:
 def component_lines(folder: Path) -> int:
     """Non-blank lines the learner writes in the component cells of the notebooks in `folder`: the lines
     between `### BEGIN SOLUTION` and `### END SOLUTION` (what the release replaces with a stub)."""
-    total = 0
+    total, counted = 0, set()
     for component in COMPONENTS:
         chapter, grade_id = sources(component)[-1]
+        if (chapter, grade_id) in counted:  # one cell may give several components (a class's methods)
+            continue
+        counted.add((chapter, grade_id))
         path = find_notebook(folder, chapter)
         if path is None:
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import nn
 from . import adapters, adapters_distributed
 
 
@@ -34,6 +35,33 @@ NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modu
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb"}
 
+# chapter 03's Module: each method the learner writes and its contract (PyTorch's), in the class's order
+MODULE_METHODS = (
+    ("__init__", "(self) sets training=True and the empty _parameters, _buffers, _non_persistent_buffers_set and "
+                 "_modules, without __setattr__"),
+    ("__setattr__", "(self, name, value) puts a Parameter into _parameters, a Module into _modules, a tensor "
+                    "assigned to a buffer's name into _buffers, anything else into __dict__"),
+    ("__getattr__", "(self, name) -> the parameter, buffer or submodule called name, else AttributeError"),
+    ("register_buffer", "(self, name, tensor, persistent=True) adds a buffer; a non-persistent one stays out "
+                        "of state_dict"),
+    ("named_parameters", "(self, prefix='', recurse=True) yields (dotted name, parameter), each once, "
+                         "over named_modules()"),
+    ("parameters", "(self, recurse=True) yields the parameters of named_parameters()"),
+    ("named_children", "(self) yields (name, module) of the direct submodules, each once"),
+    ("children", "(self) yields the modules of named_children()"),
+    ("named_modules", "(self, memo=None, prefix='') yields (dotted name, module) depth first, this module as "
+                      "prefix, each once"),
+    ("modules", "(self) yields the modules of named_modules()"),
+    ("state_dict", "(self, destination=None, prefix='', keep_vars=False) -> dotted name -> detached parameter "
+                   "or persistent buffer"),
+    ("load_state_dict", "(self, state_dict, strict=True) copies the tensors in, raising PyTorch's errors for "
+                        "missing, unexpected and mis-shaped keys -> (missing_keys, unexpected_keys)"),
+    ("train", "(self, mode=True) sets training on this module and every child; returns self"),
+    ("eval", "(self) is train(False)"),
+    ("apply", "(self, fn) calls fn on every child (recursively), then on self; returns self"),
+    ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
+)
+
 _COMPONENTS = [
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
@@ -54,8 +82,16 @@ _COMPONENTS = [
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
+    Component("Linear.__init__", "03", "ex03_1", "Linear", "Linear.__init__", adapters.method(nn.Linear, "__init__"),
+              "Linear(in_features, out_features, bias=True, device=None, dtype=None) registers weight (out, in) and "
+              "bias (or None), then calls reset_parameters(); every nn.Linear is built by it"),
+    Component("Linear.reset_parameters", "03", "ex03_1", "Linear", "Linear.reset_parameters",
+              adapters.method(nn.Linear, "reset_parameters"),
+              "reset_parameters(self) draws weight and bias uniformly in +-1/sqrt(in_features); nn.Linear's"),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
               "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True),
+    *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
+                f"Module.{attr}{contract}; every nn.Module runs it") for attr, contract in MODULE_METHODS],
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,

@@ -264,7 +264,9 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
     shell = get_ipython()
     if shell is None:
         return None
-    wanted = {c.defines: c for c in for_chapter(chapter)}
+    wanted = {}  # the name a cell defines -> its components (a class may give several methods: Module)
+    for c in for_chapter(chapter):
+        wanted.setdefault(c.defines, []).append(c)
     folder = learner_folder(folder)
     where_nb = notebook or f"chapter {chapter}"
 
@@ -273,7 +275,8 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
         if not result.success or not wanted:
             return
         for name in sorted(_defined_names(source) & set(wanted)):
-            component = wanted[name]
+            group = wanted[name]
+            component = group[-1]
             if is_stub(source):  # the exercise's stub: never installed, the reference runs
                 print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
                       f"the framework runs the reference {component.name} until you write it")
@@ -285,15 +288,20 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
                 continue
             earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
             try:
-                path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
+                for member in group:  # one file: each component's manifest entry points at it
+                    path = save(folder, member, source, earlier, f"{where_nb}, the cell defining {name}",
+                                chapter=chapter)
             except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
                 print(f"[build] could not save {name} into {folder}: {error}")
                 continue
-            problem = verdict(component.name, shell.user_ns, chapter)
-            record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
+            problem = verdict(component.name, shell.user_ns, chapter)  # the cell's one check, for all of them
+            for member in group:
+                record_check(folder, member.name, "fail" if problem else "pass", problem or "", digest(path))
             outcome = ("check passed" if problem is None else
                        f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
-            print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
+            yours = (component.name if len(group) == 1 else
+                     f"{', '.join(m.name.rpartition('.')[2] for m in group)} of {group[0].name.rpartition('.')[0]}")
+            print(f"[build] saved {name} as your {yours} in {folder.name}/{Path(path).name} ({outcome})")
 
     shell.events.register("post_run_cell", after_cell)
     return after_cell

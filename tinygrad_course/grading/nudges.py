@@ -31,7 +31,7 @@ NUDGES: dict[str, str] = {
     "02.9": "row i of the Jacobian is the gradient of output i; the Hessian is the Jacobian of the gradient, which needs a gradient that is itself differentiable.",
     # 03 modules
     "03.1": "a layer's weights must be nn.Parameter objects assigned as attributes, so that parameters() finds them; the forward is one affine map.",
-    "03.2": "parameters() gives every tensor to learn; each contributes as many scalars as it has elements.",
+    "03.2": "a module keeps what it owns in three tables (parameters, buffers, submodules) that attribute assignment fills; everything else (names, the state dict, modes) is a walk over those tables, each module and each parameter once.",
     "03.3": "dropout behaves differently in training and in evaluation; the survivors are rescaled so that the expected value stays the same.",
     "03.4": "a residual block adds its input back to what its layers computed; the layers must be attributes so they are registered.",
     "03.5": "apply calls your function on every module; act only on the layer type asked for, and draw with the spread that keeps activations' scale from layer to layer.",
