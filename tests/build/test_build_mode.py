@@ -189,7 +189,7 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
     assert stub.returncode == 1 and "Linear.forward" in stub.stdout and "Traceback" not in stub.stdout + stub.stderr
     assert float(re.search(r"passed, (\d+\.\d)%", ok.stdout).group(1)) >= 97.5, ok.stdout  # a margin above 97%
     on_path = ok.stdout.splitlines()[1:]
-    assert len(on_path) == 29 and all(" learner " in line and " 0 calls" not in line for line in on_path), ok.stdout
+    assert len(on_path) == 32 and all(" learner " in line and " 0 calls" not in line for line in on_path), ok.stdout
     for nb in (ROOT / "solutions").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
     folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_3",

@@ -10,6 +10,111 @@ from .wrong_answers import assert_names_mistake, catalogue_tests
 F = nn.functional
 
 
+from collections import OrderedDict  # noqa: E402  (the released solution's layers use it)
+
+class Linear(nn.Module):
+    """y = x @ W.T + b with W of shape (out_features, in_features), like nn.Linear."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = nn.Parameter(tc.empty(out_features, in_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(tc.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / self.in_features ** 0.5
+        nn.init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            nn.init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x):
+        out = x @ self.weight.T
+        return out + self.bias if self.bias is not None else out
+
+
+class Tanh(nn.Module):
+    """tanh of every element, like nn.Tanh."""
+
+    def forward(self, input):
+        return tc.tanh(input)
+
+
+class ReLU(nn.Module):
+    """max(x, 0) of every element, like nn.ReLU (in place with inplace=True)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return input.relu_() if self.inplace else input.relu()
+
+
+class Sequential(nn.Module):
+    """Modules applied one after another, like nn.Sequential."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return list(self._modules.values())[idx % n]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class TanhAsSigmoid(Tanh):
+    def forward(self, input):
+        return tc.sigmoid(input)
+
+
+class ReLUAsAbs(ReLU):
+    def forward(self, input):
+        return input.abs()
+
+
+class SequentialInAList(Sequential):
+    def __init__(self, *args):
+        nn.Module.__init__(self)
+        self.layers = list(args)
+
+    def forward(self, input):
+        for module in self.layers:
+            input = module(input)
+        return input
+
+
+class SequentialSliceAsList(Sequential):
+    def __getitem__(self, idx):
+        return list(self._modules.values())[idx]
+
+
+def layers(**wrong):
+    """The four classes of exercise 03.1, the released solution's except the wrong ones given."""
+    return tuple(wrong.get(name, default) for name, default in
+                 (("Linear", Linear), ("Tanh", Tanh), ("ReLU", ReLU), ("Sequential", Sequential)))
+
+
 class LinearWithoutBias(nn.Module):
     def __init__(self, in_features, out_features, bias=True):
         super().__init__()
@@ -379,14 +484,18 @@ class ClassifierWithLogSoftmax(_Classifier):
 
 
 CATALOGUE = [
-    ("03.1", LinearWithoutBias, ["your output is exactly x @ W.T: the bias is missing", "input: x = tc.randn(5, 64)"]),
-    ("03.1", LinearInByOut, ["Linear(64, 10).weight.shape: expected (10, 64), got (64, 10)"]),
-    ("03.1", LinearOfZeros, ["every weight has the same value"]),
-    ("03.1", LinearOfPlainTensors, ["weight and bias are not registered as parameters"]),
+    ("03.1", layers(Linear=LinearWithoutBias), ["your output is exactly x @ W.T: the bias is missing", "input: x = tc.randn(5, 64)"]),
+    ("03.1", layers(Linear=LinearInByOut), ["Linear(64, 10).weight.shape: expected (10, 64), got (64, 10)"]),
+    ("03.1", layers(Linear=LinearOfZeros), ["every weight has the same value"]),
+    ("03.1", layers(Linear=LinearOfPlainTensors), ["weight and bias are not registered as parameters"]),
+    ("03.1", layers(Tanh=TanhAsSigmoid), ["that is the sigmoid, not tanh"]),
+    ("03.1", layers(ReLU=ReLUAsAbs), ["negative inputs became positive (abs)"]),
+    ("03.1", layers(Sequential=SequentialInAList), ["list(Sequential(a, b, c)._modules): expected ['0', '1', '2'], got []"]),
+    ("03.1", layers(Sequential=SequentialSliceAsList), ["seq[1:] to be a Sequential"]),
     ("03.2", NamesWithoutPrefix, ["the names have no prefix"]),
     ("03.2", SharedTwice, ["a shared layer's parameters were listed twice"]),
     ("03.2", StateWithEveryBuffer, ["the non-persistent buffer 'cache' is in it"]),
-    ("03.2", TrainHereOnly, ["set training=False on net and every submodule"]),
+    ("03.2", TrainHereOnly, ["expected train() to walk the submodules with self.children()"]),
     ("03.2", GetattrWithBareMessage, ["the message of that AttributeError", "got 'missing'"]),
     ("03.2", WithAHelperMethod, ["no method nn.Module does not have (yours: _tables)"]),
     ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
@@ -408,12 +517,18 @@ CATALOGUE = [
 ]
 
 
-@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{w.__name__}" for e, w, _ in CATALOGUE])
+def _name(wrong):
+    if not isinstance(wrong, tuple):
+        return wrong.__name__
+    return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
+
+
+@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{_name(w)}" for e, w, _ in CATALOGUE])
 def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
-    assert_names_mistake(exercise, (wrong,), *phrases)
+    assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"03.1": "Linear", "03.2": "Module", "03.3": "Dropout", "03.4": "ResidualBlock",
+NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "ResidualBlock",
          "03.5": "init_weights", "03.6": "freeze_all_but_head", "03.7": "record_shapes", "03.8": "DigitClassifier"}
 
 

@@ -100,7 +100,8 @@ def as_method_of(learner_class, attr: str, framework_class):
     inside it the learner's class name and `super()` mean the framework's class, so `isinstance(value,
     Module)` in the learner's `Module` sees every `nn.Module` and `super().__init__()` in their `Linear`
     reaches `nn.Module.__init__`. Nothing else of the method changes."""
-    function = next((vars(klass)[attr] for klass in learner_class.__mro__[:-1] if attr in vars(klass)), None)
+    own = [klass for klass in learner_class.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")]
+    function = next((vars(klass)[attr] for klass in own if attr in vars(klass)), None)  # never the framework's own
     if function is None:
         raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
     scope = dict(function.__globals__)

@@ -62,6 +62,8 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
+LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
+
 _COMPONENTS = [
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
@@ -84,12 +86,30 @@ _COMPONENTS = [
               checks=("numerical_grad", "gradient_check")),
     Component("Linear.__init__", "03", "ex03_1", "Linear", "Linear.__init__", adapters.method(nn.Linear, "__init__"),
               "Linear(in_features, out_features, bias=True, device=None, dtype=None) registers weight (out, in) and "
-              "bias (or None), then calls reset_parameters(); every nn.Linear is built by it"),
+              "bias (or None), then calls reset_parameters(); every nn.Linear is built by it", checks=LAYERS),
     Component("Linear.reset_parameters", "03", "ex03_1", "Linear", "Linear.reset_parameters",
               adapters.method(nn.Linear, "reset_parameters"),
-              "reset_parameters(self) draws weight and bias uniformly in +-1/sqrt(in_features); nn.Linear's"),
+              "reset_parameters(self) draws weight and bias uniformly in +-1/sqrt(in_features); nn.Linear's",
+              checks=LAYERS),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
-              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True),
+              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True, checks=LAYERS),
+    Component("Tanh.forward", "03", "ex03_1", "Tanh", "Tanh.forward", adapters.method(nn.Tanh, "forward"),
+              "Tanh.forward(self, input) -> tanh of every element; every nn.Tanh runs it", checks=LAYERS),
+    Component("ReLU.forward", "03", "ex03_1", "ReLU", "ReLU.forward", adapters.method(nn.ReLU, "forward"),
+              "ReLU.forward(self, input) -> max(input, 0), in place when self.inplace; every nn.ReLU runs it",
+              checks=LAYERS),
+    Component("Sequential.__init__", "03", "ex03_1", "Sequential", "Sequential.__init__",
+              adapters.method(nn.Sequential, "__init__"),
+              "Sequential(*modules) or Sequential(OrderedDict) registers them under '0', '1', ... (or the dict's "
+              "names); every nn.Sequential is built by it", checks=LAYERS),
+    Component("Sequential.forward", "03", "ex03_1", "Sequential", "Sequential.forward",
+              adapters.method(nn.Sequential, "forward"),
+              "Sequential.forward(self, input) feeds input through each module in order; every nn.Sequential",
+              checks=LAYERS),
+    Component("Sequential.__getitem__", "03", "ex03_1", "Sequential", "Sequential.__getitem__",
+              adapters.method(nn.Sequential, "__getitem__"),
+              "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
+              "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
     *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
                 f"Module.{attr}{contract}; every nn.Module runs it") for attr, contract in MODULE_METHODS],
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,

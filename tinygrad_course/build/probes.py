@@ -8,6 +8,8 @@ ran learner code).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from .. import factories as F
@@ -114,6 +116,24 @@ def linear_forward():
                 len(list(plain.parameters())), float(np.abs(_np(plain.weight)).max() <= 1 / np.sqrt(6))]
     return {"out": _np(out), "gx": _np(x.grad), "gw": _np(layer.weight.grad), "w": _np(layer.weight),
             "b": _np(layer.bias), "settings": np.array(settings, dtype=np.float64), "shape": np.array(plain.weight.shape)}
+
+
+def layers_probe():
+    """nn.Sequential of nn.Linear, nn.Tanh and nn.ReLU: forward, backward, indexing, slicing, names."""
+    manual_seed(21)
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 2))
+    named = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 2)), ("act", nn.ReLU())]))
+    x = F.randn(6, 3, requires_grad=True)
+    out = named(model(x))
+    (out * F.arange(12.0).reshape(6, 2)).sum().backward()
+    tail = model[1:3]
+    y = F.linspace(-2, 2, 5)
+    same = nn.ReLU(inplace=True)(y)
+    flags = [model[0] is model._modules["0"], model[-1] is model._modules["4"], isinstance(tail, nn.Sequential),
+             len(tail) == 2, tail[0] is model[1], same is y]
+    return {"out": _np(out), "gx": _np(x.grad), "g0": _np(model[0].weight.grad), "flags": np.array(flags, dtype=np.float64),
+            "names": _codes(list(model._modules) + list(tail._modules) + list(named._modules)), "relu": _np(y),
+            "tanh": _np(nn.Tanh()(F.linspace(-3, 3, 7))), "outside": _error(lambda: model[5])}
 
 
 def _codes(texts, width=48):
@@ -438,7 +458,9 @@ def max_pool2d_probe():
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
-          **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS}, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
+          **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
+          **{name: layers_probe for name in ("Tanh.forward", "ReLU.forward", "Sequential.__init__", "Sequential.forward",
+                                              "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,

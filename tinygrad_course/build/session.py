@@ -138,6 +138,11 @@ def _checked(item: Loaded, folder) -> str | None:
     now = digest(Path(folder) / item.file)
     if entry.get("sha256") == now and entry.get("check") in ("pass", "fail"):
         return None if entry["check"] == "pass" else (entry.get("detail") or "failed")
+    for other in manifest.values():  # another method of the same class, saved in this file, checked this code
+        if (other.get("file") == item.file and other.get("sha256") == now and other.get("check") in ("pass", "fail")
+                and other.get("chapter") == entry.get("chapter")):
+            record_check(folder, item.component.name, other["check"], other.get("detail", ""), now)
+            return None if other["check"] == "pass" else (other.get("detail") or "failed")
     problem = verdict(item.component.name, item.namespace or {}, entry.get("chapter"))
     record_check(folder, item.component.name, "fail" if problem else "pass", problem or "", now)
     return problem

@@ -3,6 +3,7 @@
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
 trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
 """
+from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -49,8 +50,70 @@ def _param_names(module):
 
 
 # --- 03.1 -------------------------------------------------------------------------------------------------
-@exercise("03.1", title="Linear from scratch", points=3, forbidden=["tinygrad_course.nn.functional.linear"])
-def linear_check(t, Linear):
+def _no_helpers(t, cls, framework_class):
+    """A learner's layer class whose methods become the framework class's may add no method of its own."""
+    extra = sorted(name for klass in cls.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")
+                   for name, value in vars(klass).items() if callable(value) and not hasattr(framework_class, name))
+    t.true(not extra, f"your {cls.__name__} to have no method nn.{framework_class.__name__} does not have "
+           f"(yours: {', '.join(extra)})", why="inside the framework self is the framework's layer, which has no "
+           "such method", hint="write a helper as a function outside the class, or inline it")
+
+
+def _activations(t, Tanh, ReLU):
+    for cls in (Tanh, ReLU):
+        t.true(isinstance(cls, type) and issubclass(cls, tc.nn.Module), f"{cls.__name__} to be a subclass of "
+               "tc.nn.Module", hint=f"class {getattr(cls, '__name__', 'it')}(nn.Module)")
+    _no_helpers(t, Tanh, tc.nn.Tanh)
+    _no_helpers(t, ReLU, tc.nn.ReLU)
+    x = tc.linspace(-3, 3, 7, requires_grad=True)
+    values = x.detach().numpy()
+    out = Tanh()(x)
+    t.close(out, np.tanh(values), what="Tanh()(x)", given="x = tc.linspace(-3, 3, 7)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, 1 / (1 + np.exp(-values)), atol=1e-5),
+                        "that is the sigmoid, not tanh", "tc.tanh(input): values in (-1, 1), tanh(0) = 0")])
+    t.true(out.requires_grad, "Tanh's output to be connected to the autograd graph",
+           hint="compute it with a tensor op (tc.tanh or input.tanh()), not through NumPy")
+    t.close(ReLU()(x), np.maximum(values, 0), what="ReLU()(x)", given="x = tc.linspace(-3, 3, 7)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, np.abs(values)), "negative inputs became positive (abs)",
+                        "max(x, 0): a negative input gives 0"),
+        mistakes.custom(lambda g, e: np.allclose(g, np.minimum(values, 0)), "you kept the negative part",
+                        "max(x, 0), not min(x, 0)")])
+    y = tc.tensor([-1.0, 2.0])
+    same = ReLU(inplace=True)(y)
+    t.true(same is y and y.tolist() == [0.0, 2.0], "ReLU(inplace=True)(y) to change y itself and return it",
+           hint="with self.inplace use the in-place op: input.relu_()")
+
+
+def _sequential(t, Linear, Tanh, Sequential):
+    t.true(isinstance(Sequential, type) and issubclass(Sequential, tc.nn.Module),
+           "Sequential to be a subclass of tc.nn.Module")
+    _no_helpers(t, Sequential, tc.nn.Sequential)
+    first, act, last = Linear(3, 4), Tanh(), Linear(4, 2)
+    seq = Sequential(first, act, last)
+    t.equal(list(seq._modules), ["0", "1", "2"], what="list(Sequential(a, b, c)._modules)",
+            hint="register each module with self.add_module(str(i), module): a plain list is invisible to "
+                 "parameters()")
+    x = tc.randn(5, 3)
+    t.close(seq(x), last(act(first(x))).detach().numpy(), what="Sequential(a, b, c)(x)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, x.numpy(), atol=1e-6), "your Sequential returned its input",
+                        "feed the input through every module in order, each output the next input")])
+    t.true(seq[0] is first and seq[-1] is last, "seq[0] and seq[-1] to be the first and the last module",
+           hint="a negative index counts from the end")
+    t.raises(IndexError, lambda: seq[3], what="seq[3] of a Sequential of 3", hint="raise IndexError(f'index "
+             "{idx} is out of range')")
+    tail = seq[1:]
+    t.true(isinstance(tail, Sequential) and list(tail._modules) == ["1", "2"] and tail[0] is act,
+           "seq[1:] to be a Sequential of the same modules under their own names ('1', '2')",
+           hint="a slice gives Sequential(OrderedDict(list(self._modules.items())[idx]))")
+    named = Sequential(OrderedDict([("fc", Linear(2, 2)), ("act", Tanh())]))
+    t.equal(list(named._modules), ["fc", "act"], what="the names of Sequential(OrderedDict(fc=..., act=...))",
+            hint="one OrderedDict argument: its names are the modules' names")
+
+
+@exercise("03.1", title="the lab's layers: Linear, Tanh, ReLU, Sequential", points=5,
+          forbidden=["tinygrad_course.nn.functional.linear"])
+def linear_check(t, Linear, Tanh, ReLU, Sequential):
+    _no_helpers(t, Linear, tc.nn.Linear)
     tc.manual_seed(0)
     layer = Linear(64, 10)
     t.true(isinstance(layer, tc.nn.Module), "Linear to be a subclass of tc.nn.Module",
@@ -112,10 +175,12 @@ def linear_check(t, Linear):
     t.true(not np.array_equal(before, layer.weight.detach().numpy())
            and np.abs(layer.weight.detach().numpy()).max() <= bound + 1e-6,
            "layer.reset_parameters() to draw new weights in the same bounds")
-    # the real run: an MLP made of the learner's Linear trains on the digits
+    _activations(t, Tanh, ReLU)
+    _sequential(t, Linear, Tanh, Sequential)
+    # the real run: an MLP made of the learner's layers trains on the digits
     tc.manual_seed(0)
     X, y = digits()
-    model = tc.nn.Sequential(Linear(64, 32), tc.nn.ReLU(), Linear(32, 10))
+    model = Sequential(Linear(64, 32), ReLU(), Linear(32, 10))
     start = float(tc.nn.functional.cross_entropy(model(X), y).item())
     final = train_full_batch(model, X, y, steps=60, lr=0.02)
     t.true(final < 0.3, f"an MLP built from your Linear to train on 512 digits: loss {start:.3f} -> {final:.3f} "
