@@ -384,6 +384,17 @@ class DropoutUnscaled(_Dropout):
         return x * (tc.rand_like(x) >= self.p).to(x.dtype)
 
 
+class DropoutNaNAtOne(_Dropout):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__(p)
+        self.inplace = inplace
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        return x * (tc.rand_like(x) >= self.p).to(x.dtype) / (1 - self.p)
+
+
 class DropoutAlwaysOn(_Dropout):
     def forward(self, x):
         return x * (tc.rand_like(x) >= self.p).to(x.dtype) / (1 - self.p)
@@ -500,6 +511,7 @@ CATALOGUE = [
     ("03.2", WithAHelperMethod, ["no method nn.Module does not have (yours: _tables)"]),
     ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
+    ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
     ("03.3", DropoutAlwaysOn, ["your Dropout still changes its input in eval mode"]),
     ("03.4", BlockWithoutResidual, ["the input is not added back", "input: x = "]),
     ("03.4", BlockPostNorm, ["post-norm"]),

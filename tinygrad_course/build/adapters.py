@@ -277,7 +277,7 @@ def log_softmax(learner_function):
 def dropout_forward(learner_class):
     """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
     variant stays the reference's."""
-    forward = learner_class.forward
+    forward = as_method_of(learner_class, "forward", nn.Dropout)
     original = reference("Dropout.forward")
 
     def run(self, input):

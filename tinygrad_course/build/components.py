@@ -112,6 +112,9 @@ _COMPONENTS = [
               "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
     *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
                 f"Module.{attr}{contract}; every nn.Module runs it") for attr, contract in MODULE_METHODS],
+    Component("Dropout.__init__", "03", "ex03_3", "Dropout", "Dropout.__init__", adapters.method(nn.Dropout, "__init__"),
+              "Dropout(p=0.5, inplace=False) keeps p and inplace, ValueError for p outside [0, 1]; every nn.Dropout "
+              "(and its channel-wise and alpha variants) is built by it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,

@@ -223,8 +223,11 @@ def dropout_forward():
     kept = _np(y) != 0
     layer.eval()
     same = _np(layer(x))
+    settings = [layer.p, layer.inplace, nn.Dropout(0.1, inplace=True).inplace, nn.Dropout2d(0.3).p,
+                float(_np(nn.Dropout(1.0)(x)).sum())]
     return {"kept_fraction": np.array([kept.mean()]), "scaled": np.array([float(np.allclose(_np(y)[kept], 1 / 0.75))]),
-            "eval_identity": same}
+            "eval_identity": same, "settings": np.array(settings, dtype=np.float64),
+            "refused": _error(lambda: nn.Dropout(1.5))}
 
 
 def _train(make_opt, steps=4):
@@ -460,7 +463,7 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
           **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
           **{name: layers_probe for name in ("Tanh.forward", "ReLU.forward", "Sequential.__init__", "Sequential.forward",
-                                              "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
+                                              "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "Dropout.__init__": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,

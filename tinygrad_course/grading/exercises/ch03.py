@@ -447,6 +447,16 @@ def dropout_check(t, Dropout):
                                       "when self.training is False return the input unchanged")])
     drop.train()
     t.close(Dropout(0.0)(x), x, what="Dropout(0.0) in training mode")
+    t.close(Dropout(1.0)(x), np.zeros((200, 100), np.float32), what="Dropout(1.0) in training mode",
+            mistakes=[mistakes.custom(lambda g, e: np.isnan(g).any(), "dividing by 1 - p = 0 gave NaN",
+                                      "with p = 1 every element is dropped: return zeros")])
+    error = t.raises(ValueError, Dropout, 1.5, what="Dropout(1.5)",
+                     hint="check p in __init__: PyTorch raises ValueError for p outside [0, 1]")
+    t.equal(str(error), "dropout probability has to be between 0 and 1, but got 1.5", what="its message (PyTorch's)")
+    t.true(Dropout(0.5, inplace=True).inplace is True and Dropout().p == 0.5 and Dropout().inplace is False,
+           "Dropout(p=0.5, inplace=False) to keep p and inplace as attributes",
+           hint="nn.Dropout's repr and the in-place variant read self.p and self.inplace")
+    _no_helpers(t, Dropout, tc.nn.Dropout)
     # the real run: a model with the learner's Dropout trains, and evaluates deterministically
     tc.manual_seed(0)
     X, y = digits(0, 1000)
