@@ -400,6 +400,52 @@ class DropoutAlwaysOn(_Dropout):
         return x * (tc.rand_like(x) >= self.p).to(x.dtype) / (1 - self.p)
 
 
+class LayerNorm(nn.Module):
+    """Normalise over the last len(normalized_shape) dimensions, then scale and shift, like nn.LayerNorm."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = nn.Parameter(tc.ones(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = nn.Parameter(tc.zeros(self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        centred = input - input.mean(dim=dims, keepdim=True)
+        var = (centred * centred).mean(dim=dims, keepdim=True)  # the biased variance, as PyTorch's
+        out = centred / (var + self.eps).sqrt()
+        if self.weight is not None:
+            out = out * self.weight
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+
+class LayerNormUnbiased(LayerNorm):
+    def forward(self, input):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        out = (input - input.mean(dim=dims, keepdim=True)) / (input.var(dim=dims, keepdim=True) + self.eps).sqrt()
+        return out * self.weight + self.bias
+
+
+class LayerNormEpsOutside(LayerNorm):
+    def forward(self, input):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        centred = input - input.mean(dim=dims, keepdim=True)
+        out = centred / ((centred * centred).mean(dim=dims, keepdim=True).sqrt() + self.eps)
+        return out * self.weight + self.bias
+
+
 class _Block(nn.Module):
     def __init__(self, dim, hidden, p=0.1):
         super().__init__()
@@ -513,8 +559,10 @@ CATALOGUE = [
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
     ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
     ("03.3", DropoutAlwaysOn, ["your Dropout still changes its input in eval mode"]),
-    ("03.4", BlockWithoutResidual, ["the input is not added back", "input: x = "]),
-    ("03.4", BlockPostNorm, ["post-norm"]),
+    ("03.4", (LayerNormUnbiased, BlockWithoutResidual), ["you divided by the unbiased variance (n - 1)"]),
+    ("03.4", (LayerNormEpsOutside, BlockWithoutResidual), ["eps was added to the standard deviation"]),
+    ("03.4", (LayerNorm, BlockWithoutResidual), ["the input is not added back", "input: x = "]),
+    ("03.4", (LayerNorm, BlockPostNorm), ["post-norm"]),
     ("03.5", init_fan_out, ["computed from fan_out"]),
     ("03.5", init_xavier, ["Xavier/Glorot"]),
     ("03.5", init_without_gain, ["the ReLU gain is missing"]),
@@ -532,6 +580,8 @@ CATALOGUE = [
 def _name(wrong):
     if not isinstance(wrong, tuple):
         return wrong.__name__
+    if len(wrong) == 2:  # exercise 03.4: (LayerNorm, ResidualBlock)
+        return "-".join(w.__name__ for w in wrong if w is not LayerNorm)
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
 
@@ -540,7 +590,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "ResidualBlock",
+NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": ("LayerNorm", "ResidualBlock"),
          "03.5": "init_weights", "03.6": "freeze_all_but_head", "03.7": "record_shapes", "03.8": "DigitClassifier"}
 
 

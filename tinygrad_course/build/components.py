@@ -119,6 +119,15 @@ _COMPONENTS = [
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
               "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
+    Component("LayerNorm.__init__", "03", "ex03_4", "LayerNorm", "LayerNorm.__init__",
+              adapters.method(nn.LayerNorm, "__init__"),
+              "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) "
+              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it",
+              checks=("LayerNorm", "ResidualBlock")),
+    Component("LayerNorm.forward", "03", "ex03_4", "LayerNorm", "LayerNorm.forward",
+              adapters.method(nn.LayerNorm, "forward"),
+              "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
+              "len(normalized_shape) dims; every nn.LayerNorm runs it", checks=("LayerNorm", "ResidualBlock")),
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
     Component("steps_per_epoch", "04", "ex04_2", "steps_per_epoch", "steps_per_epoch", adapters.same,

@@ -136,6 +136,24 @@ def layers_probe():
             "tanh": _np(nn.Tanh()(F.linspace(-3, 3, 7))), "outside": _error(lambda: model[5])}
 
 
+def layer_norm_probe():
+    """nn.LayerNorm: forward and gradients with a learned scale and shift, over two dims, without affine."""
+    manual_seed(22)
+    norm = nn.LayerNorm(6)
+    with no_grad():
+        norm.weight.copy_(F.linspace(0.5, 2.0, 6))
+        norm.bias.copy_(F.linspace(-1.0, 1.0, 6))
+    x = (F.randn(4, 3, 6) * 3 + 2).requires_grad_(True)
+    out = norm(x)
+    (out * F.arange(72.0).reshape(4, 3, 6)).sum().backward()
+    plain = nn.LayerNorm((3, 6), elementwise_affine=False, eps=1e-3)
+    wide = nn.LayerNorm(5, bias=False, dtype=np.float64)
+    settings = [plain.weight is None, plain.bias is None, wide.bias is None, wide.weight.dtype.itemsize,
+                *norm.normalized_shape, *plain.normalized_shape, plain.eps, len(list(norm.parameters()))]
+    return {"out": _np(out), "gx": _np(x.grad), "gw": _np(norm.weight.grad), "gb": _np(norm.bias.grad),
+            "plain": _np(plain(x.detach())), "settings": np.array(settings, dtype=np.float64)}
+
+
 def _codes(texts, width=48):
     """Strings as rows of character codes (cut at `width`), so that a probe can return names and messages."""
     rows = [[ord(c) for c in text[:width]] + [0] * (width - len(text[:width])) for text in texts]
@@ -462,6 +480,7 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "Mul.backward": mul_backward, "Tanh.backward": tanh_backward, "Mm.backward": mm_backward, "topological_sort": topological_sort,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
           **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
+          "LayerNorm.__init__": layer_norm_probe, "LayerNorm.forward": layer_norm_probe,
           **{name: layers_probe for name in ("Tanh.forward", "ReLU.forward", "Sequential.__init__", "Sequential.forward",
                                               "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "Dropout.__init__": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,

@@ -472,14 +472,73 @@ def dropout_check(t, Dropout):
 
 
 # --- 03.4 -------------------------------------------------------------------------------------------------
-@exercise("03.4", title="a residual block", points=2)
-def residual_check(t, ResidualBlock):
+def _layer_norm(t, LayerNorm):
+    t.true(isinstance(LayerNorm, type) and issubclass(LayerNorm, tc.nn.Module),
+           "LayerNorm to be a subclass of tc.nn.Module")
+    _no_helpers(t, LayerNorm, tc.nn.LayerNorm)
+    norm = LayerNorm(8)
+    t.equal(tuple(getattr(norm, "normalized_shape", ())), (8,), what="LayerNorm(8).normalized_shape",
+            hint="an int n means the last dimension: normalized_shape = (n,)")
+    t.true(sorted(n for n, _ in norm.named_parameters()) == ["bias", "weight"]
+           and norm.weight.detach().numpy().tolist() == [1.0] * 8 and not norm.bias.detach().numpy().any(),
+           "LayerNorm(8) to have parameters weight (ones) and bias (zeros) of shape (8,)",
+           hint="nn.Parameter(tc.ones(normalized_shape)), nn.Parameter(tc.zeros(normalized_shape))")
+    t.true(getattr(norm, "eps", None) == 1e-5, "LayerNorm(8).eps to be 1e-5 (PyTorch's default)")
+    tc.manual_seed(1)
+    x = tc.randn(3, 5, 8) * 3 + 2
+    with tc.no_grad():
+        norm.weight.copy_(tc.linspace(0.5, 2.0, 8))
+        norm.bias.copy_(tc.linspace(-1.0, 1.0, 8))
+    xs, w, b = x.numpy().astype(np.float64), norm.weight.detach().numpy(), norm.bias.detach().numpy()
+    mean, var = xs.mean(-1, keepdims=True), xs.var(-1, keepdims=True)
+    expected = (xs - mean) / np.sqrt(var + 1e-5) * w + b
+    unbiased = (xs - mean) / np.sqrt(xs.var(-1, ddof=1, keepdims=True) + 1e-5) * w + b
+    t.close(norm(x), expected, what="LayerNorm(8)(x) with weight linspace(0.5, 2, 8), bias linspace(-1, 1, 8)",
+            rtol=1e-4, atol=1e-4, given="x = tc.randn(3, 5, 8) * 3 + 2", mistakes=[
+                mistakes.custom(lambda g, e: np.allclose(g, unbiased, atol=1e-4),
+                                "you divided by the unbiased variance (n - 1)", "LayerNorm uses the biased variance: "
+                                "the mean of (x - mean)**2"),
+                mistakes.custom(lambda g, e: np.allclose(g, (xs - mean) / np.sqrt(var + 1e-5), atol=1e-4),
+                                "the weight and bias were not applied", "multiply by self.weight, add self.bias"),
+                mistakes.custom(lambda g, e: np.allclose(g, (xs - xs.mean(0)) / np.sqrt(xs.var(0) + 1e-5) * w + b,
+                                                         atol=1e-4),
+                                "you normalised over the batch (that is batch norm)",
+                                "normalise over the last len(normalized_shape) dimensions")])
+    flat = tc.linspace(0.0, 1.0, 8).reshape(1, 8) * 1e-3 + tc.ones(2, 1)  # rows that vary by 1e-3 only: eps matters
+    fs = flat.numpy().astype(np.float64)
+    centred = fs - fs.mean(-1, keepdims=True)
+    t.close(norm(flat), centred / np.sqrt(fs.var(-1, keepdims=True) + 1e-5) * w + b, what="LayerNorm(8) of rows that "
+            "vary by 1e-3 only", rtol=1e-3, atol=1e-3, given="x = tc.linspace(0, 1, 8) * 1e-3 + 1, two rows", mistakes=[
+                mistakes.custom(lambda g, e: np.allclose(g, centred / (np.sqrt(fs.var(-1, keepdims=True)) + 1e-5) * w + b,
+                                                         atol=1e-3),
+                                "eps was added to the standard deviation", "eps goes inside the square root: "
+                                "sqrt(var + eps)")])
+    xg = x.clone().requires_grad_(True)
+    norm(xg).pow(2).sum().backward()
+    t.true(xg.grad is not None and norm.weight.grad is not None, "gradients to reach x and the weight",
+           hint="compute with tensor ops (mean, sqrt, ...), not through NumPy")
+    plain = LayerNorm((5, 8), elementwise_affine=False)
+    flat = xs.reshape(3, 40)
+    t.close(plain(x), ((flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-5)).reshape(3, 5, 8),
+            what="LayerNorm((5, 8), elementwise_affine=False)(x)", rtol=1e-4, atol=1e-4)
+    t.true(plain.weight is None and plain.bias is None and LayerNorm(8, bias=False).bias is None,
+           "weight and bias None without elementwise_affine, bias None with bias=False",
+           hint="self.register_parameter('bias', None), as PyTorch does")
+    wide = LayerNorm(4, dtype=tc.float64)
+    t.equal(str(wide.weight.dtype), "tc.float64", what="LayerNorm(4, dtype=tc.float64).weight.dtype",
+            hint="pass device and dtype on to tc.ones/tc.zeros")
+
+
+@exercise("03.4", title="LayerNorm and a residual block", points=4)
+def residual_check(t, LayerNorm, ResidualBlock):
     F = tc.nn.functional
+    _layer_norm(t, LayerNorm)
     tc.manual_seed(0)
     block = ResidualBlock(16, 32, p=0.1)
-    for name, kind in (("norm", tc.nn.LayerNorm), ("fc1", tc.nn.Linear), ("fc2", tc.nn.Linear),
+    for name, kind in (("norm", (tc.nn.LayerNorm, LayerNorm)), ("fc1", tc.nn.Linear), ("fc2", tc.nn.Linear),
                        ("dropout", tc.nn.Dropout)):
-        t.true(isinstance(getattr(block, name, None), kind), f"block.{name} to be a tc.nn.{kind.__name__}",
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        t.true(isinstance(getattr(block, name, None), kinds), f"block.{name} to be a {kinds[-1].__name__}",
                hint="create the layers in __init__ under the names given in the exercise")
     n = 2 * 16 + (16 * 32 + 32) + (32 * 16 + 16)
     t.equal(sum(p.numel() for p in block.parameters()), n, what="number of parameters of ResidualBlock(16, 32)",
@@ -505,7 +564,7 @@ def residual_check(t, ResidualBlock):
     tc.manual_seed(0)
     X, y = digits()
     model = tc.nn.Sequential(tc.nn.Linear(64, 32), ResidualBlock(32, 64, p=0.0), ResidualBlock(32, 64, p=0.0),
-                             tc.nn.LayerNorm(32), tc.nn.Linear(32, 10))
+                             LayerNorm(32), tc.nn.Linear(32, 10))
     final = train_full_batch(model, X, y, steps=40, lr=0.01)
     t.true(final < 0.2, f"a stack of two of your blocks to fit 512 digits in 40 Adam steps (loss {final:.3f}, "
                         "expected below 0.2)")
