@@ -251,7 +251,7 @@ class Module:  # the released solution
             yield module
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
-        destination = {} if destination is None else destination
+        destination = OrderedDict() if destination is None else destination
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -336,7 +336,7 @@ class SharedTwice(Module):
 
 class StateWithEveryBuffer(Module):
     def state_dict(self, destination=None, prefix="", keep_vars=False):
-        destination = {} if destination is None else destination
+        destination = OrderedDict() if destination is None else destination
         for table in (self._parameters, self._buffers):
             for name, t in table.items():
                 destination[prefix + name] = t if keep_vars else t.detach()
@@ -357,6 +357,14 @@ class GetattrWithBareMessage(Module):
             if name in table:
                 return table[name]
         raise AttributeError(name)
+
+
+class GetattrThroughSelf(Module):
+    def __getattr__(self, name):
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                return table[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 class WithAHelperMethod(Module):
@@ -554,6 +562,7 @@ CATALOGUE = [
     ("03.2", StateWithEveryBuffer, ["the non-persistent buffer 'cache' is in it"]),
     ("03.2", TrainHereOnly, ["expected train() to walk the submodules with self.children()"]),
     ("03.2", GetattrWithBareMessage, ["the message of that AttributeError", "got 'missing'"]),
+    ("03.2", GetattrThroughSelf, ["recursed too deeply"]),
     ("03.2", WithAHelperMethod, ["no method nn.Module does not have (yours: _tables)"]),
     ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),

@@ -3,6 +3,7 @@
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
 trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
 """
+import copy
 from collections import OrderedDict
 from functools import lru_cache
 
@@ -294,6 +295,11 @@ def _traversal(t, Module, Affine, Net):
                 "would update them twice per step",
             hint="keep a set of the ids of what you yielded (and of the modules you visited) and skip repeats")
     t.equal(len(list(tied.modules())), 2, what="modules of that net", hint="named_modules yields each module once")
+    copied = copy.deepcopy(net)
+    t.true([n for n, _ in copied.named_parameters()] == expected and copied.first.weight is not net.first.weight,
+           "copy.deepcopy(net) to give a net with its own parameters under the same names",
+           hint="copying builds the object without calling __init__: __getattr__ must read the tables through "
+                "self.__dict__.get(...), which works even before they exist")
     calls = {"named_parameters": 0, "named_modules": 0, "named_children": 0, "children": 0}
 
     class Spy(Net):
@@ -335,6 +341,8 @@ def _state(t, Affine, Net):
             why="the non-persistent buffer 'cache' is in it" if any("cache" in k for k in state) else
             ("the buffers are missing" if not any("calls" in k for k in state) else None),
             hint="this module's parameters, then its persistent buffers, then each child's with prefix + name + '.'")
+    t.true(isinstance(state, OrderedDict), f"net.state_dict() to be an OrderedDict, PyTorch's type (got "
+           f"{type(state).__name__})", hint="start from destination = OrderedDict() when none is given")
     t.true(all(not v.requires_grad for v in state.values()) and net.state_dict(keep_vars=True)["first.weight"]
            is net.first.weight, "state_dict() to hold detached tensors (keep_vars=True: the parameters themselves)",
            hint="p if keep_vars else p.detach()")
