@@ -66,6 +66,20 @@ def offer(name: str, reference) -> None:
     _known[name] = reference
 
 
+def inline(name: str, reference) -> None:
+    """Offer `reference` as component `name` whose seam is written inline on a hot path (`if ACTIVE:` then
+    `learner(name)`), so that nothing more is called while no component is installed."""
+    _known[name] = reference
+
+
+def learner(name: str):
+    """The learner's implementation installed as `name` (its call counted), or None; for inline seams."""
+    implementation = ACTIVE.get(name)
+    if implementation is not None:
+        _calls[name] = _calls.get(name, 0) + 1
+    return implementation
+
+
 def install(name: str, implementation) -> None:
     """Use `implementation` for component `name` from now on."""
     if not callable(implementation):

@@ -264,7 +264,14 @@ def test_a_wrong_shape_from_linear_or_pick_names_the_component_and_the_expected_
     lin = next(c for c in COMPONENTS if c.name == "Linear.forward")
     save(tmp_path, lin, "import tinygrad_course as tc\nfrom tinygrad_course import nn\n\n\n"
          "class Linear(nn.Module):\n    def forward(self, x):\n        return x * 2\n\n"
-         "    def __init__(self):\n        super().__init__()\n", [], "03_modules.ipynb, code cell 14")
+         "    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):\n"
+         "        super().__init__()\n        self.in_features, self.out_features = in_features, out_features\n"
+         "        self.weight = nn.Parameter(tc.empty(out_features, in_features))\n"
+         "        self.bias = nn.Parameter(tc.zeros(out_features))\n\n"
+         "    def reset_parameters(self):\n        pass\n", [], "03_modules.ipynb, code cell 14")
+    for name in ("Linear.__init__", "Linear.reset_parameters"):  # the same file gives the class's other methods
+        save(tmp_path, next(c for c in COMPONENTS if c.name == name), (tmp_path / "ch03_linear.py").read_text(), [],
+             "03_modules.ipynb, code cell 14")
     pick = next(c for c in COMPONENTS if c.name == "pick")
     save(tmp_path, pick, "def pick(scores, labels):\n    return scores[:, labels]\n", [], "01_tensors.ipynb, code cell 30")
     with pytest.warns(UserWarning, match="is not installed"):  # each fails its check

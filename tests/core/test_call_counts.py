@@ -28,6 +28,8 @@ LIMITS = {
     "matmul": 104,  # the products' fused_backward works on arrays
     "chain_of_8": 257,
     "linear_cross_entropy": 149,
+    "linear_module": 146,  # nn.Linear called: Module.__call__, the Linear.forward seam, weight/bias via __getattr__
+    "sequential_tanh": 171,  # build mode's Module seams add no call while nothing is installed
 }
 
 
@@ -41,7 +43,9 @@ def _cases():
     m, v = _leaf(rng, 8, 16), _leaf(rng, 16, 4)
     weight, bias = _leaf(rng, 10, 16), _leaf(rng, 10)
     target = tc.tensor(rng.integers(0, 10, 8), device="cpu")
-    leaves = (x, w, b, m, v, weight, bias)
+    layer = tc.nn.Linear(16, 10)
+    stack = tc.nn.Sequential(tc.nn.Linear(16, 10), tc.nn.Tanh())
+    leaves = (x, w, b, m, v, weight, bias, *layer.parameters(), *stack.parameters())
     cases = {
         "mul": lambda: (x * w).sum().backward(),
         "add_scalar": lambda: (x + 2.0).sum().backward(),
@@ -52,6 +56,8 @@ def _cases():
         "matmul": lambda: (m @ v).sum().backward(),
         "chain_of_8": lambda: _chain(x, w, b),
         "linear_cross_entropy": lambda: F.cross_entropy(F.linear(m, weight, bias), target).backward(),
+        "linear_module": lambda: layer(m).sum().backward(),
+        "sequential_tanh": lambda: stack(m).sum().backward(),
     }
     return cases, leaves
 

@@ -7,6 +7,7 @@ adapter hands those calls back to the reference, so a learner's component is use
 from __future__ import annotations
 
 import functools
+import types
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from .. import nn, optim  # noqa: F401  (defines the components whose references
 from ..autograd.grad_mode import no_grad
 from ..factories import tensor
 from ..ops.learner_op import runner
+from ..nn.modules.module_state import _IncompatibleKeys
 from ..seams import reference
 from ..shapes import Size
 from ..utils.data import IterableDataset
@@ -47,9 +49,79 @@ def op(learner_class):
     return runner(learner_class)
 
 
+def as_method_of(learner_class, attr: str, framework_class):
+    """The learner's method `attr` run as a method of `framework_class` (`self` is the framework's object):
+    inside it the learner's class name and `super()` mean the framework's class, so `isinstance(value,
+    Module)` in the learner's `Module` sees every `nn.Module` and `super().__init__()` in their `Linear`
+    reaches `nn.Module.__init__`. Nothing else of the method changes."""
+    own = [klass for klass in learner_class.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")]
+    function = next((vars(klass)[attr] for klass in own if attr in vars(klass)), None)  # never the framework's own
+    if function is None:
+        raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
+    scope = dict(function.__globals__)
+    if scope.get(learner_class.__name__) is learner_class:
+        scope[learner_class.__name__] = framework_class
+    closure = function.__closure__
+    if closure:
+        closure = tuple(types.CellType(framework_class) if name == "__class__" else cell
+                        for name, cell in zip(function.__code__.co_freevars, closure))
+    method = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__, closure)
+    method.__kwdefaults__ = function.__kwdefaults__
+    method.__doc__, method.__qualname__ = function.__doc__, function.__qualname__
+    return method
+
+
+def method(framework_class, attr: str):
+    """An adapter: the learner's class's method `attr` becomes `framework_class`'s (same signature)."""
+
+    def adapt(learner_class):
+        return as_method_of(learner_class, attr, framework_class)
+
+    adapt.__name__ = f"method_{attr}"
+    return adapt
+
+
+def module_method(attr: str):
+    """The learner's `Module` method `attr` as nn.Module's; the options the exercise leaves out (duplicates
+    kept with remove_duplicate=False, positional state_dict arguments, load_state_dict's assign) stay the
+    reference's, and load_state_dict's (missing, unexpected) pair is returned as PyTorch's named tuple."""
+    seam = f"Module.{attr}"
+
+    def adapt(learner_class):
+        mine = as_method_of(learner_class, attr, nn.Module)
+        if attr in ("named_parameters", "named_modules"):
+            original = reference(seam)
+
+            def run(self, *args, remove_duplicate=True, **kwargs):
+                if not remove_duplicate:
+                    return original(self, *args, remove_duplicate=False, **kwargs)
+                return mine(self, *args, **kwargs)
+        elif attr == "state_dict":
+            original = reference(seam)
+
+            def run(self, *args, destination=None, prefix="", keep_vars=False):
+                if args:  # PyTorch's deprecated positional form
+                    return original(self, *args, destination=destination, prefix=prefix, keep_vars=keep_vars)
+                return mine(self, destination=destination, prefix=prefix, keep_vars=keep_vars)
+        elif attr == "load_state_dict":
+            original = reference(seam)
+
+            def run(self, state_dict, strict=True, assign=False):
+                if assign:
+                    return original(self, state_dict, strict, assign)
+                missing, unexpected = mine(self, state_dict, strict)
+                return _IncompatibleKeys(list(missing), list(unexpected))
+        else:
+            return mine
+        return functools.wraps(mine)(run)
+
+    adapt.__name__ = f"module_{attr.strip('_')}"
+    return adapt
+
+
 def linear_forward(learner_class):
     """nn.Linear.forward runs the learner's Linear.forward on the layer's own weight and bias."""
-    forward = learner_class.forward
+    forward = as_method_of(learner_class, "forward", nn.Linear)
 
     @functools.wraps(forward)
     def run(self, input):
@@ -129,7 +201,7 @@ def cosine_lr(learner):
     return get_lr
 
 
-def method(name):
+def own_method(name):
     """The learner's class defines the framework's method `name` itself (same signature, working on the same
     attributes, PyTorch's): its function is installed as it is."""
 
@@ -222,7 +294,7 @@ def log_softmax(learner_function):
 def dropout_forward(learner_class):
     """nn.Dropout.forward runs the learner's Dropout.forward (p and training from the layer); the in-place
     variant stays the reference's."""
-    forward = learner_class.forward
+    forward = as_method_of(learner_class, "forward", nn.Dropout)
     original = reference("Dropout.forward")
 
     def run(self, input):

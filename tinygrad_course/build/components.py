@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import nn
 from . import adapters, adapters_distributed, adapters_views
 
 
@@ -33,6 +34,35 @@ class Component:
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb"}
+
+# chapter 03's Module: each method the learner writes and its contract (PyTorch's), in the class's order
+MODULE_METHODS = (
+    ("__init__", "(self) sets training=True and the empty _parameters, _buffers, _non_persistent_buffers_set and "
+                 "_modules, without __setattr__"),
+    ("__setattr__", "(self, name, value) puts a Parameter into _parameters, a Module into _modules, a tensor "
+                    "assigned to a buffer's name into _buffers, anything else into __dict__"),
+    ("__getattr__", "(self, name) -> the parameter, buffer or submodule called name, else AttributeError"),
+    ("register_buffer", "(self, name, tensor, persistent=True) adds a buffer; a non-persistent one stays out "
+                        "of state_dict"),
+    ("named_parameters", "(self, prefix='', recurse=True) yields (dotted name, parameter), each once, "
+                         "over named_modules()"),
+    ("parameters", "(self, recurse=True) yields the parameters of named_parameters()"),
+    ("named_children", "(self) yields (name, module) of the direct submodules, each once"),
+    ("children", "(self) yields the modules of named_children()"),
+    ("named_modules", "(self, memo=None, prefix='') yields (dotted name, module) depth first, this module as "
+                      "prefix, each once"),
+    ("modules", "(self) yields the modules of named_modules()"),
+    ("state_dict", "(self, destination=None, prefix='', keep_vars=False) -> dotted name -> detached parameter "
+                   "or persistent buffer"),
+    ("load_state_dict", "(self, state_dict, strict=True) copies the tensors in, raising PyTorch's errors for "
+                        "missing, unexpected and mis-shaped keys -> (missing_keys, unexpected_keys)"),
+    ("train", "(self, mode=True) sets training on this module and every child; returns self"),
+    ("eval", "(self) is train(False)"),
+    ("apply", "(self, fn) calls fn on every child (recursively), then on self; returns self"),
+    ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
+)
+
+LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
@@ -88,16 +118,54 @@ _COMPONENTS = [
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
+    Component("Linear.__init__", "03", "ex03_1", "Linear", "Linear.__init__", adapters.method(nn.Linear, "__init__"),
+              "Linear(in_features, out_features, bias=True, device=None, dtype=None) registers weight (out, in) and "
+              "bias (or None), then calls reset_parameters(); every nn.Linear is built by it", checks=LAYERS),
+    Component("Linear.reset_parameters", "03", "ex03_1", "Linear", "Linear.reset_parameters",
+              adapters.method(nn.Linear, "reset_parameters"),
+              "reset_parameters(self) draws weight and bias uniformly in +-1/sqrt(in_features); nn.Linear's",
+              checks=LAYERS),
     Component("Linear.forward", "03", "ex03_1", "Linear", "Linear.forward", adapters.linear_forward,
-              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True),
+              "Linear.forward(self, x) -> x @ weight.T + bias; nn.Linear's forward runs it", pure=True, checks=LAYERS),
+    Component("Tanh.forward", "03", "ex03_1", "Tanh", "Tanh.forward", adapters.method(nn.Tanh, "forward"),
+              "Tanh.forward(self, input) -> tanh of every element; every nn.Tanh runs it", checks=LAYERS),
+    Component("ReLU.forward", "03", "ex03_1", "ReLU", "ReLU.forward", adapters.method(nn.ReLU, "forward"),
+              "ReLU.forward(self, input) -> max(input, 0), in place when self.inplace; every nn.ReLU runs it",
+              checks=LAYERS),
+    Component("Sequential.__init__", "03", "ex03_1", "Sequential", "Sequential.__init__",
+              adapters.method(nn.Sequential, "__init__"),
+              "Sequential(*modules) or Sequential(OrderedDict) registers them under '0', '1', ... (or the dict's "
+              "names); every nn.Sequential is built by it", checks=LAYERS),
+    Component("Sequential.forward", "03", "ex03_1", "Sequential", "Sequential.forward",
+              adapters.method(nn.Sequential, "forward"),
+              "Sequential.forward(self, input) feeds input through each module in order; every nn.Sequential",
+              checks=LAYERS),
+    Component("Sequential.__getitem__", "03", "ex03_1", "Sequential", "Sequential.__getitem__",
+              adapters.method(nn.Sequential, "__getitem__"),
+              "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
+              "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
+    *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
+                f"Module.{attr}{contract}; every nn.Module runs it") for attr, contract in MODULE_METHODS],
+    Component("Dropout.__init__", "03", "ex03_3", "Dropout", "Dropout.__init__", adapters.method(nn.Dropout, "__init__"),
+              "Dropout(p=0.5, inplace=False) keeps p and inplace, ValueError for p outside [0, 1]; every nn.Dropout "
+              "(and its channel-wise and alpha variants) is built by it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
               "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
+    Component("LayerNorm.__init__", "03", "ex03_4", "LayerNorm", "LayerNorm.__init__",
+              adapters.method(nn.LayerNorm, "__init__"),
+              "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) "
+              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it",
+              checks=("LayerNorm", "ResidualBlock")),
+    Component("LayerNorm.forward", "03", "ex03_4", "LayerNorm", "LayerNorm.forward",
+              adapters.method(nn.LayerNorm, "forward"),
+              "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
+              "len(normalized_shape) dims; every nn.LayerNorm runs it", checks=("LayerNorm", "ResidualBlock")),
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
-              adapters.method("__iter__"), "SequentialSampler.__iter__(self) -> the indices 0..len(data_source)-1 in "
+              adapters.own_method("__iter__"), "SequentialSampler.__iter__(self) -> the indices 0..len(data_source)-1 in "
               "order; every DataLoader without shuffle draws its indices from it",
               checks=("SequentialSampler", "RandomSampler")),
     Component("RandomSampler.__iter__", "04", "ex04_2", "RandomSampler", "RandomSampler.__iter__",
@@ -109,10 +177,10 @@ _COMPONENTS = [
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
     Component("BatchSampler.__iter__", "04", "ex04_8", "BatchSampler", "BatchSampler.__iter__",
-              adapters.method("__iter__"), "BatchSampler.__iter__(self) yields lists of batch_size indices of "
+              adapters.own_method("__iter__"), "BatchSampler.__iter__(self) yields lists of batch_size indices of "
               "self.sampler (the last shorter unless drop_last); every DataLoader with a batch_size iterates it"),
     Component("BatchSampler.__len__", "04", "ex04_8", "BatchSampler", "BatchSampler.__len__",
-              adapters.method("__len__"), "BatchSampler.__len__(self) -> batches per epoch; len(DataLoader) (the "
+              adapters.own_method("__len__"), "BatchSampler.__len__(self) -> batches per epoch; len(DataLoader) (the "
               "lab's cosine schedule is that long)", pure=True),
     Component("DataLoader.__init__", "04", "ex04_9", "DataLoader", "DataLoader.__init__", adapters.dataloader_init,
               "DataLoader.__init__(self, dataset, batch_size, shuffle, sampler, batch_sampler, collate_fn, drop_last, "

@@ -9,6 +9,7 @@ ran learner code).
 from __future__ import annotations
 
 import zlib
+from collections import OrderedDict
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed, probes_views
+from .components import MODULE_METHODS
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
@@ -157,7 +159,127 @@ def linear_forward():
     x = F.randn(5, 4, requires_grad=True)
     out = layer(x)
     out.sum().backward()
-    return {"out": _np(out), "gx": _np(x.grad), "gw": _np(layer.weight.grad)}
+    plain = nn.Linear(6, 2, bias=False, dtype=np.float64)
+    plain.reset_parameters()  # drawn again: the same bounds
+    settings = [layer.in_features, layer.out_features, plain.bias is None, plain.weight.dtype.itemsize,
+                len(list(plain.parameters())), float(np.abs(_np(plain.weight)).max() <= 1 / np.sqrt(6))]
+    return {"out": _np(out), "gx": _np(x.grad), "gw": _np(layer.weight.grad), "w": _np(layer.weight),
+            "b": _np(layer.bias), "settings": np.array(settings, dtype=np.float64), "shape": np.array(plain.weight.shape)}
+
+
+def layers_probe():
+    """nn.Sequential of nn.Linear, nn.Tanh and nn.ReLU: forward, backward, indexing, slicing, names."""
+    manual_seed(21)
+    model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 2))
+    named = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 2)), ("act", nn.ReLU())]))
+    x = F.randn(6, 3, requires_grad=True)
+    out = named(model(x))
+    (out * F.arange(12.0).reshape(6, 2)).sum().backward()
+    tail = model[1:3]
+    y = F.linspace(-2, 2, 5)
+    same = nn.ReLU(inplace=True)(y)
+    flags = [model[0] is model._modules["0"], model[-1] is model._modules["4"], isinstance(tail, nn.Sequential),
+             len(tail) == 2, tail[0] is model[1], same is y]
+    return {"out": _np(out), "gx": _np(x.grad), "g0": _np(model[0].weight.grad), "flags": np.array(flags, dtype=np.float64),
+            "names": _codes(list(model._modules) + list(tail._modules) + list(named._modules)), "relu": _np(y),
+            "tanh": _np(nn.Tanh()(F.linspace(-3, 3, 7))), "outside": _error(lambda: model[5])}
+
+
+def layer_norm_probe():
+    """nn.LayerNorm: forward and gradients with a learned scale and shift, over two dims, without affine."""
+    manual_seed(22)
+    norm = nn.LayerNorm(6)
+    with no_grad():
+        norm.weight.copy_(F.linspace(0.5, 2.0, 6))
+        norm.bias.copy_(F.linspace(-1.0, 1.0, 6))
+    x = (F.randn(4, 3, 6) * 3 + 2).requires_grad_(True)
+    out = norm(x)
+    (out * F.arange(72.0).reshape(4, 3, 6)).sum().backward()
+    plain = nn.LayerNorm((3, 6), elementwise_affine=False, eps=1e-3)
+    wide = nn.LayerNorm(5, bias=False, dtype=np.float64)
+    settings = [plain.weight is None, plain.bias is None, wide.bias is None, wide.weight.dtype.itemsize,
+                *norm.normalized_shape, *plain.normalized_shape, plain.eps, len(list(norm.parameters()))]
+    return {"out": _np(out), "gx": _np(x.grad), "gw": _np(norm.weight.grad), "gb": _np(norm.bias.grad),
+            "plain": _np(plain(x.detach())), "settings": np.array(settings, dtype=np.float64)}
+
+
+def _codes(texts, width=48):
+    """Strings as rows of character codes (cut at `width`), so that a probe can return names and messages."""
+    rows = [[ord(c) for c in text[:width]] + [0] * (width - len(text[:width])) for text in texts]
+    return np.array(rows, dtype=np.float64).reshape(len(rows), width)
+
+
+def _error(fn, width=160, message=True):
+    """The first `width` characters of the error `fn()` raises, prefixed by its type's name ("" if none)."""
+    try:
+        fn()
+    except Exception as error:  # the message is what the probe compares
+        return _codes([f"{type(error).__name__}: {error}" if message else type(error).__name__], width)
+    return _codes([""], width)
+
+
+def _probe_net(seed):
+    manual_seed(seed)
+    net = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2)))
+    net.register_buffer("steps", F.zeros(()))
+    net.register_buffer("cache", F.ones(2), persistent=False)
+    net.scale = nn.Parameter(F.ones(1))
+    net.note = 3.0
+    return net
+
+
+def module_probe():
+    """nn.Module's machinery on the framework's own layers: registration, traversal, state, modes."""
+    net = _probe_net(18)
+    fresh = nn.Module()
+    fields = [fresh.training, fresh._parameters == {}, fresh._buffers == {}, fresh._modules == {},
+              fresh._non_persistent_buffers_set == set(), "note" in net.__dict__, "scale" not in net.__dict__,
+              net.scale is net._parameters["scale"], net.steps is net._buffers["steps"], net[2] is net._modules["2"]]
+    changed = _probe_net(20)
+    changed.scale = None  # a parameter's name keeps its place, now empty
+    fields += ["scale" in changed._parameters, changed.scale is None]
+    changed.steps = F.full((), 5.0)  # a buffer's name: the buffer is replaced
+    fields += [float(changed._buffers["steps"]) == 5.0]
+    changed.note = nn.Parameter(F.ones(2))  # a plain attribute replaced by a parameter: out of __dict__
+    fields += ["note" not in changed.__dict__, changed.note is changed._parameters["note"]]
+    errors = [_error(lambda: setattr(net[0], "weight", F.ones(4, 3)), message=False), _error(lambda: net.missing),
+              _error(lambda: nn.Module.__new__(nn.Module).register_buffer("x", F.ones(1)), message=False)]
+    tied = nn.Sequential(net[0], nn.Tanh(), net[0])
+    names = [n for n, _ in net.named_parameters()]
+    walk = [n for n, _ in net.named_parameters(prefix="model", recurse=True)]
+    top = [n for n, _ in net[2].named_parameters(recurse=False)] + [n for n, _ in net[2][0].named_parameters(recurse=False)]
+    modules = [n or "." for n, _ in net.named_modules()] + [n or "." for n, _ in tied.named_modules(prefix="t")]
+    children = [n for n, _ in net.named_children()] + [type(m).__name__ for m in net.children()]
+    counts = [len(list(net.parameters())), len(list(tied.parameters())), len(list(net.modules())),
+              len(list(tied.modules())), len(list(tied.children())), len(list(net.parameters(recurse=False)))]
+    state = net.state_dict()
+    keys = list(state)
+    detached = [not v.requires_grad for v in state.values()] + [net.state_dict(keep_vars=True)["0.weight"] is net[0].weight]
+    other = _probe_net(19)
+    result = other.load_state_dict(net.state_dict())
+    loaded = np.concatenate([_np(v).reshape(-1) for v in other.state_dict().values()])
+    partial = {k: v for k, v in net.state_dict().items() if k != "0.bias"}
+    partial["head.weight"] = F.zeros(2)
+    loose = other.load_state_dict(partial, strict=False)
+    misses = [_error(lambda: other.load_state_dict(partial)),
+              _error(lambda: other.load_state_dict({**net.state_dict(), "0.weight": F.zeros(3, 3)}))]
+    order = []
+    returned = net.apply(lambda m: order.append(type(m).__name__))
+    modes = [net.eval() is net, *[m.training for m in net.modules()], net.train() is net,
+             *[m.training for m in net.modules()], net.train(False) is net, net[2][1].training, returned is net]
+    net.train()
+    net(F.randn(5, 3)).sum().backward()
+    net.zero_grad(set_to_none=False)
+    zeroed = [float(np.abs(_np(p.grad)).sum()) for p in net.parameters()]
+    net.zero_grad()
+    cleared = [p.grad is None for p in net.parameters()]
+    return {"fields": np.array(fields, dtype=np.float64), "errors": np.concatenate(errors),
+            "names": _codes(names + walk + top), "modules": _codes(modules), "children": _codes(children),
+            "counts": np.array(counts), "keys": _codes(keys), "values": np.concatenate([_np(v).reshape(-1) for v in state.values()]),
+            "detached": np.array(detached, dtype=np.float64), "loaded": loaded,
+            "result": _codes([repr(result), str(list(loose.missing_keys)), str(list(loose.unexpected_keys))], 80),
+            "misses": np.concatenate(misses), "apply": _codes(order), "modes": np.array(modes, dtype=np.float64),
+            "zeroed": np.array(zeroed), "cleared": np.array(cleared, dtype=np.float64)}
 
 
 def dropout_forward():
@@ -168,8 +290,11 @@ def dropout_forward():
     kept = _np(y) != 0
     layer.eval()
     same = _np(layer(x))
+    settings = [layer.p, layer.inplace, nn.Dropout(0.1, inplace=True).inplace, nn.Dropout2d(0.3).p,
+                float(_np(nn.Dropout(1.0)(x)).sum())]
     return {"kept_fraction": np.array([kept.mean()]), "scaled": np.array([float(np.allclose(_np(y)[kept], 1 / 0.75))]),
-            "eval_identity": same}
+            "eval_identity": same, "settings": np.array(settings, dtype=np.float64),
+            "refused": _error(lambda: nn.Dropout(1.5))}
 
 
 def _train(make_opt, steps=4):
@@ -482,7 +607,11 @@ def max_pool2d_probe():
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
           "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
-          "Linear.forward": linear_forward, "Dropout.forward": dropout_forward, "SGD.step": sgd_step,
+          "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
+          **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
+          "LayerNorm.__init__": layer_norm_probe, "LayerNorm.forward": layer_norm_probe,
+          **{name: layers_probe for name in ("Tanh.forward", "ReLU.forward", "Sequential.__init__", "Sequential.forward",
+                                              "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "Dropout.__init__": dropout_forward, "SGD.step": sgd_step,
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,

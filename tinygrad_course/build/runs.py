@@ -33,6 +33,11 @@ MILESTONES = {
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
                             "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
                             "init_weights",
+                            "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.parameters",
+                            "Module.named_parameters", "Module.named_modules", "Module.children",
+                            "Module.named_children", "Module.apply", "Module.train", "Module.eval",
+                            "Linear.__init__", "Linear.reset_parameters", "Tanh.forward",
+                            "Sequential.__init__", "Sequential.forward",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "backward_pass", "pick", "log_softmax",
                             "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate",
@@ -55,11 +60,14 @@ def child(mode: str, package: str, out: str, only: str = "") -> None:
     arrays, calls, raised, spent, verdicts = {}, {}, {}, {}, {}
     if mode == "probes":  # each component is checked alone, with the reference everywhere else
         manifest = read_manifest(package).get("components", {})
+        checked = {}  # (file, chapter) -> verdict: a class's methods share one file and one check
         for item in loaded:
             if item.obj is not None:
                 seams.uninstall()
                 chapter = manifest.get(item.component.name, {}).get("chapter")
-                verdicts[item.component.name] = verdict(item.component.name, item.namespace, chapter)
+                if (item.file, chapter) not in checked:
+                    checked[item.file, chapter] = verdict(item.component.name, item.namespace, chapter)
+                verdicts[item.component.name] = checked[item.file, chapter]
         runs = [(item.component.name, PROBES[item.component.name], [item]) for item in loaded if item.obj is not None]
     else:
         needed = MILESTONES[mode][2]  # a milestone runs the learner's components it is about, the reference elsewhere

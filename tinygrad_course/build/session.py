@@ -156,6 +156,11 @@ def _checked(item: Loaded, folder) -> str | None:
     now = digest(Path(folder) / item.file)
     if entry.get("sha256") == now and entry.get("check") in ("pass", "fail"):
         return None if entry["check"] == "pass" else (entry.get("detail") or "failed")
+    for other in manifest.values():  # another method of the same class, saved in this file, checked this code
+        if (other.get("file") == item.file and other.get("sha256") == now and other.get("check") in ("pass", "fail")
+                and other.get("chapter") == entry.get("chapter")):
+            record_check(folder, item.component.name, other["check"], other.get("detail", ""), now)
+            return None if other["check"] == "pass" else (other.get("detail") or "failed")
     problem = verdict(item.component.name, item.namespace or {}, entry.get("chapter"))
     record_check(folder, item.component.name, "fail" if problem else "pass", problem or "", now)
     return problem
@@ -282,7 +287,7 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
     shell = get_ipython()
     if shell is None:
         return None
-    wanted = {}  # the name a cell defines -> the components it makes (a class may fill several seams)
+    wanted = {}  # the name a cell defines -> its components (a class may give several methods: Module)
     for c in for_chapter(chapter):
         wanted.setdefault(c.defines, []).append(c)
     folder = learner_folder(folder)
@@ -294,33 +299,36 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
             return
         verdicts = {}  # one run of a cell's check decides all the components it defines
         for name in sorted(_defined_names(source) & set(wanted)):
-            for component in wanted[name]:
-                _record_one(name, component, source, verdicts)
-
-    def _record_one(name, component, source, verdicts):
-        if is_stub(source):  # the exercise's stub: never installed, the reference runs
-            print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
-                  f"the framework runs the reference {component.name} until you write it")
-            return
-        later = saved_chapter(folder, component.name)
-        if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
-            print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
-                  f"(a later chapter wins); this cell is not saved")
-            return
-        earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
-        try:
-            path = save(folder, component, source, earlier, f"{where_nb}, the cell defining {name}", chapter=chapter)
-        except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
-            print(f"[build] could not save {name} into {folder}: {error}")
-            return
-        key = (component.exercise, check_names(component))
-        if key not in verdicts:
-            verdicts[key] = verdict(component.name, shell.user_ns, chapter)
-        problem = verdicts[key]
-        record_check(folder, component.name, "fail" if problem else "pass", problem or "", digest(path))
-        outcome = ("check passed" if problem is None else
-                   f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
-        print(f"[build] saved {name} as your {component.name} in {folder.name}/{Path(path).name} ({outcome})")
+            group = wanted[name]
+            component = group[-1]
+            if is_stub(source):  # the exercise's stub: never installed, the reference runs
+                print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "
+                      f"the framework runs the reference {component.name} until you write it")
+                continue
+            later = saved_chapter(folder, component.name)
+            if later is not None and later > chapter:  # two chapters define it: the later chapter's stays
+                print(f"[build] {name}: your version from chapter {later} stays your {component.name} "
+                      f"(a later chapter wins); this cell is not saved")
+                continue
+            earlier = [c for c in shell.user_ns.get("In", [])[:-1] if c]
+            try:
+                for member in group:  # one file: each component's manifest entry points at it
+                    path = save(folder, member, source, earlier, f"{where_nb}, the cell defining {name}",
+                                chapter=chapter)
+            except OSError as error:  # a read-only or full disk: say so, never break the learner's cell
+                print(f"[build] could not save {name} into {folder}: {error}")
+                continue
+            key = (component.exercise, check_names(component))  # one run of a check decides all it covers
+            if key not in verdicts:
+                verdicts[key] = verdict(component.name, shell.user_ns, chapter)
+            problem = verdicts[key]
+            for member in group:
+                record_check(folder, member.name, "fail" if problem else "pass", problem or "", digest(path))
+            outcome = ("check passed" if problem is None else
+                       f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
+            yours = (component.name if len(group) == 1 else
+                     f"{', '.join(m.name.rpartition('.')[2] for m in group)} of {group[0].name.rpartition('.')[0]}")
+            print(f"[build] saved {name} as your {yours} in {folder.name}/{Path(path).name} ({outcome})")
 
     shell.events.register("post_run_cell", after_cell)
     return after_cell

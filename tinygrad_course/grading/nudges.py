@@ -34,10 +34,10 @@ NUDGES: dict[str, str] = {
     "02.8": "forward saves what backward will need with ctx.save_for_backward; backward receives the output's gradient and multiplies it by the local derivative.",
     "02.9": "row i of the Jacobian is the gradient of output i; the Hessian is the Jacobian of the gradient, which needs a gradient that is itself differentiable.",
     # 03 modules
-    "03.1": "a layer's weights must be nn.Parameter objects assigned as attributes, so that parameters() finds them; the forward is one affine map.",
-    "03.2": "parameters() gives every tensor to learn; each contributes as many scalars as it has elements.",
+    "03.1": "a layer's weights must be nn.Parameter objects assigned as attributes, so that parameters() finds them; the forward is one affine map; a container must register what it holds, in order, under names.",
+    "03.2": "a module keeps what it owns in three tables (parameters, buffers, submodules) that attribute assignment fills; everything else (names, the state dict, modes) is a walk over those tables, each module and each parameter once.",
     "03.3": "dropout behaves differently in training and in evaluation; the survivors are rescaled so that the expected value stays the same.",
-    "03.4": "a residual block adds its input back to what its layers computed; the layers must be attributes so they are registered.",
+    "03.4": "layer norm standardises each sample over its last dimensions (mean 0, variance 1, with eps keeping the division safe) before its own scale and shift; a residual block adds its input back to what its layers computed, and its layers must be attributes so they are registered.",
     "03.5": "apply calls your function on every module; act only on the layer type asked for, and draw with the spread that keeps activations' scale from layer to layer.",
     "03.6": "freezing is requires_grad off; start by freezing everything, then unfreeze the last layer.",
     "03.7": "a forward hook sees each module's output; register it on the leaves only and remove the hooks when done.",

@@ -3,6 +3,8 @@
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
 trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
 """
+import copy
+from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -49,8 +51,70 @@ def _param_names(module):
 
 
 # --- 03.1 -------------------------------------------------------------------------------------------------
-@exercise("03.1", title="Linear from scratch", points=3, forbidden=["tinygrad_course.nn.functional.linear"])
-def linear_check(t, Linear):
+def _no_helpers(t, cls, framework_class):
+    """A learner's layer class whose methods become the framework class's may add no method of its own."""
+    extra = sorted(name for klass in cls.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")
+                   for name, value in vars(klass).items() if callable(value) and not hasattr(framework_class, name))
+    t.true(not extra, f"your {cls.__name__} to have no method nn.{framework_class.__name__} does not have "
+           f"(yours: {', '.join(extra)})", why="inside the framework self is the framework's layer, which has no "
+           "such method", hint="write a helper as a function outside the class, or inline it")
+
+
+def _activations(t, Tanh, ReLU):
+    for cls in (Tanh, ReLU):
+        t.true(isinstance(cls, type) and issubclass(cls, tc.nn.Module), f"{cls.__name__} to be a subclass of "
+               "tc.nn.Module", hint=f"class {getattr(cls, '__name__', 'it')}(nn.Module)")
+    _no_helpers(t, Tanh, tc.nn.Tanh)
+    _no_helpers(t, ReLU, tc.nn.ReLU)
+    x = tc.linspace(-3, 3, 7, requires_grad=True)
+    values = x.detach().numpy()
+    out = Tanh()(x)
+    t.close(out, np.tanh(values), what="Tanh()(x)", given="x = tc.linspace(-3, 3, 7)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, 1 / (1 + np.exp(-values)), atol=1e-5),
+                        "that is the sigmoid, not tanh", "tc.tanh(input): values in (-1, 1), tanh(0) = 0")])
+    t.true(out.requires_grad, "Tanh's output to be connected to the autograd graph",
+           hint="compute it with a tensor op (tc.tanh or input.tanh()), not through NumPy")
+    t.close(ReLU()(x), np.maximum(values, 0), what="ReLU()(x)", given="x = tc.linspace(-3, 3, 7)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, np.abs(values)), "negative inputs became positive (abs)",
+                        "max(x, 0): a negative input gives 0"),
+        mistakes.custom(lambda g, e: np.allclose(g, np.minimum(values, 0)), "you kept the negative part",
+                        "max(x, 0), not min(x, 0)")])
+    y = tc.tensor([-1.0, 2.0])
+    same = ReLU(inplace=True)(y)
+    t.true(same is y and y.tolist() == [0.0, 2.0], "ReLU(inplace=True)(y) to change y itself and return it",
+           hint="with self.inplace use the in-place op: input.relu_()")
+
+
+def _sequential(t, Linear, Tanh, Sequential):
+    t.true(isinstance(Sequential, type) and issubclass(Sequential, tc.nn.Module),
+           "Sequential to be a subclass of tc.nn.Module")
+    _no_helpers(t, Sequential, tc.nn.Sequential)
+    first, act, last = Linear(3, 4), Tanh(), Linear(4, 2)
+    seq = Sequential(first, act, last)
+    t.equal(list(seq._modules), ["0", "1", "2"], what="list(Sequential(a, b, c)._modules)",
+            hint="register each module with self.add_module(str(i), module): a plain list is invisible to "
+                 "parameters()")
+    x = tc.randn(5, 3)
+    t.close(seq(x), last(act(first(x))).detach().numpy(), what="Sequential(a, b, c)(x)", mistakes=[
+        mistakes.custom(lambda g, e: np.allclose(g, x.numpy(), atol=1e-6), "your Sequential returned its input",
+                        "feed the input through every module in order, each output the next input")])
+    t.true(seq[0] is first and seq[-1] is last, "seq[0] and seq[-1] to be the first and the last module",
+           hint="a negative index counts from the end")
+    t.raises(IndexError, lambda: seq[3], what="seq[3] of a Sequential of 3", hint="raise IndexError(f'index "
+             "{idx} is out of range')")
+    tail = seq[1:]
+    t.true(isinstance(tail, Sequential) and list(tail._modules) == ["1", "2"] and tail[0] is act,
+           "seq[1:] to be a Sequential of the same modules under their own names ('1', '2')",
+           hint="a slice gives Sequential(OrderedDict(list(self._modules.items())[idx]))")
+    named = Sequential(OrderedDict([("fc", Linear(2, 2)), ("act", Tanh())]))
+    t.equal(list(named._modules), ["fc", "act"], what="the names of Sequential(OrderedDict(fc=..., act=...))",
+            hint="one OrderedDict argument: its names are the modules' names")
+
+
+@exercise("03.1", title="the lab's layers: Linear, Tanh, ReLU, Sequential", points=5,
+          forbidden=["tinygrad_course.nn.functional.linear"])
+def linear_check(t, Linear, Tanh, ReLU, Sequential):
+    _no_helpers(t, Linear, tc.nn.Linear)
     tc.manual_seed(0)
     layer = Linear(64, 10)
     t.true(isinstance(layer, tc.nn.Module), "Linear to be a subclass of tc.nn.Module",
@@ -89,11 +153,35 @@ def linear_check(t, Linear):
     plain = Linear(4, 3, bias=False)
     t.true(plain.bias is None and _param_names(plain) == ["weight"],
            "Linear(4, 3, bias=False) to have bias None and only a weight parameter",
-           hint="with bias=False set self.bias = None (PyTorch registers it as None)")
-    # the real run: an MLP made of the learner's Linear trains on the digits
+           hint="with bias=False call self.register_parameter('bias', None), as PyTorch does")
+    t.equal((plain.in_features, plain.out_features), (4, 3), what="(in_features, out_features) of Linear(4, 3)",
+            hint="keep both as attributes: nn.Linear's repr and reset_parameters read them")
+    wide = Linear(4, 3, dtype=tc.float64)
+    t.equal((str(wide.weight.dtype), str(wide.bias.dtype)), ("tc.float64", "tc.float64"),
+            what="the dtypes of Linear(4, 3, dtype=tc.float64)'s weight and bias",
+            hint="pass device and dtype on to tc.empty(..., device=device, dtype=dtype)")
+    drawn = []
+
+    class Counted(Linear):
+        def reset_parameters(self):
+            drawn.append(1)
+            super().reset_parameters()
+
+    Counted(4, 3)
+    t.equal(len(drawn), 1, what="calls of self.reset_parameters() while Linear(4, 3) is built",
+            hint="create the parameters with tc.empty, then draw them in reset_parameters(), called at the end of "
+                 "__init__ (PyTorch's order: re-initialising a layer later is layer.reset_parameters())")
+    before = layer.weight.detach().numpy().copy()
+    layer.reset_parameters()
+    t.true(not np.array_equal(before, layer.weight.detach().numpy())
+           and np.abs(layer.weight.detach().numpy()).max() <= bound + 1e-6,
+           "layer.reset_parameters() to draw new weights in the same bounds")
+    _activations(t, Tanh, ReLU)
+    _sequential(t, Linear, Tanh, Sequential)
+    # the real run: an MLP made of the learner's layers trains on the digits
     tc.manual_seed(0)
     X, y = digits()
-    model = tc.nn.Sequential(Linear(64, 32), tc.nn.ReLU(), Linear(32, 10))
+    model = Sequential(Linear(64, 32), ReLU(), Linear(32, 10))
     start = float(tc.nn.functional.cross_entropy(model(X), y).item())
     final = train_full_batch(model, X, y, steps=60, lr=0.02)
     t.true(final < 0.3, f"an MLP built from your Linear to train on 512 digits: loss {start:.3f} -> {final:.3f} "
@@ -102,29 +190,227 @@ def linear_check(t, Linear):
 
 
 # --- 03.2 -------------------------------------------------------------------------------------------------
-@exercise("03.2", title="counting parameters", points=1)
-def count_check(t, count_parameters):
-    mlp = tc.nn.Sequential(tc.nn.Linear(784, 128), tc.nn.ReLU(), tc.nn.Linear(128, 10))
-    got = count_parameters(mlp)
+_MODULE_METHODS = ("__init__", "__setattr__", "__getattr__", "register_buffer", "named_parameters", "parameters",
+                   "named_children", "children", "named_modules", "modules", "state_dict", "load_state_dict", "train",
+                   "eval", "apply", "zero_grad")
+
+
+def _toy_modules(Module):
+    """Two small layers built on the learner's Module: an affine map with buffers, and a net of two of them."""
+
+    class Affine(Module):
+        def __init__(self, n_in, n_out):
+            super().__init__()
+            self.weight = tc.nn.Parameter(tc.randn(n_out, n_in))
+            self.bias = tc.nn.Parameter(tc.zeros(n_out))
+            self.register_buffer("calls", tc.zeros(()))
+            self.register_buffer("cache", tc.zeros(n_out), persistent=False)
+            self.scale = 2.0
+
+        def forward(self, x):
+            return (x @ self.weight.T + self.bias) * self.scale
+
+    class Net(Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Affine(3, 4)
+            self.second = Affine(4, 2)
+
+        def forward(self, x):
+            return self.second(self.first(x).tanh())
+
+    return Affine, Net
+
+
+def _registration(t, Module, Affine):
+    fresh = Module()
+    t.true(fresh.__dict__.get("training") is True and all(
+        fresh.__dict__.get(k) == {} for k in ("_parameters", "_buffers", "_modules"))
+        and fresh.__dict__.get("_non_persistent_buffers_set") == set(),
+        "Module() to have training=True and empty _parameters, _buffers, _modules and _non_persistent_buffers_set "
+        "in its __dict__", hint="set them with object.__setattr__(self, name, value) in __init__: your own "
+                                "__setattr__ needs the tables before it can run")
+    layer = Affine(3, 4)
+    params = layer.__dict__.get("_parameters", {})
+    t.equal(sorted(params), ["bias", "weight"], what="the keys of layer._parameters after self.weight = "
+            "nn.Parameter(...) and self.bias = nn.Parameter(...)",
+            why="the parameters stayed plain attributes in __dict__" if "weight" in layer.__dict__ else None,
+            hint="in __setattr__, put an nn.Parameter into self._parameters[name] instead of __dict__")
+    t.true("weight" not in layer.__dict__ and layer.__dict__.get("scale") == 2.0,
+           "a parameter only in _parameters, and a plain value (self.scale = 2.0) in __dict__")
+    t.true(layer.weight is params["weight"], "layer.weight to be the parameter in layer._parameters",
+           hint="__getattr__ runs only when normal lookup fails: look the name up in _parameters, _buffers, _modules")
+    t.equal(sorted(layer.__dict__.get("_buffers", {})), ["cache", "calls"], what="the keys of layer._buffers",
+            hint="register_buffer(name, tensor, persistent) stores the tensor in self._buffers[name]")
+    t.equal(layer.__dict__.get("_non_persistent_buffers_set"), {"cache"}, what="layer._non_persistent_buffers_set",
+            hint="a buffer registered with persistent=False goes into self._non_persistent_buffers_set")
+    error = t.raises(AttributeError, lambda: layer.missing, what="layer.missing (no such attribute)",
+                     hint="end __getattr__ with raise AttributeError(...): hasattr() and getattr(obj, name, default) "
+                          "rely on it")
+    t.equal(str(error), "'Affine' object has no attribute 'missing'", what="the message of that AttributeError",
+            hint="f\"'{type(self).__name__}' object has no attribute '{name}'\", Python's own wording")
+    layer.bias = None
+    t.true("bias" in layer._parameters and layer._parameters["bias"] is None and layer.bias is None,
+           "layer.bias = None to keep 'bias' in _parameters with the value None (as PyTorch's)",
+           hint="a name already in _parameters keeps its place: None is allowed, another value is a TypeError")
+    t.raises(TypeError, setattr, layer, "weight", tc.ones(4, 3), what="layer.weight = tc.ones(4, 3) (a plain tensor "
+             "for a parameter's name)", hint="raise TypeError: PyTorch refuses anything but a Parameter or None there")
+    layer.calls = tc.ones(())
+    t.true(layer._buffers["calls"].item() == 1.0 and "calls" not in layer.__dict__,
+           "layer.calls = tc.ones(()) to replace the buffer in _buffers", hint="a name in _buffers takes a new tensor")
+    t.raises(AttributeError, lambda: Module.__new__(Module).register_buffer("x", tc.ones(1)),
+             what="register_buffer before __init__ ran", hint="without self.__dict__['_buffers'] raise AttributeError("
+                                                              "'cannot assign buffer before Module.__init__() call')")
+
+
+def _traversal(t, Module, Affine, Net):
+    net = Net()
+    t.equal(sorted(net.__dict__.get("_modules", {})), ["first", "second"], what="the keys of net._modules",
+            hint="in __setattr__, put a Module into self._modules[name]")
+    names = [name for name, _ in net.named_parameters()]
+    expected = ["first.weight", "first.bias", "second.weight", "second.bias"]
     why = None
-    if got == 784 * 128 + 128 * 10:
-        why = "you counted the weights only: the biases are parameters too"
-    elif got == 4:
-        why = "you counted the parameter tensors, not the numbers in them"
-    elif got == 784 + 128 + 128 + 10:
-        why = "you added up the first dimension of each parameter, not its number of elements"
-    t.equal(got, 101_770, what="count_parameters of a 784-128-10 MLP", why=why,
-            hint="add up p.numel() for p in model.parameters()")
-    shared = tc.nn.Linear(8, 8)
-    tied = tc.nn.Sequential(shared, tc.nn.ReLU(), shared)
-    t.equal(count_parameters(tied), 72, what="count_parameters of Sequential(shared, ReLU(), shared)",
-            hint="a layer used twice owns one set of parameters; model.parameters() lists each only once")
-    for p in mlp[0].parameters():
-        p.requires_grad_(False)
-    t.equal(count_parameters(mlp, trainable_only=True), 1290,
-            what="count_parameters(mlp, trainable_only=True) after freezing the first layer",
-            hint="with trainable_only=True count only parameters with requires_grad=True")
-    t.equal(count_parameters(mlp), 101_770, what="count_parameters(mlp) after freezing (trainable_only=False)")
+    if names == ["weight", "bias", "weight", "bias"]:
+        why = "the names have no prefix: a submodule's parameters are named after the path to them"
+    elif names == []:
+        why = "named_parameters() found nothing: did it walk the submodules?"
+    t.equal(names, expected, what="[name for name, _ in net.named_parameters()]", why=why,
+            hint="walk self.named_modules(prefix=prefix) and join each module's name and the parameter's with '.'")
+    t.equal([n for n, _ in net.named_parameters(prefix="model")], ["model." + n for n in expected],
+            what="names from net.named_parameters(prefix='model')")
+    t.equal([n for n, _ in net.first.named_parameters(recurse=False)], ["weight", "bias"],
+            what="net.first.named_parameters(recurse=False)")
+    t.equal(len(list(net.named_parameters(recurse=False))), 0, what="len(list(net.named_parameters(recurse=False)))",
+            hint="recurse=False: this module's own _parameters only")
+    t.equal([n for n, _ in net.named_modules()], ["", "first", "second"], what="names of net.named_modules()",
+            hint="yield (prefix, self) first, then each child's named_modules with the prefix extended")
+    t.equal([n for n, _ in net.named_children()], ["first", "second"], what="names of net.named_children()")
+    t.true([type(m).__name__ for m in net.children()] == ["Affine", "Affine"]
+           and len(list(net.modules())) == 3 and len(list(net.parameters())) == 4,
+           "children(), modules() and parameters() to yield what the named_ versions yield (2, 3 and 4 items)")
+    tied = Net()
+    tied.second = tied.first  # one layer used twice
+    t.equal(len(list(tied.parameters())), 2, what="parameters of a net whose two attributes are the same layer",
+            why=f"{len(list(tied.parameters()))}: a shared layer's parameters were listed twice, so an optimizer "
+                "would update them twice per step",
+            hint="keep a set of the ids of what you yielded (and of the modules you visited) and skip repeats")
+    t.equal(len(list(tied.modules())), 2, what="modules of that net", hint="named_modules yields each module once")
+    copied = copy.deepcopy(net)
+    t.true([n for n, _ in copied.named_parameters()] == expected and copied.first.weight is not net.first.weight,
+           "copy.deepcopy(net) to give a net with its own parameters under the same names",
+           hint="copying builds the object without calling __init__: __getattr__ must read the tables through "
+                "self.__dict__.get(...), which works even before they exist")
+    calls = {"named_parameters": 0, "named_modules": 0, "named_children": 0, "children": 0}
+
+    class Spy(Net):
+        def named_parameters(self, *args, **kwargs):
+            calls["named_parameters"] += 1
+            return super().named_parameters(*args, **kwargs)
+
+        def named_modules(self, *args, **kwargs):
+            calls["named_modules"] += 1
+            return super().named_modules(*args, **kwargs)
+
+        def named_children(self):
+            calls["named_children"] += 1
+            return super().named_children()
+
+        def children(self):
+            calls["children"] += 1
+            return super().children()
+
+    spy = Spy()
+    list(spy.parameters())
+    walks = {"train": spy.train, "apply": lambda: spy.apply(lambda m: None)}
+    for name, walk in walks.items():
+        before = calls["children"]
+        walk()
+        t.true(calls["children"] > before, f"{name}() to walk the submodules with self.children(), as PyTorch's "
+               "does", hint="for module in self.children(): ...")
+    t.true(all(calls.values()), "parameters() to go through named_parameters(), named_parameters() through "
+           f"named_modules() and children() through named_children(), as PyTorch's do (calls: {calls})",
+           hint="the short versions yield from the named ones: for _, p in self.named_parameters(recurse=recurse)")
+
+
+def _state(t, Affine, Net):
+    tc.manual_seed(0)
+    net = Net()
+    state = net.state_dict()
+    t.equal(list(state), ["first.weight", "first.bias", "first.calls", "second.weight", "second.bias", "second.calls"],
+            what="list(net.state_dict())",
+            why="the non-persistent buffer 'cache' is in it" if any("cache" in k for k in state) else
+            ("the buffers are missing" if not any("calls" in k for k in state) else None),
+            hint="this module's parameters, then its persistent buffers, then each child's with prefix + name + '.'")
+    t.true(isinstance(state, OrderedDict), f"net.state_dict() to be an OrderedDict, PyTorch's type (got "
+           f"{type(state).__name__})", hint="start from destination = OrderedDict() when none is given")
+    t.true(all(not v.requires_grad for v in state.values()) and net.state_dict(keep_vars=True)["first.weight"]
+           is net.first.weight, "state_dict() to hold detached tensors (keep_vars=True: the parameters themselves)",
+           hint="p if keep_vars else p.detach()")
+    tc.manual_seed(1)
+    other = Net()
+    result = other.load_state_dict(state)
+    t.true(np.array_equal(other.second.weight.detach().numpy(), net.second.weight.detach().numpy()),
+           "other.second.weight to equal net.second.weight after other.load_state_dict(net.state_dict())",
+           hint="copy each tensor in place under tc.no_grad(): tensor.copy_(state_dict[key])")
+    t.true(other.first.weight is not net.first.weight, "load_state_dict to copy values into the existing parameters, "
+           "not to put the checkpoint's tensors into the model")
+    t.equal(tuple(map(list, result)), ([], []), what="what load_state_dict returns when every key matches",
+            hint="return (missing_keys, unexpected_keys), two lists")
+    broken = {k: v for k, v in state.items() if k != "first.bias"}
+    broken["head.weight"] = tc.zeros(2)
+    error = t.raises(RuntimeError, other.load_state_dict, broken, what="load_state_dict with a key missing and one "
+                     "unexpected", hint="strict=True: collect the problems and raise RuntimeError, as PyTorch does")
+    want = ('Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "first.bias". '
+            '\n\tUnexpected key(s) in state_dict: "head.weight". ')
+    t.equal(str(error), want, what="the message of that error (PyTorch's)",
+            hint="'Error(s) in loading state_dict for ' + class name + ':\\n\\t' + the problems joined by "
+                 "'\\n\\t'; each list as 'Missing key(s) in state_dict: \"a\", \"b\". '")
+    missing, unexpected = other.load_state_dict(broken, strict=False)
+    t.equal((list(missing), list(unexpected)), (["first.bias"], ["head.weight"]),
+            what="load_state_dict(..., strict=False)", hint="strict=False loads what matches and only reports the rest")
+    error = t.raises(RuntimeError, other.load_state_dict, {**state, "first.weight": tc.zeros(3, 3)},
+                     what="load_state_dict with first.weight of shape (3, 3) instead of (4, 3)")
+    t.true("size mismatch for first.weight: copying a param with shape" in str(error),
+           f"the message to say 'size mismatch for first.weight: copying a param with shape ...' (got {str(error)!r})")
+
+
+def _modes(t, Net):
+    net = Net()
+    t.true(net.eval() is net and not any(m.training for m in (net, net.first, net.second)),
+           "net.eval() to return net and set training=False on net and every submodule",
+           hint="train(mode) sets self.training = mode, then calls train(mode) on every child")
+    t.true(net.train() is net and all(m.training for m in (net, net.first, net.second)),
+           "net.train() to return net and set training=True everywhere again")
+    t.raises(ValueError, net.train, "no", what="net.train('no')", hint="PyTorch: ValueError('training mode is "
+                                                                        "expected to be boolean')")
+    seen = []
+    t.true(net.apply(lambda m: seen.append(type(m).__name__)) is net and seen == ["Affine", "Affine", "Net"],
+           f"net.apply(fn) to call fn on the children first, then on net, and return net (order: {seen})",
+           hint="for each child: child.apply(fn); then fn(self); return self")
+    net(tc.randn(5, 3)).sum().backward()
+    net.zero_grad(set_to_none=False)
+    t.true(all(p.grad is not None and not p.grad.abs().sum().item() for p in net.parameters()),
+           "zero_grad(set_to_none=False) to fill every gradient with zeros")
+    net.zero_grad()
+    t.true(all(p.grad is None for p in net.parameters()), "zero_grad() to set every gradient to None",
+           hint="set_to_none=True (the default): p.grad = None")
+
+
+@exercise("03.2", title="Module: registration, traversal, state_dict, modes", points=6)
+def module_check(t, Module):
+    t.true(isinstance(Module, type), "Module to be a class")
+    own = {name: value for klass in reversed(Module.__mro__[:-1]) for name, value in vars(klass).items()}
+    missing = [name for name in _MODULE_METHODS if name not in own]
+    t.true(not missing, f"your Module to define {', '.join(missing)}", hint="write every method of the exercise")
+    extra = sorted(name for name, value in own.items() if callable(value) and not hasattr(tc.nn.Module, name))
+    t.true(not extra, f"no method nn.Module does not have (yours: {', '.join(extra)})",
+           why="inside the framework self is an nn.Module, which has no such method",
+           hint="write a helper as a function outside the class, or inline it")
+    Affine, Net = _toy_modules(Module)
+    _registration(t, Module, Affine)
+    _traversal(t, Module, Affine, Net)
+    _state(t, Affine, Net)
+    _modes(t, Net)
 
 
 # --- 03.3 -------------------------------------------------------------------------------------------------
@@ -169,6 +455,16 @@ def dropout_check(t, Dropout):
                                       "when self.training is False return the input unchanged")])
     drop.train()
     t.close(Dropout(0.0)(x), x, what="Dropout(0.0) in training mode")
+    t.close(Dropout(1.0)(x), np.zeros((200, 100), np.float32), what="Dropout(1.0) in training mode",
+            mistakes=[mistakes.custom(lambda g, e: np.isnan(g).any(), "dividing by 1 - p = 0 gave NaN",
+                                      "with p = 1 every element is dropped: return zeros")])
+    error = t.raises(ValueError, Dropout, 1.5, what="Dropout(1.5)",
+                     hint="check p in __init__: PyTorch raises ValueError for p outside [0, 1]")
+    t.equal(str(error), "dropout probability has to be between 0 and 1, but got 1.5", what="its message (PyTorch's)")
+    t.true(Dropout(0.5, inplace=True).inplace is True and Dropout().p == 0.5 and Dropout().inplace is False,
+           "Dropout(p=0.5, inplace=False) to keep p and inplace as attributes",
+           hint="nn.Dropout's repr and the in-place variant read self.p and self.inplace")
+    _no_helpers(t, Dropout, tc.nn.Dropout)
     # the real run: a model with the learner's Dropout trains, and evaluates deterministically
     tc.manual_seed(0)
     X, y = digits(0, 1000)
@@ -184,14 +480,73 @@ def dropout_check(t, Dropout):
 
 
 # --- 03.4 -------------------------------------------------------------------------------------------------
-@exercise("03.4", title="a residual block", points=2)
-def residual_check(t, ResidualBlock):
+def _layer_norm(t, LayerNorm):
+    t.true(isinstance(LayerNorm, type) and issubclass(LayerNorm, tc.nn.Module),
+           "LayerNorm to be a subclass of tc.nn.Module")
+    _no_helpers(t, LayerNorm, tc.nn.LayerNorm)
+    norm = LayerNorm(8)
+    t.equal(tuple(getattr(norm, "normalized_shape", ())), (8,), what="LayerNorm(8).normalized_shape",
+            hint="an int n means the last dimension: normalized_shape = (n,)")
+    t.true(sorted(n for n, _ in norm.named_parameters()) == ["bias", "weight"]
+           and norm.weight.detach().numpy().tolist() == [1.0] * 8 and not norm.bias.detach().numpy().any(),
+           "LayerNorm(8) to have parameters weight (ones) and bias (zeros) of shape (8,)",
+           hint="nn.Parameter(tc.ones(normalized_shape)), nn.Parameter(tc.zeros(normalized_shape))")
+    t.true(getattr(norm, "eps", None) == 1e-5, "LayerNorm(8).eps to be 1e-5 (PyTorch's default)")
+    tc.manual_seed(1)
+    x = tc.randn(3, 5, 8) * 3 + 2
+    with tc.no_grad():
+        norm.weight.copy_(tc.linspace(0.5, 2.0, 8))
+        norm.bias.copy_(tc.linspace(-1.0, 1.0, 8))
+    xs, w, b = x.numpy().astype(np.float64), norm.weight.detach().numpy(), norm.bias.detach().numpy()
+    mean, var = xs.mean(-1, keepdims=True), xs.var(-1, keepdims=True)
+    expected = (xs - mean) / np.sqrt(var + 1e-5) * w + b
+    unbiased = (xs - mean) / np.sqrt(xs.var(-1, ddof=1, keepdims=True) + 1e-5) * w + b
+    t.close(norm(x), expected, what="LayerNorm(8)(x) with weight linspace(0.5, 2, 8), bias linspace(-1, 1, 8)",
+            rtol=1e-4, atol=1e-4, given="x = tc.randn(3, 5, 8) * 3 + 2", mistakes=[
+                mistakes.custom(lambda g, e: np.allclose(g, unbiased, atol=1e-4),
+                                "you divided by the unbiased variance (n - 1)", "LayerNorm uses the biased variance: "
+                                "the mean of (x - mean)**2"),
+                mistakes.custom(lambda g, e: np.allclose(g, (xs - mean) / np.sqrt(var + 1e-5), atol=1e-4),
+                                "the weight and bias were not applied", "multiply by self.weight, add self.bias"),
+                mistakes.custom(lambda g, e: np.allclose(g, (xs - xs.mean(0)) / np.sqrt(xs.var(0) + 1e-5) * w + b,
+                                                         atol=1e-4),
+                                "you normalised over the batch (that is batch norm)",
+                                "normalise over the last len(normalized_shape) dimensions")])
+    flat = tc.linspace(0.0, 1.0, 8).reshape(1, 8) * 1e-3 + tc.ones(2, 1)  # rows that vary by 1e-3 only: eps matters
+    fs = flat.numpy().astype(np.float64)
+    centred = fs - fs.mean(-1, keepdims=True)
+    t.close(norm(flat), centred / np.sqrt(fs.var(-1, keepdims=True) + 1e-5) * w + b, what="LayerNorm(8) of rows that "
+            "vary by 1e-3 only", rtol=1e-3, atol=1e-3, given="x = tc.linspace(0, 1, 8) * 1e-3 + 1, two rows", mistakes=[
+                mistakes.custom(lambda g, e: np.allclose(g, centred / (np.sqrt(fs.var(-1, keepdims=True)) + 1e-5) * w + b,
+                                                         atol=1e-3),
+                                "eps was added to the standard deviation", "eps goes inside the square root: "
+                                "sqrt(var + eps)")])
+    xg = x.clone().requires_grad_(True)
+    norm(xg).pow(2).sum().backward()
+    t.true(xg.grad is not None and norm.weight.grad is not None, "gradients to reach x and the weight",
+           hint="compute with tensor ops (mean, sqrt, ...), not through NumPy")
+    plain = LayerNorm((5, 8), elementwise_affine=False)
+    flat = xs.reshape(3, 40)
+    t.close(plain(x), ((flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-5)).reshape(3, 5, 8),
+            what="LayerNorm((5, 8), elementwise_affine=False)(x)", rtol=1e-4, atol=1e-4)
+    t.true(plain.weight is None and plain.bias is None and LayerNorm(8, bias=False).bias is None,
+           "weight and bias None without elementwise_affine, bias None with bias=False",
+           hint="self.register_parameter('bias', None), as PyTorch does")
+    wide = LayerNorm(4, dtype=tc.float64)
+    t.equal(str(wide.weight.dtype), "tc.float64", what="LayerNorm(4, dtype=tc.float64).weight.dtype",
+            hint="pass device and dtype on to tc.ones/tc.zeros")
+
+
+@exercise("03.4", title="LayerNorm and a residual block", points=4)
+def residual_check(t, LayerNorm, ResidualBlock):
     F = tc.nn.functional
+    _layer_norm(t, LayerNorm)
     tc.manual_seed(0)
     block = ResidualBlock(16, 32, p=0.1)
-    for name, kind in (("norm", tc.nn.LayerNorm), ("fc1", tc.nn.Linear), ("fc2", tc.nn.Linear),
+    for name, kind in (("norm", (tc.nn.LayerNorm, LayerNorm)), ("fc1", tc.nn.Linear), ("fc2", tc.nn.Linear),
                        ("dropout", tc.nn.Dropout)):
-        t.true(isinstance(getattr(block, name, None), kind), f"block.{name} to be a tc.nn.{kind.__name__}",
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        t.true(isinstance(getattr(block, name, None), kinds), f"block.{name} to be a {kinds[-1].__name__}",
                hint="create the layers in __init__ under the names given in the exercise")
     n = 2 * 16 + (16 * 32 + 32) + (32 * 16 + 16)
     t.equal(sum(p.numel() for p in block.parameters()), n, what="number of parameters of ResidualBlock(16, 32)",
@@ -217,7 +572,7 @@ def residual_check(t, ResidualBlock):
     tc.manual_seed(0)
     X, y = digits()
     model = tc.nn.Sequential(tc.nn.Linear(64, 32), ResidualBlock(32, 64, p=0.0), ResidualBlock(32, 64, p=0.0),
-                             tc.nn.LayerNorm(32), tc.nn.Linear(32, 10))
+                             LayerNorm(32), tc.nn.Linear(32, 10))
     final = train_full_batch(model, X, y, steps=40, lr=0.01)
     t.true(final < 0.2, f"a stack of two of your blocks to fit 512 digits in 40 Adam steps (loss {final:.3f}, "
                         "expected below 0.2)")

@@ -11,6 +11,7 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Fe
 class Dropout(Module):
     """During training, zero each element with probability p and scale the rest by 1/(1-p)."""
 
+    @component("Dropout.__init__")
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         if p < 0 or p > 1:

@@ -42,12 +42,14 @@ class Linear(Module):
     Initialised like PyTorch: weight and bias uniform in (-1/sqrt(in_features), 1/sqrt(in_features)).
     """
 
+    @component("Linear.__init__")
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
         add_weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
+    @component("Linear.reset_parameters")
     def reset_parameters(self) -> None:
         """Re-draw weight and bias with PyTorch's default initialisation."""
         init.default_reset_(self.weight, self.bias)

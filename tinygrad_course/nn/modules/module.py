@@ -11,12 +11,25 @@ from ...autograd.hooks import _HookDict
 from ...autograd.grad_mode import no_grad
 from ...dtypes import dtype as _dtype
 from ...dtypes import float16, float32, float64
+from ...seams import component
 from ...tensor import Tensor
 from .module_hooks import ModuleHooks
 from .module_registry import ModuleRegistry
 from .module_state import ModuleStateDict
 
 __all__ = ["Module"]
+
+
+@component("Module.__init__")
+def _init_fields(module):
+    """`Module.__init__`'s own fields, PyTorch's: `training` and the tables of parameters, buffers (and which
+    of them are not persistent) and submodules (build mode's component: the learner's `Module.__init__`)."""
+    d = module.__dict__
+    d["training"] = True
+    d["_parameters"] = {}
+    d["_buffers"] = {}
+    d["_non_persistent_buffers_set"] = set()
+    d["_modules"] = {}
 
 
 def _addindent(s, num_spaces):
@@ -42,12 +55,8 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
     def __init__(self, *args, **kwargs):
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
+        _init_fields(self)
         d = self.__dict__
-        d["training"] = True
-        d["_parameters"] = {}
-        d["_buffers"] = {}
-        d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = {}
         d["_forward_pre_hooks"] = _HookDict()
         d["_forward_pre_hooks_with_kwargs"] = {}
         d["_forward_hooks"] = _HookDict()
@@ -60,6 +69,7 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     # ---- modes and conversions ------------------------------------------------------------------------
+    @component("Module.train")
     def train(self, mode: bool = True):
         """Set training mode (dropout active, batch norm uses batch statistics) here and below."""
         if not isinstance(mode, bool):
@@ -68,6 +78,7 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
             m.training = mode
         return self
 
+    @component("Module.eval")
     def eval(self):
         """Set evaluation mode (same as `train(False)`)."""
         return self.train(False)
@@ -78,6 +89,7 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
             p.requires_grad_(requires_grad)
         return self
 
+    @component("Module.zero_grad")
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all parameters (to None by default, like PyTorch)."""
         for p in self.parameters():
@@ -92,6 +104,7 @@ class Module(ModuleHooks, ModuleStateDict, ModuleRegistry):
                     p.grad.requires_grad_(False)
                 p.grad.zero_()
 
+    @component("Module.apply")
     def apply(self, fn):
         """Call `fn(module)` on every submodule (children first) and on this module; returns self."""
         for m in self.children():

@@ -4,6 +4,7 @@ and walked by `parameters()`, `named_modules()`, `get_submodule()` and friends.
 """
 from __future__ import annotations
 
+from ...seams import ACTIVE, component, inline, learner
 from ...tensor import Tensor
 from ..parameter import Parameter
 
@@ -40,6 +41,7 @@ class ModuleRegistry:
             )
         self._parameters[name] = param
 
+    @component("Module.register_buffer")
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """Add a buffer: state that is not trained (e.g. running means); in the state dict if persistent."""
         if "_buffers" not in self.__dict__:
@@ -77,6 +79,10 @@ class ModuleRegistry:
     register_module = add_module
 
     def __setattr__(self, name, value):
+        if ACTIVE:  # build mode: the learner's Module.__setattr__ (an inline seam: no call when none is installed)
+            mine = learner("Module.__setattr__")
+            if mine is not None:
+                return mine(self, name, value)
         d = self.__dict__
         params = d.get("_parameters")
         if isinstance(value, Parameter):
@@ -116,6 +122,10 @@ class ModuleRegistry:
                     del c[name]
 
     def __getattr__(self, name):
+        if ACTIVE:  # build mode: the learner's Module.__getattr__ (inline: it runs on every parameter access)
+            mine = learner("Module.__getattr__")
+            if mine is not None:
+                return mine(self, name)
         d = self.__dict__
         for table in ("_parameters", "_buffers", "_modules"):
             t = d.get(table)
@@ -144,10 +154,12 @@ class ModuleRegistry:
                     seen.add(id(value))
                 yield (module_prefix + ("." if module_prefix else "") + name, value)
 
+    @component("Module.named_parameters")
     def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
         """(name, parameter) pairs, recursively and each parameter once (shared ones are not repeated)."""
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
+    @component("Module.parameters")
     def parameters(self, recurse: bool = True):
         """All parameters (what an optimizer trains)."""
         for _, p in self.named_parameters(recurse=recurse):
@@ -162,6 +174,7 @@ class ModuleRegistry:
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
+    @component("Module.named_children")
     def named_children(self):
         """(name, module) pairs of the direct submodules."""
         seen = set()
@@ -170,11 +183,13 @@ class ModuleRegistry:
                 seen.add(id(m))
                 yield name, m
 
+    @component("Module.children")
     def children(self):
         """The direct submodules."""
         for _, m in self.named_children():
             yield m
 
+    @component("Module.named_modules")
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
         """(name, module) pairs of this module and all below it, depth first ("" names this module)."""
         if memo is None:
@@ -189,6 +204,7 @@ class ModuleRegistry:
                 continue
             yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
+    @component("Module.modules")
     def modules(self):
         """This module and all modules below it."""
         for _, m in self.named_modules():
@@ -212,3 +228,9 @@ class ModuleRegistry:
         if name not in mod._parameters:
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return mod._parameters[name]
+
+
+
+# offered as components; their seams are inline (above), so `seams.reference` gives these methods themselves
+inline("Module.__setattr__", ModuleRegistry.__setattr__)
+inline("Module.__getattr__", ModuleRegistry.__getattr__)

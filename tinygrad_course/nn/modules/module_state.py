@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import OrderedDict, namedtuple
 
 from ...autograd.grad_mode import no_grad
+from ...seams import component
 from ...tensor import Tensor
 from ..parameter import Parameter
 
@@ -20,6 +21,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class ModuleStateDict:
     """The state-dict part of `Module`: parameters and persistent buffers by dotted name, in and out."""
 
+    @component("Module.state_dict")
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """An ordered dict of parameters and persistent buffers by dotted name (detached unless keep_vars)."""
         if args:
@@ -83,6 +85,7 @@ class ModuleStateDict:
                     if input_name[0] not in local_state or len(input_name) > 1:
                         unexpected_keys.append(key)
 
+    @component("Module.load_state_dict")
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy parameters and buffers from `state_dict`; with strict=True keys must match exactly.
 

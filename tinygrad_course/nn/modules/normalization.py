@@ -6,6 +6,7 @@ from ..._unsupported import getattr_for
 from ...factories import ones, zeros
 from .. import functional as F
 from .. import init
+from ...seams import ACTIVE, component, inline, learner
 from ..parameter import Parameter
 from .module import Module
 
@@ -29,6 +30,7 @@ def _init_scale_and_shift(module, affine, bias, shape, device, dtype):
 class LayerNorm(Module):
     """Normalize over the trailing `normalized_shape` dims, then apply a learned scale and shift."""
 
+    @component("LayerNorm.__init__")
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
                  device=None, dtype=None):
         super().__init__()
@@ -41,6 +43,10 @@ class LayerNorm(Module):
 
     def forward(self, input):
         """`F.layer_norm` with this layer's settings."""
+        if ACTIVE:  # build mode: the learner's LayerNorm.forward (an inline seam: it runs on every forward pass)
+            mine = learner("LayerNorm.forward")
+            if mine is not None:
+                return mine(self, input)
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -121,3 +127,6 @@ class LocalResponseNorm(Module):
     def extra_repr(self) -> str:
         """The layer's settings, as shown inside its `repr`."""
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+inline("LayerNorm.forward", LayerNorm.forward)
