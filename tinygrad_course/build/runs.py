@@ -32,7 +32,8 @@ MILESTONES = {
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "steps_per_epoch", "BatchSampler.__iter__",
                             "default_collate", "init_weights",
                             "Linear.forward", "Tanh.backward", "Mm.backward", "topological_sort", "pick", "log_softmax",
-                            "train_step", "Adam.step", "CosineAnnealingLR.get_lr", "evaluate")),
+                            "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr",
+                            "evaluate")),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
