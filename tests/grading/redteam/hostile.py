@@ -168,9 +168,9 @@ def hostile_cases() -> list[Case]:
           Case("shortcut_eval", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("eval('tc.optim.' + 'SGD')")}),
           Case("shortcut_local_alias", zero=("05.4",), cells={"ex05_4": "from tinygrad_course import nn\ndef clip_grad_norm(parameters, max_norm):\n"
                                                                         "    u = nn.utils\n    f = u.clip_grad_norm_\n    return f(list(parameters), max_norm)"}),
-          Case("shortcut_adamw_alias", zero=("05.3",), cells={"ex05_3": "from tinygrad_course.optim import AdamW\nclass Adam:\n"
+          Case("shortcut_adamw_alias", zero=("05.3",), cells={"ex05_3": "from tinygrad_course.optim import AdamW as _W\nclass Adam:\n"
                                                                        "    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):\n"
-                                                                       "        self.o = AdamW(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
+                                                                       "        self.o = _W(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
                                                                        "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
                                                                        "class AdamW(Adam):\n    pass"}),
           Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nOptimizer, SGD = tc.optim.Optimizer, tc.optim.SGD"}),
