@@ -21,7 +21,7 @@ TC = "import tinygrad_course as tc\n"
 CHEATS = {
     "assigned_to_the_reference": {"ex05_2": TC + "Optimizer, SGD = tc.optim.Optimizer, tc.optim.SGD"},
     "imported_as_the_exercise": {"ex05_2": "from tinygrad_course.optim import Optimizer, SGD"},
-    "function_bound_to_the_reference": {"ex05_4": TC + "clip_grad_norm = tc.nn.utils.clip_grad_norm_"},
+    "function_bound_to_the_reference": {"ex05_4": TC + "clip_grad_norm_ = tc.nn.utils.clip_grad_norm_"},
     "star_import": {"ex05_2": "from tinygrad_course.optim import *\nS = SGD\n" + SGD.format("S")},
     "import_inside_try": {"ex05_2": "try:\n    from tinygrad_course.optim import SGD as S\nexcept ImportError:\n    S = None\n"
                                     + SGD.format("S")},
@@ -37,18 +37,18 @@ CHEATS = {
     "with_binding": {"ex05_2": "import contextlib\n" + TC + "with contextlib.nullcontext(tc.optim.SGD) as S:\n    pass\n"
                                + SGD.format("S")},
     "type_call": {"ex05_2": TC + "Optimizer = tc.optim.Optimizer\nSGD = type('SGD', (tc.optim.SGD,), {})"},
-    "patched_code": {"ex05_4": CORRECT["ex05_4"] + "\n" + TC + "clip_grad_norm.__code__ = (lambda parameters, max_norm: "
+    "patched_code": {"ex05_4": CORRECT["ex05_4"] + "\n" + TC + "clip_grad_norm_.__code__ = (lambda parameters, max_norm: "
                                "tc.nn.utils.clip_grad_norm_(list(parameters), max_norm)).__code__"},
     "patched_method": {"ex05_2": CORRECT["ex05_2"] + "\n" + TC + "SGD.__init__ = lambda self, params, lr, momentum=0.0: "
                                  "setattr(self, 'o', tc.optim.SGD(list(params), lr=lr, momentum=momentum))"},
     "exec_binding": {"ex05_2": "exec('from tinygrad_course.optim import SGD as S')\n" + SGD.format("S")},
     "exec_defined_helper": {"ex05_4": "exec('def helper(ps, m):\\n    return __import__(\"tinygrad_course\").nn.utils.clip_grad_norm_(ps, m)')\n"
-                                      "def clip_grad_norm(parameters, max_norm):\n    return helper(list(parameters), max_norm)"},
+                                      "def clip_grad_norm_(parameters, max_norm):\n    return helper(list(parameters), max_norm)"},
     "globals_store": {"ex05_2": TC + "globals()['S'] = tc.optim.SGD\n" + SGD.format("S")},
     "builtins_dict_store": {"ex05_2": TC + "import builtins\nvars(builtins)['S'] = tc.optim.SGD\n" + SGD.format("S")},
 }
 HONEST = {
-    "star_import_of_math": {"ex05_4": "from math import *\n" + CORRECT["ex05_4"].replace("def clip_grad_norm", "_ = sqrt(4)\ndef clip_grad_norm")},
+    "star_import_of_math": {"ex05_4": "from math import *\n" + CORRECT["ex05_4"].replace("def clip_grad_norm_", "_ = sqrt(4)\ndef clip_grad_norm_")},
     "vars_and_display_in_a_cell": {"ex05_2": CORRECT["ex05_2"] + "\nprint(vars(SGD).keys())\n"
                                                                  "def show(x):\n    display(x)\n"},
     "unpacked_settings": {"ex05_2": "LR, MOMENTUM = 0.1, 0.9\n" + CORRECT["ex05_2"]},

@@ -1,6 +1,7 @@
 """Catalogue of wrong answers, chapter 05 (training): each realistic mistake fails with a message that names
 it (the optimizers' after the very step where it happens), the hint waits for a second failure, and the
 unsolved stub fails."""
+import math
 from collections import defaultdict
 
 import pytest
@@ -290,6 +291,30 @@ def clip_scaled_by_summed_norms(parameters, max_norm):
     return total
 
 
+def _clip_with(mistake):
+    def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+        parameters = [parameters] if isinstance(parameters, tc.Tensor) else parameters
+        grads = [p.grad for p in parameters if p.grad is not None]
+        norm_type = 2.0 if mistake == "norm_type ignored" else float(norm_type)
+        if norm_type == float("inf"):
+            total = max(float(g.abs().max()) for g in grads)
+        else:
+            total = sum(float((g.abs() ** norm_type).sum()) for g in grads) ** (1.0 / norm_type)
+        if error_if_nonfinite and mistake != "never raises" and not math.isfinite(total):
+            raise RuntimeError("non-finite norm")
+        if total > max_norm:
+            for g in grads:
+                g.mul_(max_norm / (total + 1e-6))
+        return total if mistake == "returns a float" else tc.tensor(total)
+    clip_grad_norm_.__name__ = "clip_" + mistake.replace(" ", "_")
+    return clip_grad_norm_
+
+
+clip_ignoring_norm_type = _clip_with("norm_type ignored")
+clip_that_never_raises = _clip_with("never raises")
+clip_returning_a_float = _clip_with("returns a float")
+
+
 def evaluate_averaging_batch_means(model, loader):
     model.eval()
     losses, correct, count = [], 0, 0
@@ -406,6 +431,9 @@ CATALOGUE = [
     ("05.4", clip_returning_the_squared_norm, ["the squared norm"]),
     ("05.4", clip_by_summed_norms, ["you added up the parameters' norms"]),
     ("05.4", clip_scaled_by_summed_norms, ["scaled by 1 / (the sum of the parameters' norms)"]),
+    ("05.4", clip_ignoring_norm_type, ["norm_type=inf", "that is the 2-norm: norm_type was ignored"]),
+    ("05.4", clip_that_never_raises, ["error_if_nonfinite=True", "expected RuntimeError to be raised"]),
+    ("05.4", clip_returning_a_float, ["to return the norm as a 0-d tensor", "(got float)"]),
     ("05.5", evaluate_averaging_batch_means, ["averaged the batch means", "36 samples"]),
     ("05.5", evaluate_in_training_mode, ["two evaluations to give the same loss"]),
     ("05.5", evaluate_with_a_graph, ["without building a graph"]),
@@ -429,7 +457,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"05.1": "train_step", "05.2": ("Optimizer", "SGD"), "05.3": ("Adam", "AdamW"), "05.4": "clip_grad_norm",
+NAMES = {"05.1": "train_step", "05.2": ("Optimizer", "SGD"), "05.3": ("Adam", "AdamW"), "05.4": "clip_grad_norm_",
          "05.5": "evaluate", "05.6": "EarlyStopping", "05.7": "accuracy"}
 
 

@@ -298,16 +298,11 @@ def lr_scheduler_base(learner_class):
 
 
 def clip_grad_norm(learner):
-    """nn.utils.clip_grad_norm_ with the 2-norm runs the learner's clip_grad_norm (the norm returned as a
-    tensor, as PyTorch's); other norms stay the reference's."""
-    original = reference("clip_grad_norm_")
+    """nn.utils.clip_grad_norm_ runs the learner's clip_grad_norm_, which has its signature (`foreach`, a
+    choice of implementation, is not passed on)."""
 
     def clip(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-        if float(norm_type) != 2.0 or error_if_nonfinite:
-            return original(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
-        params = [parameters] if hasattr(parameters, "grad") else list(parameters)
-        total = learner(params, max_norm)
-        return tensor(float(total))
+        return learner(parameters, max_norm, norm_type, error_if_nonfinite)
 
     return clip
 

@@ -84,8 +84,9 @@ _COMPONENTS = [
     Component("Adam.step", "05", "ex05_3", "Adam", "Adam.step", adapters.adam_step,
               "Adam(params, lr, betas, eps, weight_decay, decoupled_weight_decay).step(), moments in self.state[p]; "
               "tc.optim.Adam and AdamW step through it", checks=("Adam", "AdamW")),
-    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
-              "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
+    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm_", "clip_grad_norm_", adapters.clip_grad_norm,
+              "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
+              "tensor; nn.utils.clip_grad_norm_ runs it"),
     Component("LRScheduler", "05", "ex05_9", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
               "LRScheduler(optimizer, last_epoch): step() sets each group's lr from get_lr(), get_last_lr, "
               "state_dict/load_state_dict; every tc.optim.lr_scheduler scheduler's base methods run it",

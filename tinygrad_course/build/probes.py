@@ -218,7 +218,12 @@ def clip_grad_norm():
     ps = [F.randn(3, requires_grad=True), F.randn(2, 2, requires_grad=True)]
     (ps[0].sum() * 4 + (ps[1] ** 2).sum() * 3).backward()
     norm = nn.utils.clip_grad_norm_(ps, 1.0)
-    return {"norm": np.array([float(norm)]), "g0": _np(ps[0].grad), "g1": _np(ps[1].grad)}
+    inf_norm = nn.utils.clip_grad_norm_(iter(ps), 0.5, norm_type=float("inf"))
+    one = F.randn(4, requires_grad=True)
+    one.grad = F.ones(4)
+    single = nn.utils.clip_grad_norm_(one, 1.0, norm_type=1)
+    return {"norm": np.array([float(norm), float(inf_norm), float(single)]), "g0": _np(ps[0].grad),
+            "g1": _np(ps[1].grad), "one": _np(one.grad), "tensor": np.array([hasattr(norm, "_data")])}
 
 
 def default_collate():

@@ -84,8 +84,8 @@ def train_step_check(t, train_step):
 
 # --- 05.4 -------------------------------------------------------------------------------------------------
 @exercise("05.4", title="gradient clipping by global norm", points=2,
-          forbidden=["tinygrad_course.nn.utils.clip_grad_norm_"])
-def clip_check(t, clip_grad_norm):
+          forbidden=["tinygrad_course.nn.utils.clip_grad_norm_", "tinygrad_course.nn.utils.clip_grad.clip_grad_norm_"])
+def clip_check(t, clip_grad_norm_):
     rng = np.random.default_rng(0)
     shapes = [(3, 4), (4,), (2, 2)]
     grads = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
@@ -100,8 +100,8 @@ def clip_check(t, clip_grad_norm):
     ref_norm = float(tc.nn.utils.clip_grad_norm_(ref, 1.0))
     summed_norms = float(sum(np.linalg.norm(g) for g in grads))
     ps = params_with_grads()
-    norm = clip_grad_norm(ps, 1.0)
-    t.close(float(norm), ref_norm, what="the total norm clip_grad_norm returned", rtol=1e-5,
+    norm = clip_grad_norm_(ps, 1.0)
+    t.close(float(norm), ref_norm, what="the total norm clip_grad_norm_ returned", rtol=1e-5,
             given="gradients of shapes (3, 4), (4,), (2, 2) with a total norm above 1, max_norm=1.0",
             mistakes=[mistakes.custom(lambda g, e: abs(float(g) - 1.0) < 1e-4,
                                       "you returned the norm after clipping (max_norm)",
@@ -127,12 +127,12 @@ def clip_check(t, clip_grad_norm):
                 "the gradients were scaled by 1 / (the sum of the parameters' norms): that sum is not the global norm",
                 "the global norm is the square root of the sum of every squared entry of every gradient")])
     ps = params_with_grads()
-    clip_grad_norm(ps, 100.0)
+    clip_grad_norm_(ps, 100.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), np.concatenate([g.ravel() for g in grads]),
             what="gradients when their norm is already below max_norm (must stay unchanged)", rtol=1e-4)
     ps = params_with_grads()
     ps.append(tc.zeros(3, requires_grad=True))  # a parameter that got no gradient
-    clip_grad_norm(iter(ps), 1.0)
+    clip_grad_norm_(iter(ps), 1.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps[:3]]),
             np.concatenate([p.grad.numpy().ravel() for p in ref]),
             what="clipping a generator of parameters, one of which has grad None", rtol=1e-4)
@@ -144,13 +144,43 @@ def clip_check(t, clip_grad_norm):
     for i in range(60):
         opt.zero_grad()
         tc.nn.functional.cross_entropy(model(X[(i % 8) * 64:(i % 8 + 1) * 64]), y[(i % 8) * 64:(i % 8 + 1) * 64]).backward()
-        norms.append(float(clip_grad_norm(model.parameters(), 1.0)))
+        norms.append(float(clip_grad_norm_(model.parameters(), 1.0)))
         after = np.sqrt(sum(float((p.grad.numpy() ** 2).sum()) for p in model.parameters()))
         t.true(after <= 1.0 + 1e-4, f"the global gradient norm after clipping in a training step to be <= 1 (got {after:.4f})")
         opt.step()
     with tc.no_grad():
         final = float(tc.nn.functional.cross_entropy(model(X), y).item())
     t.true(np.isfinite(final) and final < 0.5, f"training with your clipping to reach a loss below 0.5 (got {final:.3f})")
+    _check_clip_options(t, clip_grad_norm_, grads, params_with_grads)
+
+
+def _check_clip_options(t, clip_grad_norm_, grads, params_with_grads):
+    """PyTorch's signature: the norm returned as a tensor, other norm types, a single tensor, and
+    error_if_nonfinite."""
+    norm = clip_grad_norm_(params_with_grads(), 1.0)
+    t.true(isinstance(norm, tc.Tensor) and norm.dim() == 0, f"clip_grad_norm_ to return the norm as a 0-d tensor, as "
+           f"PyTorch's does (got {type(norm).__name__})", hint="return tc.tensor(total)")
+    flat = np.concatenate([g.ravel() for g in grads])
+    for norm_type, want in ((float("inf"), np.abs(flat).max()), (1.0, np.abs(flat).sum()), (3.0, (np.abs(flat) ** 3).sum() ** (1 / 3))):
+        ps = params_with_grads()
+        got = float(clip_grad_norm_(ps, 1.0, norm_type=norm_type))
+        two = float(np.linalg.norm(flat))
+        t.close(got, want, f"the norm clip_grad_norm_(parameters, 1.0, norm_type={norm_type}) returned", rtol=1e-5,
+                given="the same gradients", mistakes=[
+                    mistakes.custom(lambda g, e: abs(float(g) - two) < 1e-4 * two,
+                                    "that is the 2-norm: norm_type was ignored",
+                                    "for norm_type=p: (sum of |entry| ** p) ** (1 / p); for math.inf: the largest |entry|")])
+        t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), flat * min(1.0, 1.0 / (want + 1e-6)),
+                f"the gradients after clip_grad_norm_(parameters, 1.0, norm_type={norm_type})", rtol=1e-4)
+    p = tc.zeros(2, requires_grad=True)
+    p.grad = tc.tensor([3.0, 4.0])
+    t.close(float(clip_grad_norm_(p, 1.0)), 5.0, "the norm for a single tensor as `parameters` (grad [3, 4])",
+            rtol=1e-5)
+    p.grad = tc.tensor([float("inf"), 1.0])
+    t.raises(RuntimeError, clip_grad_norm_, [p], 1.0, error_if_nonfinite=True,
+             what="clip_grad_norm_([p], 1.0, error_if_nonfinite=True) with an inf gradient",
+             hint="with error_if_nonfinite=True, raise RuntimeError when the total norm is inf or nan "
+                  "(math.isfinite)")
 
 
 # --- 05.5 -------------------------------------------------------------------------------------------------
