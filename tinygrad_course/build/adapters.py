@@ -224,8 +224,8 @@ def _on_cpu(optimizer) -> bool:
 def optimizer_base(learner_class):
     """Every optimizer's base methods (`__init__`, `add_param_group`, `zero_grad`, `state_dict`,
     `load_state_dict`) run the learner's `Optimizer` methods of the same name on the framework's optimizer.
-    Named parameters (`(name, tensor)` pairs), a bare tensor (PyTorch's error) and loading a state into
-    parameters on a GPU (moving it between devices) stay the reference's."""
+    Named parameters (`(name, tensor)` pairs), a bare tensor or a group that is not a dict (PyTorch's errors)
+    and loading a state into parameters on a GPU (moving it between devices) stay the reference's."""
 
     def run(method, self, *args, **kwargs):
         if method == "__init__":
@@ -238,7 +238,8 @@ def optimizer_base(learner_class):
             if named:
                 return reference("Optimizer.__init__")(self, params, *rest, **kwargs)
             args = (params, *rest)
-        elif method == "add_param_group" and any(isinstance(p, tuple) for p in _as_list(args[0].get("params"))):
+        elif method == "add_param_group" and (not isinstance(args[0], dict) or
+                                              any(isinstance(p, tuple) for p in _as_list(args[0].get("params")))):
             return reference("Optimizer.add_param_group")(self, *args, **kwargs)
         elif method == "load_state_dict" and not _on_cpu(self):
             return reference("Optimizer.load_state_dict")(self, *args, **kwargs)
