@@ -142,20 +142,26 @@ def hostile_cases() -> list[Case]:
           Case("abort_in_test", zero=("05.6",), cells={"ex05_6": "import os\nclass EarlyStopping:\n    def __init__(self, patience=3, min_delta=0.0):\n        os.abort()"}),
           Case("prints_gigabytes", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import sys\nfor _ in range(300):\n    sys.stdout.write('x' * (1 << 20))\nraise RuntimeError('done printing')")})]
     # --- shortcuts: the framework's own implementation, however it is reached ------------------------------
-    sgd = ("class Optimizer:\n    pass\nclass SGD(Optimizer):\n"
-           "    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False):\n"
-           "        self.o = {}(list(params), lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)\n"
-           "        self.param_groups, self.state = self.o.param_groups, self.o.state\n"
-           "    def zero_grad(self, set_to_none=True):\n        self.o.zero_grad(set_to_none)\n"
-           "    def step(self, closure=None):\n        return self.o.step(closure)\n")
-    c += [Case("shortcut_direct", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("tc.optim.SGD")}),
-          Case("shortcut_renamed_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import SGD as Plain\n" + sgd.format("Plain")}),
-          Case("shortcut_module_alias", zero=("05.2",), cells={"ex05_2": "import tinygrad_course.optim as o\n" + sgd.format("o.SGD")}),
-          Case("shortcut_subclass", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nOptimizer = tc.optim.Optimizer\nclass SGD(tc.optim.SGD):\n    pass"}),
-          Case("shortcut_getattr_literal", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("getattr(tc.optim, 'SGD')")}),
-          Case("shortcut_getattr_computed", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("getattr(tc.optim, 'S' + 'GD')")}),
-          Case("shortcut_dict", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("vars(tc.optim)['SGD']")}),
-          Case("shortcut_sys_modules", zero=("05.2",), cells={"ex05_2": "import sys\n" + sgd.format("sys.modules['tinygrad_course.optim'].SGD")}),
+    base = CORRECT["ex05_2"][:CORRECT["ex05_2"].index("class SGD(Optimizer):")]  # 05.3's Adam builds on it
+    wrapper = ("class SGD(Optimizer):\n"
+               "    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False):\n"
+               "        self.o = {}(list(params), lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)\n"
+               "        self.param_groups, self.state = self.o.param_groups, self.o.state\n"
+               "    def zero_grad(self, set_to_none=True):\n        self.o.zero_grad(set_to_none)\n"
+               "    def step(self, closure=None):\n        return self.o.step(closure)\n")
+
+    def sgd(reference):
+        """The honest Optimizer base of 05.2 and an SGD that hands everything to `reference`."""
+        return base + wrapper.format(reference)
+
+    c += [Case("shortcut_direct", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("tc.optim.SGD")}),
+          Case("shortcut_renamed_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import SGD as Plain\n" + sgd("Plain")}),
+          Case("shortcut_module_alias", zero=("05.2",), cells={"ex05_2": "import tinygrad_course.optim as o\n" + sgd("o.SGD")}),
+          Case("shortcut_subclass", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + base + "class SGD(tc.optim.SGD, Optimizer):\n    pass"}),
+          Case("shortcut_getattr_literal", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("getattr(tc.optim, 'SGD')")}),
+          Case("shortcut_getattr_computed", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("getattr(tc.optim, 'S' + 'GD')")}),
+          Case("shortcut_dict", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("vars(tc.optim)['SGD']")}),
+          Case("shortcut_sys_modules", zero=("05.2",), cells={"ex05_2": "import sys\n" + sgd("sys.modules['tinygrad_course.optim'].SGD")}),
           Case("shortcut_importlib", zero=("05.4",), cells={"ex05_4": "import importlib\ndef clip_grad_norm_(parameters, max_norm):\n"
                                                                        "    return importlib.import_module('tinygrad_course.nn.utils').clip_grad_norm_(list(parameters), max_norm)"}),
           Case("shortcut_alias_in_other_cell", zero=("05.4",), extra=[(None, "import tinygrad_course as tc\n_clip = tc.nn.utils.clip_grad_norm_")],
@@ -165,7 +171,7 @@ def hostile_cases() -> list[Case]:
                                                                       "        self.o = _make(list(params), lr=lr, betas=betas, eps=eps)\n"
                                                                       "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
                                                                       "class AdamW(Adam):\n    pass"}),
-          Case("shortcut_eval", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd.format("eval('tc.optim.' + 'SGD')")}),
+          Case("shortcut_eval", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("eval('tc.optim.' + 'SGD')")}),
           Case("shortcut_local_alias", zero=("05.4",), cells={"ex05_4": "from tinygrad_course import nn\ndef clip_grad_norm_(parameters, max_norm):\n"
                                                                         "    u = nn.utils\n    f = u.clip_grad_norm_\n    return f(list(parameters), max_norm)"}),
           Case("shortcut_adamw_alias", zero=("05.3",), cells={"ex05_3": "from tinygrad_course.optim import AdamW as _W\nclass Adam:\n"
@@ -173,20 +179,20 @@ def hostile_cases() -> list[Case]:
                                                                        "        self.o = _W(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
                                                                        "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
                                                                        "class AdamW(Adam):\n    pass"}),
-          Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nOptimizer, SGD = tc.optim.Optimizer, tc.optim.SGD"}),
+          Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + base + "SGD = tc.optim.SGD"}),
           Case("shortcut_imported_as_exercise", zero=("05.4",), cells={"ex05_4": "from tinygrad_course.nn.utils import clip_grad_norm_"}),
-          Case("shortcut_star_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import *\nS = SGD\n" + sgd.format("S")}),
+          Case("shortcut_star_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import *\nS = SGD\n" + sgd("S")}),
           Case("shortcut_import_in_try_block", zero=("05.3",), cells={"ex05_3": "try:\n    from tinygrad_course.optim import Adam as _A\nexcept ImportError:\n    _A = None\n"
                                                                                 "class Adam(_A):\n    pass\nclass AdamW(Adam):\n    pass"}),
           Case("shortcut_lambda_alias", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nmk = lambda *a, **k: tc.optim.SGD(*a, **k)")],
-               cells={"ex05_2": "" + sgd.format("mk")}),
+               cells={"ex05_2": sgd("mk")}),
           Case("shortcut_exec_defined_helper", zero=("05.4",), extra=[(None, "exec('def helper(ps, m):\\n    return __import__(\"tinygrad_course\").nn.utils.clip_grad_norm_(ps, m)')")],
                cells={"ex05_4": "def clip_grad_norm_(parameters, max_norm):\n    return helper(list(parameters), max_norm)"}),
           Case("shortcut_patched_code", zero=("05.4",), extra=[("ex05_4", "import tinygrad_course as tc\nclip_grad_norm_.__code__ = (lambda parameters, max_norm: "
                                                                        "tc.nn.utils.clip_grad_norm_(list(parameters), max_norm)).__code__")]),
           Case("shortcut_tripwire_disabled", zero=("05.2",), extra=[(None, "import contextlib\nfrom tinygrad_course.grading import shortcuts\n"
                                                                             "shortcuts.Tripwire.armed = lambda self: contextlib.nullcontext(self)")],
-               cells={"ex05_2": "import tinygrad_course as tc\nH = [tc.optim.SGD]\n" + sgd.format("H[0]")}),
+               cells={"ex05_2": "import tinygrad_course as tc\nH = [tc.optim.SGD]\n" + sgd("H[0]")}),
           Case("shortcut_library_patch", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nimport builtins\nbuiltins.MyOpt = tc.optim.SGD")],
-               cells={"ex05_2": "" + sgd.format("MyOpt")})]
+               cells={"ex05_2": sgd("MyOpt")})]
     return c
