@@ -45,6 +45,31 @@ def component(name):
     return wrap
 
 
+def member(name):
+    """Decorator for the methods of a class that a learner writes as one component `name` (the optimizer's
+    base class `Optimizer`, the scheduler's `LRScheduler`): while one is installed, a decorated method runs
+    the learner's method of the same name on the framework's own object, as
+    `ACTIVE[name](method_name, self, *args, **kwargs)`; `reference("<name>.<method>")` is the reference."""
+
+    def wrap(reference):
+        method = reference.__name__
+        _known[f"{name}.{method}"] = reference
+
+        @functools.wraps(reference)
+        def dispatch(*args, **kwargs):
+            if ACTIVE:
+                learner = ACTIVE.get(name)
+                if learner is not None:
+                    _calls[name] = _calls.get(name, 0) + 1
+                    return learner(method, *args, **kwargs)
+            return reference(*args, **kwargs)
+
+        dispatch.component_name = name
+        return dispatch
+
+    return wrap
+
+
 def backward_rule(name):
     """The learner's backward rule installed as `"<Op>.backward"` (`name` is the op's class name), or None.
     Graph nodes call this before their op's own backward."""

@@ -107,7 +107,7 @@ def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_pat
 
 
 def test_a_planted_optimizer_bug_is_named_in_the_status(tmp_path):
-    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_2", "p -= self.lr * g", "p += self.lr * g")
+    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_2", "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
     rows = status(folder)
     assert rows["SGD.step"]["source"] == "reference" and rows["SGD.step"]["check"] == "fail"  # not installed
 
@@ -221,8 +221,8 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
     for nb in (ROOT / "solutions").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
     folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_3",
-                                 "p -= self.lr * m_hat / (v_hat.sqrt() + self.eps)",
-                                 "p += self.lr * m_hat / (v_hat.sqrt() + self.eps)")
+                                 "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))",
+                                 "p.add_(lr * m_hat / (v_hat.sqrt() + eps))")
     bad = cli("milestone", "lab", str(folder))
     assert bad.returncode == 1 and "your Adam.step (05_training.ipynb, cell ex05_3) fails its check" in bad.stdout, bad.stdout
     shutil.copy(ROOT / "exercises" / "04_data.ipynb", folder / "04_data.ipynb")  # one chapter skipped

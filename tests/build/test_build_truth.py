@@ -38,23 +38,10 @@ OPS_IMPORTS = "import numpy as np\nfrom tinygrad_course.autograd.engine import O
 BINARY_CELL = solution_cell("02_autograd.ipynb", "ex02_1")  # Add, Sub, Mul, Div, Pow
 UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
 
-SGD_FLIPPED = '''import tinygrad_course as tc
 
 
-class SGDMomentum:
-    def __init__(self, params, lr, momentum=0.0):
-        self.params, self.lr, self.momentum, self.state = list(params), lr, momentum, {}
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
-    def step(self):
-        with tc.no_grad():
-            for p in self.params:
-                if p.grad is not None:
-                    p += self.lr * p.grad
-'''
+SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("05_training.ipynb", "ex05_2").replace(
+    "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
 
 
 @pytest.fixture(autouse=True)
@@ -126,11 +113,11 @@ def test_breakage_1_a_stub_is_not_saved_and_a_saved_stub_is_not_installed(tmp_pa
 
 
 def test_breakage_2_a_failing_component_is_not_installed_and_an_edited_file_is_checked_again(tmp_path):
-    save(tmp_path, BY_NAME["SGD.step"], SGD_FLIPPED, [], "05_training.ipynb, the cell defining SGDMomentum")
+    save(tmp_path, BY_NAME["SGD.step"], SGD_FLIPPED, [], "05_training.ipynb, the cell defining SGD")
     with pytest.warns(UserWarning, match=r"your SGD.step \(05_training.ipynb, cell ex05_2\) is not installed: its "
                                          r"check failed: .*parameters after step 1"):
         build.use_learner(tmp_path, quiet=True)
-    assert "SGD.update" not in seams.installed()
+    assert "SGD.step" not in seams.installed()
     # a component that passed, then edited by hand on disk: checked again before it runs
     tanh = BY_NAME["Tanh"]
     shell = _shell(tmp_path, "02")
@@ -218,12 +205,13 @@ def test_breakage_6_the_learners_optimizer_state_is_in_state_dict_so_resume_is_b
     package = tmp_path / "mytorch"
     extract(ROOT / "solutions", package)
     for path in package.glob("*.py"):
-        if path.name not in ("__init__.py", "ch05_sgdmomentum.py", "ch05_adam.py"):
+        if path.name not in ("__init__.py", "ch05_optimizer.py", "ch05_sgd.py", "ch05_adam.py", "ch05_lrscheduler.py"):
             path.unlink()
     table = build.use_learner(package, quiet=True)
-    assert {r.component for r in table if r.source == "learner"} == {"SGD.step", "Adam.step"}
-    resumed, straight = resume_run(), uninterrupted_run()
-    assert seams.calls()["SGD.update"] > 0
+    assert {r.component for r in table if r.source == "learner"} == {"Optimizer", "SGD.step", "Adam.step",
+                                                                       "LRScheduler"}
+    resumed, straight = resume_run(), uninterrupted_run()  # both on the learner's optimizer, base and scheduler
+    assert all(seams.calls()[name] > 0 for name in ("Optimizer", "SGD.step", "LRScheduler")), seams.calls()
     for key in straight:
         assert np.array_equal(resumed[key], straight[key]), key
     w = tc.tensor([1.0, 2.0], requires_grad=True)

@@ -11,41 +11,45 @@ from tinygrad_course.grading.source_shortcuts import shortcut_findings
 
 from .redteam.build import CORRECT, SOLUTION, Case, notebook
 
-SGD = ("    def __init__(self, params, lr, momentum=0.0):\n        self.o = {}(list(params), lr=lr, momentum=momentum)\n"
-       "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n")
+SGD = ("class Optimizer:\n    pass\nclass SGD(Optimizer):\n"
+       "    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False):\n"
+       "        self.o = {}(list(params), lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)\n"
+       "        self.param_groups, self.state = self.o.param_groups, self.o.state\n"
+       "    def zero_grad(self, set_to_none=True):\n        self.o.zero_grad(set_to_none)\n"
+       "    def step(self, closure=None):\n        return self.o.step(closure)\n")
 TC = "import tinygrad_course as tc\n"
 CHEATS = {
-    "assigned_to_the_reference": {"ex05_2": TC + "SGDMomentum = tc.optim.SGD"},
-    "imported_as_the_exercise": {"ex05_2": "from tinygrad_course.optim import SGD as SGDMomentum"},
-    "function_bound_to_the_reference": {"ex05_4": TC + "clip_grad_norm = tc.nn.utils.clip_grad_norm_"},
-    "star_import": {"ex05_2": "from tinygrad_course.optim import *\nclass SGDMomentum:\n" + SGD.format("SGD")},
+    "assigned_to_the_reference": {"ex05_2": TC + "Optimizer, SGD = tc.optim.Optimizer, tc.optim.SGD"},
+    "imported_as_the_exercise": {"ex05_2": "from tinygrad_course.optim import Optimizer, SGD"},
+    "function_bound_to_the_reference": {"ex05_4": TC + "clip_grad_norm_ = tc.nn.utils.clip_grad_norm_"},
+    "star_import": {"ex05_2": "from tinygrad_course.optim import *\nS = SGD\n" + SGD.format("S")},
     "import_inside_try": {"ex05_2": "try:\n    from tinygrad_course.optim import SGD as S\nexcept ImportError:\n    S = None\n"
-                                    "class SGDMomentum:\n" + SGD.format("S")},
-    "import_inside_if": {"ex05_2": "if True:\n    import tinygrad_course.optim as O\nclass SGDMomentum:\n" + SGD.format("O.SGD")},
-    "class_inside_if": {"ex05_2": TC + "if True:\n    class SGDMomentum(tc.optim.SGD):\n        pass"},
-    "tuple_unpacking": {"ex05_2": TC + "S, T = tc.optim.SGD, 1\nclass SGDMomentum:\n" + SGD.format("S")},
-    "walrus": {"ex05_2": TC + "(S := tc.optim.SGD)\nclass SGDMomentum:\n" + SGD.format("S")},
-    "lambda_alias": {"ex05_2": TC + "mk = lambda *a, **k: tc.optim.SGD(*a, **k)\nclass SGDMomentum:\n" + SGD.format("mk")},
-    "partial_alias": {"ex05_2": "import functools\n" + TC + "mk = functools.partial(tc.optim.SGD)\nclass SGDMomentum:\n" + SGD.format("mk")},
-    "list_holder": {"ex05_2": TC + "H = [tc.optim.SGD]\nclass SGDMomentum:\n" + SGD.format("H[0]")},
-    "dict_holder": {"ex05_2": TC + "H = {'a': tc.optim.SGD}\nclass SGDMomentum:\n" + SGD.format("H['a']")},
-    "for_loop_binding": {"ex05_2": TC + "for n in ['SGD']:\n    S = getattr(tc.optim, n)\nclass SGDMomentum:\n" + SGD.format("S")},
+                                    + SGD.format("S")},
+    "import_inside_if": {"ex05_2": "if True:\n    import tinygrad_course.optim as O\n" + SGD.format("O.SGD")},
+    "class_inside_if": {"ex05_2": TC + "if True:\n    Optimizer = tc.optim.Optimizer\n    class SGD(tc.optim.SGD):\n        pass"},
+    "tuple_unpacking": {"ex05_2": TC + "S, T = tc.optim.SGD, 1\n" + SGD.format("S")},
+    "walrus": {"ex05_2": TC + "(S := tc.optim.SGD)\n" + SGD.format("S")},
+    "lambda_alias": {"ex05_2": TC + "mk = lambda *a, **k: tc.optim.SGD(*a, **k)\n" + SGD.format("mk")},
+    "partial_alias": {"ex05_2": "import functools\n" + TC + "mk = functools.partial(tc.optim.SGD)\n" + SGD.format("mk")},
+    "list_holder": {"ex05_2": TC + "H = [tc.optim.SGD]\n" + SGD.format("H[0]")},
+    "dict_holder": {"ex05_2": TC + "H = {'a': tc.optim.SGD}\n" + SGD.format("H['a']")},
+    "for_loop_binding": {"ex05_2": TC + "for n in ['SGD']:\n    S = getattr(tc.optim, n)\n" + SGD.format("S")},
     "with_binding": {"ex05_2": "import contextlib\n" + TC + "with contextlib.nullcontext(tc.optim.SGD) as S:\n    pass\n"
-                               "class SGDMomentum:\n" + SGD.format("S")},
-    "type_call": {"ex05_2": TC + "SGDMomentum = type('SGDMomentum', (tc.optim.SGD,), {})"},
-    "patched_code": {"ex05_4": CORRECT["ex05_4"] + "\n" + TC + "clip_grad_norm.__code__ = (lambda parameters, max_norm: "
+                               + SGD.format("S")},
+    "type_call": {"ex05_2": TC + "Optimizer = tc.optim.Optimizer\nSGD = type('SGD', (tc.optim.SGD,), {})"},
+    "patched_code": {"ex05_4": CORRECT["ex05_4"] + "\n" + TC + "clip_grad_norm_.__code__ = (lambda parameters, max_norm: "
                                "tc.nn.utils.clip_grad_norm_(list(parameters), max_norm)).__code__"},
-    "patched_method": {"ex05_2": CORRECT["ex05_2"] + "\n" + TC + "SGDMomentum.__init__ = lambda self, params, lr, momentum=0.0: "
+    "patched_method": {"ex05_2": CORRECT["ex05_2"] + "\n" + TC + "SGD.__init__ = lambda self, params, lr, momentum=0.0: "
                                  "setattr(self, 'o', tc.optim.SGD(list(params), lr=lr, momentum=momentum))"},
-    "exec_binding": {"ex05_2": "exec('from tinygrad_course.optim import SGD as S')\nclass SGDMomentum:\n" + SGD.format("S")},
+    "exec_binding": {"ex05_2": "exec('from tinygrad_course.optim import SGD as S')\n" + SGD.format("S")},
     "exec_defined_helper": {"ex05_4": "exec('def helper(ps, m):\\n    return __import__(\"tinygrad_course\").nn.utils.clip_grad_norm_(ps, m)')\n"
-                                      "def clip_grad_norm(parameters, max_norm):\n    return helper(list(parameters), max_norm)"},
-    "globals_store": {"ex05_2": TC + "globals()['S'] = tc.optim.SGD\nclass SGDMomentum:\n" + SGD.format("S")},
-    "builtins_dict_store": {"ex05_2": TC + "import builtins\nvars(builtins)['S'] = tc.optim.SGD\nclass SGDMomentum:\n" + SGD.format("S")},
+                                      "def clip_grad_norm_(parameters, max_norm):\n    return helper(list(parameters), max_norm)"},
+    "globals_store": {"ex05_2": TC + "globals()['S'] = tc.optim.SGD\n" + SGD.format("S")},
+    "builtins_dict_store": {"ex05_2": TC + "import builtins\nvars(builtins)['S'] = tc.optim.SGD\n" + SGD.format("S")},
 }
 HONEST = {
-    "star_import_of_math": {"ex05_4": "from math import *\n" + CORRECT["ex05_4"].replace("def clip_grad_norm", "_ = sqrt(4)\ndef clip_grad_norm")},
-    "vars_and_display_in_a_cell": {"ex05_2": CORRECT["ex05_2"] + "\nprint(vars(SGDMomentum).keys())\n"
+    "star_import_of_math": {"ex05_4": "from math import *\n" + CORRECT["ex05_4"].replace("def clip_grad_norm_", "_ = sqrt(4)\ndef clip_grad_norm_")},
+    "vars_and_display_in_a_cell": {"ex05_2": CORRECT["ex05_2"] + "\nprint(vars(SGD).keys())\n"
                                                                  "def show(x):\n    display(x)\n"},
     "unpacked_settings": {"ex05_2": "LR, MOMENTUM = 0.1, 0.9\n" + CORRECT["ex05_2"]},
     "global_set_in_a_helper_and_vars": {"ex05_4": "def _count():\n    global CALLS\n    CALLS = 1\n" + CORRECT["ex05_4"].replace(

@@ -1,4 +1,4 @@
-"""A catalogue of wrong answers for 05.9 (cosine_lr, the closed form CosineAnnealingLR follows): each realistic
+"""A catalogue of wrong answers for 05.9 (the LRScheduler base and CosineAnnealingLR on it): each realistic
 mistake fails its check with a message that names it, the released stub fails, and the solution passes."""
 import json
 import math
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import tinygrad_course as tc
 from tinygrad_course.grading import check
 
 from .test_wrong_answers_ch04_06 import _fails
@@ -20,29 +21,37 @@ def _define(*changes, folder="solutions"):
     for old, new in changes:
         assert old in source, old
         source = source.replace(old, new)
-    namespace = {"math": math}
-    exec(compile(source, "<cosine_lr>", "exec"), namespace)
-    return namespace["cosine_lr"]
+    namespace = {"math": math, "tc": tc}
+    exec(compile(source, "<LRScheduler>", "exec"), namespace)
+    return namespace["LRScheduler"], namespace["CosineAnnealingLR"]
 
 
-def test_cosine_lr_solution_passes():
-    check("05.9", _define())
+def test_scheduler_solution_passes():
+    check("05.9", *_define())
 
 
-FORMULA = "eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * step / T_max)) / 2"
+COSINE = "(1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2"
 WRONG = [
-    ([(FORMULA, "eta_min + (base_lr - eta_min) * (1 - math.cos(math.pi * step / T_max)) / 2")],
-     r"starts at eta_min and rises"),
-    ([(FORMULA, "base_lr * (1 + math.cos(math.pi * step / T_max)) / 2")], r"eta_min is missing"),
-    ([(FORMULA, "eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * step / (T_max - 1))) / 2")],
+    ([(COSINE, "(1 - math.cos(math.pi * self.last_epoch / self.T_max)) / 2")], r"starts at eta_min and rises"),
+    ([("self.eta_min + (base_lr - self.eta_min) * " + COSINE, "base_lr * " + COSINE)], r"eta_min is missing"),
+    ([("self.last_epoch / self.T_max", "self.last_epoch / (self.T_max - 1)")],
      r"one step early \(T_max - 1 instead of T_max\)"),
+    ([("        self.last_epoch += 1\n        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):\n"
+       "            group[\"lr\"] = lr\n",
+       "        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):\n            group[\"lr\"] = lr\n"
+       "        self.last_epoch += 1\n")], r"one step behind"),
+    ([("        self._step_count = 0\n        self.step()\n", "        self._step_count = 0\n")],
+     r"one step behind: __init__ did not set the rates of step 0"),
+    ([("if key != \"optimizer\"}", "}")], r"without the optimizer"),
+    ([("            group.setdefault(\"initial_lr\", group[\"lr\"])\n", "            pass\n"),
+      ("[group[\"initial_lr\"] for group", "[group[\"lr\"] for group")], r"each group's 'initial_lr'"),
 ]
 
 
 @pytest.mark.parametrize("changes, phrase", WRONG, ids=[str(i) for i in range(len(WRONG))])
-def test_cosine_lr_wrong_answers_are_named(changes, phrase):
-    _fails("05.9", _define(*changes), phrase=phrase)
+def test_scheduler_wrong_answers_are_named(changes, phrase):
+    _fails("05.9", *_define(*changes), phrase=phrase)
 
 
-def test_cosine_lr_stub_is_not_implemented_yet():
-    _fails("05.9", _define(folder="exercises"), phrase=r"not implemented yet")
+def test_scheduler_stub_is_not_implemented_yet():
+    _fails("05.9", *_define(folder="exercises"), phrase=r"not implemented yet")

@@ -188,17 +188,18 @@ def max_pool2d_forward(learner_function):
     return run
 
 
-def cosine_lr(learner):
-    """CosineAnnealingLR's next learning rates: the learner's closed form cosine_lr(base_lr, eta_min, step,
-    T_max) for each group (the first call, before any step, stays the reference's: the optimizer's lrs)."""
+def cosine_get_lr(learner_class):
+    """CosineAnnealingLR.get_lr runs the learner's CosineAnnealingLR.get_lr (the closed form) on the
+    framework's scheduler (the first call, before any step, stays the reference's: the optimizer's lrs)."""
+    get_lr = learner_class.get_lr
     original = reference("CosineAnnealingLR.get_lr")
 
-    def get_lr(self):
+    def run(self):
         if self._is_initial:
             return original(self)
-        return [float(learner(base_lr, self.eta_min, self.last_epoch, self.T_max)) for base_lr in self.base_lrs]
+        return get_lr(self)
 
-    return get_lr
+    return run
 
 
 def own_method(name):
@@ -305,69 +306,93 @@ def dropout_forward(learner_class):
     return run
 
 
-def _learner_optimizer(opt, group, make, options):
-    """The learner's optimizer object for one parameter group, kept on the framework's optimizer, whose
-    `state` is the framework optimizer's own `state` (the contract: `self.state[p]` with tc.optim's keys),
-    so `state_dict()`, a checkpoint and `load_state_dict()` carry the learner's velocity and moments."""
-    store = opt.__dict__.setdefault("_learner_optimizers", {})
-    key = id(group)
-    entry = store.get(key)
-    params = tuple(group["params"])
-    if entry is None or entry[0] != params or entry[1] != options:
-        entry = store[key] = (params, options, make(list(params)))
-    entry[2].state = opt.state  # load_state_dict() may have replaced the framework's dict since the last step
-    return entry[2]
+def _on_cpu(optimizer) -> bool:
+    return all(p.device.type == "cpu" for group in optimizer.param_groups for p in group["params"])
 
 
-def sgd_update(learner_class):
-    """tc.optim.SGD: groups with plain or heavy-ball momentum (no dampening, Nesterov, weight decay or
-    maximize) step through the learner's SGDMomentum; other groups through the reference."""
-    original = reference("SGD.update")
+def optimizer_base(learner_class):
+    """Every optimizer's base methods (`__init__`, `add_param_group`, `zero_grad`, `state_dict`,
+    `load_state_dict`) run the learner's `Optimizer` methods of the same name on the framework's optimizer.
+    Named parameters (`(name, tensor)` pairs), a bare tensor or a group that is not a dict (PyTorch's errors)
+    and loading a state into parameters on a GPU (moving it between devices) stay the reference's."""
 
-    def update(self, group):
-        plain = (group["dampening"] == 0 and not group["nesterov"] and group["weight_decay"] == 0
-                 and not group.get("maximize", False))
-        if not plain:
-            return original(self, group)
-        momentum = group["momentum"]
-        learner = _learner_optimizer(self, group, lambda ps: learner_class(ps, lr=group["lr"], momentum=momentum),
-                                     (momentum,))
-        learner.lr = float(group["lr"])  # schedulers change the group's lr between steps
-        learner.step()
+    def run(method, self, *args, **kwargs):
+        if method == "__init__":
+            params, *rest = args
+            if not hasattr(params, "_data"):
+                params = list(params)
+            named = (hasattr(params, "_data") or any(isinstance(p, tuple) for p in params) or
+                     any(isinstance(g, dict) and any(isinstance(p, tuple) for p in _as_list(g.get("params")))
+                         for g in params))
+            if named:
+                return reference("Optimizer.__init__")(self, params, *rest, **kwargs)
+            args = (params, *rest)
+        elif method == "add_param_group" and (not isinstance(args[0], dict) or
+                                              any(isinstance(p, tuple) for p in _as_list(args[0].get("params")))):
+            return reference("Optimizer.add_param_group")(self, *args, **kwargs)
+        elif method == "load_state_dict" and not _on_cpu(self):
+            return reference("Optimizer.load_state_dict")(self, *args, **kwargs)
+        return getattr(learner_class, method)(self, *args, **kwargs)
 
-    return update
+    return run
 
 
-def adam_update(learner_class):
-    """tc.optim.Adam: groups without weight decay, amsgrad or maximize step through the learner's Adam
-    (AdamW and the other subclasses keep the reference)."""
-    original = reference("Adam.update")
+def _as_list(params):
+    if params is None or hasattr(params, "_data"):
+        return []
+    return params if isinstance(params, (list, tuple)) else []
 
-    def update(self, group):
-        from_adam = type(self).__name__ == "Adam"
-        plain = (group["weight_decay"] == 0 and not group["amsgrad"] and not group.get("maximize", False))
-        if not (from_adam and plain):
-            return original(self, group)
-        betas, eps = tuple(group["betas"]), group["eps"]
-        learner = _learner_optimizer(self, group, lambda ps: learner_class(ps, lr=group["lr"], betas=betas, eps=eps),
-                                     (betas, eps))
-        learner.lr = float(group["lr"])
-        learner.step()
 
-    return update
+def sgd_step(learner_class):
+    """tc.optim.SGD.step runs the learner's SGD.step on the framework's optimizer (its param_groups and
+    state); an optimizer with a `maximize` group stays the reference's."""
+    step = learner_class.step
+    original = reference("SGD.step")
+
+    def run(self, closure=None):
+        if any(group.get("maximize", False) for group in self.param_groups):
+            return original(self, closure)
+        return step(self, closure)
+
+    return run
+
+
+def adam_step(learner_class):
+    """tc.optim.Adam.step and AdamW.step (AdamW is Adam with decoupled weight decay) run the learner's
+    Adam.step on the framework's optimizer; amsgrad, maximize and capturable groups stay the reference's."""
+    step = learner_class.step
+    original = reference("Adam.step")
+
+    def run(self, closure=None):
+        if any(group.get("amsgrad") or group.get("maximize") or group.get("capturable")
+               for group in self.param_groups):
+            return original(self, closure)
+        return step(self, closure)
+
+    return run
+
+
+def lr_scheduler_base(learner_class):
+    """Every scheduler's base methods (`step`, `get_last_lr`, `state_dict`, `load_state_dict`) run the
+    learner's `LRScheduler` methods of the same name on the framework's scheduler; `step(epoch)` (deprecated
+    in PyTorch) stays the reference's."""
+
+    def run(method, self, *args, **kwargs):
+        if method == "step" and (args[:1] not in ((), (None,)) or kwargs.get("epoch") is not None):
+            return reference("LRScheduler.step")(self, *args, **kwargs)
+        if method == "step":
+            return learner_class.step(self)
+        return getattr(learner_class, method)(self, *args, **kwargs)
+
+    return run
 
 
 def clip_grad_norm(learner):
-    """nn.utils.clip_grad_norm_ with the 2-norm runs the learner's clip_grad_norm (the norm returned as a
-    tensor, as PyTorch's); other norms stay the reference's."""
-    original = reference("clip_grad_norm_")
+    """nn.utils.clip_grad_norm_ runs the learner's clip_grad_norm_, which has its signature (`foreach`, a
+    choice of implementation, is not passed on)."""
 
     def clip(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-        if float(norm_type) != 2.0 or error_if_nonfinite:
-            return original(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
-        params = [parameters] if hasattr(parameters, "grad") else list(parameters)
-        total = learner(params, max_norm)
-        return tensor(float(total))
+        return learner(parameters, max_norm, norm_type, error_if_nonfinite)
 
     return clip
 

@@ -194,15 +194,29 @@ _COMPONENTS = [
               "dataset", pure=True),
     Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
               "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
-    Component("SGD.step", "05", "ex05_2", "SGDMomentum", "SGD.update", adapters.sgd_update,
-              "SGDMomentum(params, lr, momentum).step() updates params in place; tc.optim.SGD steps through it"),
-    Component("Adam.step", "05", "ex05_3", "Adam", "Adam.update", adapters.adam_update,
-              "Adam(params, lr, betas, eps).step() updates params in place; tc.optim.Adam steps through it"),
-    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm", "clip_grad_norm_", adapters.clip_grad_norm,
-              "clip_grad_norm(parameters, max_norm) -> norm before clipping; nn.utils.clip_grad_norm_ runs it"),
-    Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "cosine_lr", "CosineAnnealingLR.get_lr", adapters.cosine_lr,
-              "cosine_lr(base_lr, eta_min, step, T_max) -> the learning rate after `step` steps on the cosine; "
-              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets it", pure=True),
+    Component("Optimizer", "05", "ex05_2", "Optimizer", "Optimizer", adapters.optimizer_base,
+              "Optimizer(params, defaults): param_groups (defaults filled in), state, add_param_group, zero_grad, "
+              "state_dict/load_state_dict in PyTorch's layout; every tc.optim optimizer's base methods run it",
+              checks=("Optimizer", "SGD")),
+    Component("SGD.step", "05", "ex05_2", "SGD", "SGD.step", adapters.sgd_step,
+              "SGD(params, lr, momentum, dampening, weight_decay, nesterov).step() over self.param_groups, the "
+              "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it",
+              checks=("Optimizer", "SGD")),
+    Component("Adam.step", "05", "ex05_3", "Adam", "Adam.step", adapters.adam_step,
+              "Adam(params, lr, betas, eps, weight_decay, decoupled_weight_decay).step(), moments in self.state[p]; "
+              "tc.optim.Adam and AdamW step through it", checks=("Adam", "AdamW")),
+    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm_", "clip_grad_norm_", adapters.clip_grad_norm,
+              "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
+              "tensor; nn.utils.clip_grad_norm_ runs it"),
+    Component("LRScheduler", "05", "ex05_9", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
+              "LRScheduler(optimizer, last_epoch): step() sets each group's lr from get_lr(), get_last_lr, "
+              "state_dict/load_state_dict; every tc.optim.lr_scheduler scheduler's base methods run it",
+              checks=("LRScheduler", "CosineAnnealingLR")),
+    Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
+              adapters.cosine_get_lr,
+              "CosineAnnealingLR(optimizer, T_max, eta_min).get_lr() -> the lrs on the cosine at last_epoch; "
+              "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets them", pure=True,
+              checks=("LRScheduler", "CosineAnnealingLR")),
     Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
               "F.log_softmax runs it (the lab's loss)", pure=True),

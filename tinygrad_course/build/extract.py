@@ -32,7 +32,31 @@ def _defined(tree) -> set[str]:
 
 
 def _used(tree) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Names the code reads from outside itself: a function's own arguments and assignments are its locals,
+    so a local `m` in a method does not pull an earlier cell's `m = ...` into the module."""
+    found = set()
+
+    def visit(node, local):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            for outside in [*getattr(node, "decorator_list", []), *args.defaults, *filter(None, args.kw_defaults)]:
+                visit(outside, local)  # evaluated where the function is defined
+            body = node.body if isinstance(node.body, list) else [node.body]
+            declared = {name for stmt in body for n in ast.walk(stmt) if isinstance(n, (ast.Global, ast.Nonlocal))
+                        for name in n.names}
+            bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+            bound |= {n.id for stmt in body for n in ast.walk(stmt)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            for stmt in body:
+                visit(stmt, local | (bound - declared))
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
+            found.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child, local)
+
+    visit(tree, frozenset())
+    return found
 
 
 def _parse(source: str):

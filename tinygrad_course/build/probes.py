@@ -311,11 +311,81 @@ def _train(make_opt, steps=4):
 
 
 def sgd_step():
+    heavy = _train(lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9))
+    every = _train(lambda ps: optim.SGD([{"params": ps[:1], "nesterov": True, "momentum": 0.8},
+                                         {"params": ps[1:], "dampening": 0.3}], lr=0.05, momentum=0.5,
+                                        weight_decay=0.01))
+    plain = _train(lambda ps: optim.SGD(ps, lr=0.2), steps=2)
+    return {**heavy, **{f"every_{k}": v for k, v in every.items()}, **{f"plain_{k}": v for k, v in plain.items()}}
+
+
+def momentum_update_probe():
     return _train(lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9))
 
 
 def adam_step():
-    return _train(lambda ps: optim.Adam(ps, lr=0.05))
+    plain = _train(lambda ps: optim.Adam(ps, lr=0.05))
+    l2 = _train(lambda ps: optim.Adam([{"params": ps[:1]}, {"params": ps[1:], "lr": 0.02}], lr=0.05,
+                                      betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1))
+    decoupled = _train(lambda ps: optim.AdamW(ps, lr=0.05, weight_decay=0.1))
+    return {**plain, **{f"l2_{k}": v for k, v in l2.items()}, **{f"w_{k}": v for k, v in decoupled.items()}}
+
+
+def optimizer_base():
+    """The base's bookkeeping, through the framework's SGD and RMSprop: groups from dicts with defaults,
+    add_param_group, zero_grad both ways, state_dict's layout and a restore that continues the run."""
+    manual_seed(5)
+    w, b, extra = F.randn(3, 2, requires_grad=True), F.zeros(2, requires_grad=True), F.randn(2, requires_grad=True)
+    x = F.randn(8, 3)
+
+    def loss():
+        return (((x @ w + b) - 1.0) ** 2).mean() + (extra ** 2).sum()
+
+    opt = optim.SGD([{"params": [w]}, {"params": iter([b]), "lr": 0.05}], lr=0.1, momentum=0.9)
+    opt.add_param_group({"params": extra, "momentum": 0.0})
+    for _ in range(2):
+        opt.zero_grad()
+        loss().backward()
+        opt.step()
+    opt.zero_grad(set_to_none=False)
+    zeroed = np.array([float(p.grad.abs().sum()) for p in (w, b, extra)])
+    saved = opt.state_dict()
+    layout = np.array([len(saved["param_groups"]), *[i for g in saved["param_groups"] for i in g["params"]],
+                       *sorted(saved["state"]), saved["param_groups"][1]["lr"], saved["param_groups"][2]["momentum"],
+                       saved["param_groups"][0]["dampening"]], dtype=np.float64)
+    twin = optim.SGD([{"params": [w]}, {"params": [b]}, {"params": [extra]}], lr=1.0)
+    twin.load_state_dict(saved)
+    for _ in range(2):
+        twin.zero_grad()
+        loss().backward()
+        twin.step()
+    rms = _train(lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5))
+    return {"w": _np(w), "b": _np(b), "extra": _np(extra), "zeroed": zeroed, "layout": layout,
+            "none": np.array([float(all(p.grad is not None for p in (w, b, extra)))]),
+            "lrs": np.array([g["lr"] for g in twin.param_groups]), "rms_w": rms["w"], "rms_b": rms["b"]}
+
+
+def lr_scheduler_probe():
+    """The scheduler base through StepLR and CosineAnnealingLR: lrs after each step, get_last_lr, and a
+    state_dict restored into a fresh scheduler that goes on identically."""
+    w = F.zeros(2, requires_grad=True)
+    opt = optim.SGD([{"params": [w]}, {"params": [F.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
+    steps = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    lrs = []
+    for _ in range(3):
+        opt.step()
+        steps.step()
+        lrs.append(steps.get_last_lr())
+    saved = steps.state_dict()
+    again = optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.1)
+    again.load_state_dict(saved)
+    for _ in range(3):
+        opt.step()
+        again.step()
+        lrs.append([group["lr"] for group in opt.param_groups])
+    cosine = cosine_lr_probe()
+    return {"lrs": np.array(lrs), "epoch": np.array([again.last_epoch, saved["last_epoch"]]),
+            "cosine": cosine["lrs"], "last": cosine["last"]}
 
 
 def clip_grad_norm():
@@ -323,7 +393,12 @@ def clip_grad_norm():
     ps = [F.randn(3, requires_grad=True), F.randn(2, 2, requires_grad=True)]
     (ps[0].sum() * 4 + (ps[1] ** 2).sum() * 3).backward()
     norm = nn.utils.clip_grad_norm_(ps, 1.0)
-    return {"norm": np.array([float(norm)]), "g0": _np(ps[0].grad), "g1": _np(ps[1].grad)}
+    inf_norm = nn.utils.clip_grad_norm_(iter(ps), 0.5, norm_type=float("inf"))
+    one = F.randn(4, requires_grad=True)
+    one.grad = F.ones(4)
+    single = nn.utils.clip_grad_norm_(one, 1.0, norm_type=1)
+    return {"norm": np.array([float(norm), float(inf_norm), float(single)]), "g0": _np(ps[0].grad),
+            "g1": _np(ps[1].grad), "one": _np(one.grad), "tensor": np.array([hasattr(norm, "_data")])}
 
 
 def default_collate():
@@ -620,7 +695,8 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
-          "momentum_update": sgd_step, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
+          "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
+          "LRScheduler": lr_scheduler_probe, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
           **probes_distributed.PROBES, **probes_views.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}

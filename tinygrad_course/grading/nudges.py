@@ -54,14 +54,14 @@ NUDGES: dict[str, str] = {
     "04.9": "the loader only connects the pieces its constructor chose: indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
-    "05.2": "momentum keeps a running velocity per parameter; the step follows the velocity, not the raw gradient.",
-    "05.3": "Adam keeps running averages of the gradient and of its square; both start at zero, so early steps need a correction.",
+    "05.2": "the base only keeps books: groups of parameters with their options (the defaults fill the gaps), a state per parameter, and a numbered copy of both for saving; SGD's step reads its options from each group and follows a running velocity per parameter, not the raw gradient.",
+    "05.3": "Adam keeps running averages of the gradient and of its square; both start at zero, so early steps need a correction. Weight decay either joins the gradient (and gets averaged with it) or shrinks the weights directly, apart from the averages.",
     "05.4": "the norm is taken over all gradients together, as if they were one long vector; every gradient is then scaled by the same factor, and only when the norm is too large.",
     "05.5": "evaluation changes no weights and builds no graph; averages over a dataset must weight every sample equally, whatever the batch sizes.",
     "05.6": "remember the best loss seen so far and count the epochs since it last improved by more than min_delta.",
     "05.7": "the predicted class is the position of the largest score in each row.",
     "05.8": "subtract each row's maximum before exponentiating; the gradient of log-softmax is the incoming gradient minus the softmax times the gradient's row sum.",
-    "05.9": "half a cosine wave from the base rate down to the minimum over T_max steps: at step t the cosine of pi * t / T_max decides how far down you are.",
+    "05.9": "the base counts steps and writes each group's rate from what the schedule asks for at that count (step 0 right at construction); the cosine schedule is half a cosine wave from the base rate down to the minimum over T_max steps.",
     # 05b lab
     "05b.1": "one fixed batch, many steps: if the loop is right the loss goes close to zero.",
     "05b.2": "a scheduler's step() marks the end of an epoch for StepLR; call it where an epoch ends.",

@@ -8,7 +8,7 @@ real object it names, through renamed imports, module-level and local aliases, a
 blocks, tuple unpacking, walrus, star imports), and a name bound to an expression (a lambda, a
 ``functools.partial``, a list holding the reference, a patched ``__code__`` or method) reaches whatever that
 expression reaches. A forbidden object reached in any of these ways is a shortcut, and so is the exercise
-itself being bound to it (``SGDMomentum = tc.optim.SGD``). Local names that merely share a name with the
+itself being bound to it (``SGD = tc.optim.SGD``). Local names that merely share a name with the
 reference (a variable called ``linear``) resolve to nothing and accuse no one. Lookups with computed
 names on the framework, eval/exec/compile inside the exercise, and names that only a dynamic binding
 (``exec``, ``globals()``, ``setattr`` on a module ...) could have defined cannot be followed statically

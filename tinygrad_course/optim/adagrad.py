@@ -23,6 +23,11 @@ class Adagrad(Optimizer):
                         differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
+    def add_param_group(self, param_group):
+        """Add a group of parameters; like PyTorch, its state (step and sum) exists from then on."""
+        super().add_param_group(param_group)
+        self._init_group_state(self.param_groups[-1])
+
     def _init_group_state(self, group):
         for p in group["params"]:
             state = self.state[p]

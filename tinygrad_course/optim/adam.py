@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.grad_mode import enable_grad
 from ..ops import gpu_kernels
 from ..seams import component
 from .optimizer import (
@@ -37,7 +38,18 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    @component("Adam.update")
+    @component("Adam.step")
+    def step(self, closure=None):
+        """Update every parameter once (chapter 05's component `Adam.step`, which AdamW inherits); `closure`
+        (re-computes and returns the loss) is called first if given; returns its loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            self._update_group(group)
+        return loss
+
     def _update_group(self, group):
         lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]

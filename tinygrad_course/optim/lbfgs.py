@@ -190,16 +190,8 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """Run up to `max_iter` L-BFGS iterations; `closure` re-evaluates the model and returns the loss."""
-        if self._step_pre_hooks:
-            for hook in list(self._step_pre_hooks.values()):
-                hook(self, (), {})
-        self._opt_called = True
         with no_grad():
-            orig_loss = self._run(closure)
-        if self._step_post_hooks:
-            for hook in list(self._step_post_hooks.values()):
-                hook(self, (), {})
-        return orig_loss
+            return self._run(closure)
 
     def _run(self, closure):
         group = self.param_groups[0]

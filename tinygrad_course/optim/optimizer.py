@@ -2,13 +2,19 @@
 
 An optimizer holds `param_groups` (a list of dicts: the tensors under "params" plus that group's options,
 e.g. "lr") and `state` (per-parameter buffers such as Adam's running averages, keyed by the parameter).
-Subclasses implement `_update_group(group)`, which changes the parameters' arrays in place. The math runs
-directly on the backend arrays (`p._data`, through `p._xp`), so an update costs a handful of array calls
-per parameter and records nothing for autograd.
+Subclasses implement `step(closure=None)` (SGD, Adam, LBFGS) or `_update_group(group)`, which changes the
+parameters' arrays in place; the base runs the step hooks around every subclass's `step`, as PyTorch patches
+it. The math runs directly on the backend arrays (`p._data`, through `p._xp`), so an update costs a handful
+of array calls per parameter and records nothing for autograd.
+
+The base's own methods (`__init__`, `add_param_group`, `zero_grad`, `state_dict`, `load_state_dict`) are
+chapter 05's component `Optimizer` (`seams.member`): a learner's base class, once it passes its check, runs
+them on every optimizer's own object. They only read and write `defaults`, `param_groups` and `state`.
 """
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from collections import defaultdict
 from itertools import chain
@@ -17,6 +23,7 @@ import numpy as np
 
 from ..autograd.hooks import add_hook
 from ..autograd.grad_mode import enable_grad
+from ..seams import member
 from ..tensor import Tensor
 from ..tensor_base import _wrap
 
@@ -31,6 +38,28 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+def _with_step_hooks(step):
+    """`step` with the optimizer's step pre- and post-hooks around it (PyTorch's `profile_hook_step`), and
+    the mark a learning-rate scheduler reads to warn when it is stepped before the optimizer."""
+
+    @functools.wraps(step)
+    def hooked(self, *args, **kwargs):
+        if self._step_pre_hooks:
+            for hook in list(self._step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    raise RuntimeError("step pre-hooks may not change the arguments here")
+        self._opt_called = True
+        out = step(self, *args, **kwargs)
+        if self._step_post_hooks:
+            for hook in list(self._step_post_hooks.values()):
+                hook(self, args, kwargs)
+        return out
+
+    hooked.hooked = True
+    return hooked
+
+
 class Optimizer:
     """Base class for optimizers: `param_groups`, `state`, `zero_grad`, `step`, `state_dict`, `load_state_dict`.
 
@@ -38,13 +67,20 @@ class Optimizer:
     each with a "params" entry and optional per-group options overriding `defaults`).
     """
 
+    _step_pre_hooks = None  # class defaults: a learner's __init__ (build mode) sets only PyTorch's attributes
+    _step_post_hooks = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "hooked", False):
+            cls.step = _with_step_hooks(step)
+
+    @member("Optimizer")
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
-        self._scratch = {}
-        self._step_pre_hooks = None
-        self._step_post_hooks = None
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
@@ -59,6 +95,7 @@ class Optimizer:
             self.add_param_group(group)
 
     # ---- parameter groups ----------------------------------------------------------------------------
+    @member("Optimizer")
     def add_param_group(self, param_group: dict):
         """Add a group of parameters with its own options (e.g. a smaller lr for a pretrained backbone)."""
         if not isinstance(param_group, dict):
@@ -98,12 +135,9 @@ class Optimizer:
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
-        self._init_group_state(param_group)
-
-    def _init_group_state(self, group):
-        """Hook for optimizers that create state eagerly (Adagrad)."""
 
     # ---- gradients ---------------------------------------------------------------------------------------
+    @member("Optimizer")
     def zero_grad(self, set_to_none: bool = True):
         """Reset the gradients of all parameters: to `None` (default) or to zeros."""
         for group in self.param_groups:
@@ -124,22 +158,15 @@ class Optimizer:
     # ---- stepping --------------------------------------------------------------------------------------
     def step(self, closure=None):
         """Update the parameters once; `closure` (re-computes and returns the loss) is called first if given."""
-        if self._step_pre_hooks:
-            for hook in list(self._step_pre_hooks.values()):
-                result = hook(self, (), {})
-                if result is not None:
-                    raise RuntimeError("step pre-hooks may not change the arguments here")
-        self._opt_called = True  # lets a learning-rate scheduler warn when it is stepped first
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
             self._update_group(group)
-        if self._step_post_hooks:
-            for hook in list(self._step_post_hooks.values()):
-                hook(self, (), {})
         return loss
+
+    step = _with_step_hooks(step)
 
     def _update_group(self, group):
         raise NotImplementedError
@@ -156,9 +183,10 @@ class Optimizer:
     def _scratch_buffer(self, xp, arr):
         """A reusable temporary array shaped like `arr` (updates run one parameter at a time)."""
         key = (arr.shape, arr.dtype, xp.__name__)
-        buf = self._scratch.get(key)
+        scratch = self.__dict__.setdefault("_scratch", {})
+        buf = scratch.get(key)
         if buf is None:
-            buf = self._scratch[key] = xp.empty_like(arr)
+            buf = scratch[key] = xp.empty_like(arr)
         return buf
 
     def _state_zeros(self, p):
@@ -166,6 +194,7 @@ class Optimizer:
         return _wrap(p._xp.zeros_like(p._data))
 
     # ---- saving and restoring ----------------------------------------------------------------------
+    @member("Optimizer")
     def state_dict(self) -> dict:
         """The optimizer's state in PyTorch's layout: {"state": {index: {...}}, "param_groups": [...]}.
 
@@ -183,6 +212,7 @@ class Optimizer:
         state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
         return {"state": state, "param_groups": groups}
 
+    @member("Optimizer")
     def load_state_dict(self, state_dict: dict):
         """Restore the state saved by `state_dict()` (the optimizer must hold the same parameter groups)."""
         groups = self.param_groups
@@ -214,7 +244,7 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._scratch = {}
+        self.__dict__.pop("_scratch", None)
         self._step_pre_hooks = None
         self._step_post_hooks = None
 

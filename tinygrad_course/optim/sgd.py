@@ -1,6 +1,7 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay (like `torch.optim.SGD`)."""
 from __future__ import annotations
 
+from ..autograd.grad_mode import enable_grad
 from ..seams import component
 from .optimizer import Optimizer, bump_version, check_float, params_with_grads
 
@@ -32,7 +33,18 @@ class SGD(Optimizer):
                         maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
-    @component("SGD.update")
+    @component("SGD.step")
+    def step(self, closure=None):
+        """Update every parameter once (chapter 05's component `SGD.step`); `closure` (re-computes and
+        returns the loss) is called first if given; returns its loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            self._update_group(group)
+        return loss
+
     def _update_group(self, group):
         lr, momentum, dampening = float(group["lr"]), group["momentum"], group["dampening"]
         weight_decay, nesterov = group["weight_decay"], group["nesterov"]

@@ -10,16 +10,16 @@ NESTED = "[" * 200000 + "]" * 200000
 
 def honest_cases() -> list[Case]:
     """At least fifteen honest students, each with the grade they deserve."""
-    sgd_local = CORRECT["ex05_2"].replace("g = p.grad\n", "g = p.grad\n                SGD = self.lr  # a local that shares the reference's name\n")
-    sgd_local = sgd_local.replace("p -= self.lr * g", "p -= SGD * g")
-    clip_local = CORRECT["ex05_4"].replace("scale = max_norm", "clip_grad_norm_ = max_norm").replace("if scale < 1", "scale = clip_grad_norm_\n    if scale < 1")
-    both = {"05.1": 2, "05.7": 1, "05.8": 3, "05.9": 2}
+    sgd_local = CORRECT["ex05_2"].replace("                g = p.grad\n", "                g = p.grad\n                Adam = lr  # a local that shares a reference's name\n")
+    sgd_local = sgd_local.replace("p.add_(g, alpha=-lr)", "p.add_(g, alpha=-Adam)")
+    clip_local = CORRECT["ex05_4"].replace("scale = max_norm", "clip_grad_norm_ = max_norm").replace("        if scale < 1", "        scale = clip_grad_norm_\n        if scale < 1")
+    both = {"05.1": 2, "05.7": 1, "05.8": 3, "05.9": 3}
     return [Case("honest_correct", hostile=False),
             Case("honest_copy1_only", layout="copy1", hostile=False),
             Case("honest_with_copy1", layout="with_copy1", problem="Copy1", hostile=False),
             Case("honest_nested_folder", layout="nested", hostile=False),
             Case("honest_flat_file", layout="flat", hostile=False),
-            Case("honest_duplicated_cell", duplicate={"ex05_4": "def clip_grad_norm(parameters, max_norm):\n    raise NotImplementedError\n"},
+            Case("honest_duplicated_cell", duplicate={"ex05_4": "def clip_grad_norm_(parameters, max_norm):\n    raise NotImplementedError\n"},
                  hostile=False, problem="appears 2 times"),
             Case("honest_local_names_like_references", cells={"ex05_2": sgd_local, "ex05_4": clip_local}, hostile=False),
             Case("honest_uses_reference_outside_exercise", extra=[("ex05_2", "import tinygrad_course as tc\n"
@@ -48,7 +48,7 @@ def honest_cases() -> list[Case]:
             Case("honest_stub", stub=True, hostile=False),
             Case("honest_deleted_a_solution_cell", drop=("ex05_6",), zero=("05.6",), problem="ex05_6 is missing", hostile=False),
             Case("honest_star_import_and_display", cells={"ex05_4": "from math import *\n" + CORRECT["ex05_4"]},
-                 extra=[("ex05_4", "print(vars(clip_grad_norm).keys())\ndef show(x):\n    display(x)\nshow(sqrt(2))")], hostile=False)]
+                 extra=[("ex05_4", "print(vars(clip_grad_norm_).keys())\ndef show(x):\n    display(x)\nshow(sqrt(2))")], hostile=False)]
 
 
 def bad_file_cases() -> list[Case]:

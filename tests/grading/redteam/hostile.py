@@ -99,10 +99,10 @@ def hostile_cases() -> list[Case]:
                                                                   "    __hash__ = float.__hash__\ndef accuracy(logits, targets):\n    return Liar(0.0)"}),
           Case("lying_array_object", zero=("05.4",), cells={"ex05_4": "class Liar:\n    def __array__(self, dtype=None, copy=None):\n"
                                                                      "        import numpy\n        return numpy.zeros(3)\n    def __float__(self):\n        return 5.0\n"
-                                                                     "    def __eq__(self, o):\n        return True\ndef clip_grad_norm(parameters, max_norm):\n    return Liar()"}),
+                                                                     "    def __eq__(self, o):\n        return True\ndef clip_grad_norm_(parameters, max_norm):\n    return Liar()"}),
           Case("object_array_result", zero=("05.7",), cells={"ex05_7": "import numpy as np\ndef accuracy(logits, targets):\n    return np.array([object()])"}),
           Case("ndarray_subclass_lies", zero=("05.4",), cells={"ex05_4": "import numpy as np\nclass A(np.ndarray):\n    def __eq__(self, o):\n        return True\n"
-                                                                        "def clip_grad_norm(parameters, max_norm):\n    return np.zeros(1).view(A)"}),
+                                                                        "def clip_grad_norm_(parameters, max_norm):\n    return np.zeros(1).view(A)"}),
           Case("hidden_tests_via_gc", stub=True, extra=[(None, "import gc\nfound = [o for o in gc.get_objects() if 'expect_close' in repr(o)[:200]]\nprint(found)")],
                feedback_lacks=("F.cross_entropy(m(tc.ones(1, 2))", "expected = ")),
           Case("hidden_tests_via_builtins", stub=True, extra=[(None, "import builtins\nprint([k for k in vars(builtins)])\n"
@@ -113,7 +113,7 @@ def hostile_cases() -> list[Case]:
           Case("raise_keyboard_interrupt", zero=("05.6",), cells={"ex05_6": "class EarlyStopping:\n    def __init__(self, patience=3, min_delta=0.0):\n        raise KeyboardInterrupt"}),
           Case("fake_isolation_event", stub=True, extra=[(None, "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'{\"e\": \"isolation\", \"layers\": [\"none\"]}\\n')\n    except OSError:\n        pass")]),
           Case("huge_channel_flood", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import os\nfor fd in range(3, 40):\n    try:\n        os.write(fd, b'x' * (80 << 20))\n    except (OSError, MemoryError):\n        pass")}),
-          Case("nan_and_garbage_values", zero=("05.4",), cells={"ex05_4": "def clip_grad_norm(parameters, max_norm):\n    return float('nan')"})]
+          Case("nan_and_garbage_values", zero=("05.4",), cells={"ex05_4": "def clip_grad_norm_(parameters, max_norm):\n    return float('nan')"})]
     # --- the file system and the network -------------------------------------------------------------------
     c += [Case("reads_solution", zero=("05.1",), cells={"ex05_1": cheat("ex05_1", "train_step", "assert 'HIDDEN' in open(PATHS['SOLUTION']).read()")}),
           Case("reads_solution_os_open", zero=("05.1",), cells={"ex05_1": cheat("ex05_1", "train_step", "import os\nos.read(os.open(PATHS['SOLUTION'], os.O_RDONLY), 10)")}),
@@ -122,11 +122,11 @@ def hostile_cases() -> list[Case]:
           Case("writes_other_student", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "open(PATHS['OTHER'], 'a').write('x')")}),
           Case("writes_grades_csv", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "open(PATHS['CSV'], 'w').write('student,total\\nwrites_grades_csv,14')")}),
           Case("writes_cache", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import os\nos.makedirs(PATHS['CACHE'], exist_ok=True)\nopen(PATHS['CACHE'] + '/x.json', 'w').write('{}')")}),
-          Case("writes_instructor_file", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm", "open(PATHS['VICTIM'], 'w').write('pwned')")}),
-          Case("renames_instructor_file", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm", "import os\nos.rename(PATHS['VICTIM'], PATHS['VICTIM'] + '.moved')")}),
-          Case("writes_tmp", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm", "open('/tmp/redteam-was-here', 'w').write('x')")}),
+          Case("writes_instructor_file", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm_", "open(PATHS['VICTIM'], 'w').write('pwned')")}),
+          Case("renames_instructor_file", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm_", "import os\nos.rename(PATHS['VICTIM'], PATHS['VICTIM'] + '.moved')")}),
+          Case("writes_tmp", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm_", "open('/tmp/redteam-was-here', 'w').write('x')")}),
           Case("tcp_connect", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "__import__('socket').create_connection(('127.0.0.1', PATHS['PORT']), timeout=3).sendall(b'leak')")}),
-          Case("fills_disk", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm", "with open('big.bin', 'wb') as fh:\n    for _ in range(200):\n        fh.write(b'0' * (1 << 20))")}),
+          Case("fills_disk", zero=("05.4",), cells={"ex05_4": cheat("ex05_4", "clip_grad_norm_", "with open('big.bin', 'wb') as fh:\n    for _ in range(200):\n        fh.write(b'0' * (1 << 20))")}),
           Case("reads_proc_of_grader", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import os\nopen('/proc/%d/environ' % os.getppid()).read()")})]
     # --- processes and resources ---------------------------------------------------------------------------
     c += [Case("forks_setsid_children", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", FORK)}),
@@ -136,51 +136,63 @@ def hostile_cases() -> list[Case]:
           Case("ctypes_escape", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import ctypes\nctypes.CDLL(None).getpid()")}),
           Case("infinite_loop_in_test", zero=("05.6",), cells={"ex05_6": "class EarlyStopping:\n    def __init__(self, patience=3, min_delta=0.0):\n        while True:\n            pass"}),
           Case("blocks_alarm_in_test", zero=("05.7",), cells={"ex05_7": "import signal\ndef accuracy(logits, targets):\n    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])\n    while True:\n        pass"}),
-          Case("memory_hog", zero=("05.4",), cells={"ex05_4": "import numpy as np\ndef clip_grad_norm(parameters, max_norm):\n    return np.ones((60000, 60000)).sum()"}),
+          Case("memory_hog", zero=("05.4",), cells={"ex05_4": "import numpy as np\ndef clip_grad_norm_(parameters, max_norm):\n    return np.ones((60000, 60000)).sum()"}),
           Case("deep_recursion", zero=("05.7",), cells={"ex05_7": "def accuracy(logits, targets):\n    return accuracy(logits, targets)"}),
           Case("segfault_in_test", zero=("05.7",), cells={"ex05_7": "import faulthandler\ndef accuracy(logits, targets):\n    faulthandler._sigsegv()"}),
           Case("abort_in_test", zero=("05.6",), cells={"ex05_6": "import os\nclass EarlyStopping:\n    def __init__(self, patience=3, min_delta=0.0):\n        os.abort()"}),
           Case("prints_gigabytes", zero=("05.7",), cells={"ex05_7": cheat("ex05_7", "accuracy", "import sys\nfor _ in range(300):\n    sys.stdout.write('x' * (1 << 20))\nraise RuntimeError('done printing')")})]
     # --- shortcuts: the framework's own implementation, however it is reached ------------------------------
-    sgd = "    def __init__(self, params, lr, momentum=0.0):\n        self.o = {}(list(params), lr=lr, momentum=momentum)\n" \
-          "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
-    c += [Case("shortcut_direct", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum:\n" + sgd.format("tc.optim.SGD")}),
-          Case("shortcut_renamed_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import SGD as Plain\nclass SGDMomentum:\n" + sgd.format("Plain")}),
-          Case("shortcut_module_alias", zero=("05.2",), cells={"ex05_2": "import tinygrad_course.optim as o\nclass SGDMomentum:\n" + sgd.format("o.SGD")}),
-          Case("shortcut_subclass", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum(tc.optim.SGD):\n    pass"}),
-          Case("shortcut_getattr_literal", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum:\n" + sgd.format("getattr(tc.optim, 'SGD')")}),
-          Case("shortcut_getattr_computed", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum:\n" + sgd.format("getattr(tc.optim, 'S' + 'GD')")}),
-          Case("shortcut_dict", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum:\n" + sgd.format("vars(tc.optim)['SGD']")}),
-          Case("shortcut_sys_modules", zero=("05.2",), cells={"ex05_2": "import sys\nclass SGDMomentum:\n" + sgd.format("sys.modules['tinygrad_course.optim'].SGD")}),
-          Case("shortcut_importlib", zero=("05.4",), cells={"ex05_4": "import importlib\ndef clip_grad_norm(parameters, max_norm):\n"
+    base = CORRECT["ex05_2"][:CORRECT["ex05_2"].index("class SGD(Optimizer):")]  # 05.3's Adam builds on it
+    wrapper = ("class SGD(Optimizer):\n"
+               "    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False):\n"
+               "        self.o = {}(list(params), lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)\n"
+               "        self.param_groups, self.state = self.o.param_groups, self.o.state\n"
+               "    def zero_grad(self, set_to_none=True):\n        self.o.zero_grad(set_to_none)\n"
+               "    def step(self, closure=None):\n        return self.o.step(closure)\n")
+
+    def sgd(reference):
+        """The honest Optimizer base of 05.2 and an SGD that hands everything to `reference`."""
+        return base + wrapper.format(reference)
+
+    c += [Case("shortcut_direct", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("tc.optim.SGD")}),
+          Case("shortcut_renamed_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import SGD as Plain\n" + sgd("Plain")}),
+          Case("shortcut_module_alias", zero=("05.2",), cells={"ex05_2": "import tinygrad_course.optim as o\n" + sgd("o.SGD")}),
+          Case("shortcut_subclass", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + base + "class SGD(tc.optim.SGD, Optimizer):\n    pass"}),
+          Case("shortcut_getattr_literal", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("getattr(tc.optim, 'SGD')")}),
+          Case("shortcut_getattr_computed", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("getattr(tc.optim, 'S' + 'GD')")}),
+          Case("shortcut_dict", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("vars(tc.optim)['SGD']")}),
+          Case("shortcut_sys_modules", zero=("05.2",), cells={"ex05_2": "import sys\n" + sgd("sys.modules['tinygrad_course.optim'].SGD")}),
+          Case("shortcut_importlib", zero=("05.4",), cells={"ex05_4": "import importlib\ndef clip_grad_norm_(parameters, max_norm):\n"
                                                                        "    return importlib.import_module('tinygrad_course.nn.utils').clip_grad_norm_(list(parameters), max_norm)"}),
           Case("shortcut_alias_in_other_cell", zero=("05.4",), extra=[(None, "import tinygrad_course as tc\n_clip = tc.nn.utils.clip_grad_norm_")],
-               cells={"ex05_4": "def clip_grad_norm(parameters, max_norm):\n    return _clip(list(parameters), max_norm)"}),
+               cells={"ex05_4": "def clip_grad_norm_(parameters, max_norm):\n    return _clip(list(parameters), max_norm)"}),
           Case("shortcut_via_helper", zero=("05.3",), cells={"ex05_3": "import tinygrad_course as tc\ndef _make(ps, **kw):\n    return tc.optim.Adam(ps, **kw)\n"
                                                                       "class Adam:\n    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):\n"
                                                                       "        self.o = _make(list(params), lr=lr, betas=betas, eps=eps)\n"
-                                                                      "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()"}),
-          Case("shortcut_eval", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nclass SGDMomentum:\n" + sgd.format("eval('tc.optim.' + 'SGD')")}),
-          Case("shortcut_local_alias", zero=("05.4",), cells={"ex05_4": "from tinygrad_course import nn\ndef clip_grad_norm(parameters, max_norm):\n"
+                                                                      "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
+                                                                      "class AdamW(Adam):\n    pass"}),
+          Case("shortcut_eval", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + sgd("eval('tc.optim.' + 'SGD')")}),
+          Case("shortcut_local_alias", zero=("05.4",), cells={"ex05_4": "from tinygrad_course import nn\ndef clip_grad_norm_(parameters, max_norm):\n"
                                                                         "    u = nn.utils\n    f = u.clip_grad_norm_\n    return f(list(parameters), max_norm)"}),
-          Case("shortcut_adamw_alias", zero=("05.3",), cells={"ex05_3": "from tinygrad_course.optim import AdamW\nclass Adam:\n"
+          Case("shortcut_adamw_alias", zero=("05.3",), cells={"ex05_3": "from tinygrad_course.optim import AdamW as _W\nclass Adam:\n"
                                                                        "    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):\n"
-                                                                       "        self.o = AdamW(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
-                                                                       "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()"}),
-          Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\nSGDMomentum = tc.optim.SGD"}),
-          Case("shortcut_imported_as_exercise", zero=("05.4",), cells={"ex05_4": "from tinygrad_course.nn.utils import clip_grad_norm_ as clip_grad_norm"}),
-          Case("shortcut_star_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import *\nclass SGDMomentum:\n" + sgd.format("SGD")}),
+                                                                       "        self.o = _W(list(params), lr=lr, betas=betas, eps=eps, weight_decay=0)\n"
+                                                                       "    def zero_grad(self):\n        self.o.zero_grad()\n    def step(self):\n        self.o.step()\n"
+                                                                       "class AdamW(Adam):\n    pass"}),
+          Case("shortcut_assigned_to_reference", zero=("05.2",), cells={"ex05_2": "import tinygrad_course as tc\n" + base + "SGD = tc.optim.SGD"}),
+          Case("shortcut_imported_as_exercise", zero=("05.4",), cells={"ex05_4": "from tinygrad_course.nn.utils import clip_grad_norm_"}),
+          Case("shortcut_star_import", zero=("05.2",), cells={"ex05_2": "from tinygrad_course.optim import *\nS = SGD\n" + sgd("S")}),
           Case("shortcut_import_in_try_block", zero=("05.3",), cells={"ex05_3": "try:\n    from tinygrad_course.optim import Adam as _A\nexcept ImportError:\n    _A = None\n"
-                                                                                "class Adam(_A):\n    pass"}),
+                                                                                "class Adam(_A):\n    pass\nclass AdamW(Adam):\n    pass"}),
           Case("shortcut_lambda_alias", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nmk = lambda *a, **k: tc.optim.SGD(*a, **k)")],
-               cells={"ex05_2": "class SGDMomentum:\n" + sgd.format("mk")}),
+               cells={"ex05_2": sgd("mk")}),
           Case("shortcut_exec_defined_helper", zero=("05.4",), extra=[(None, "exec('def helper(ps, m):\\n    return __import__(\"tinygrad_course\").nn.utils.clip_grad_norm_(ps, m)')")],
-               cells={"ex05_4": "def clip_grad_norm(parameters, max_norm):\n    return helper(list(parameters), max_norm)"}),
-          Case("shortcut_patched_code", zero=("05.4",), extra=[("ex05_4", "import tinygrad_course as tc\nclip_grad_norm.__code__ = (lambda parameters, max_norm: "
+               cells={"ex05_4": "def clip_grad_norm_(parameters, max_norm):\n    return helper(list(parameters), max_norm)"}),
+          Case("shortcut_patched_code", zero=("05.4",), extra=[("ex05_4", "import tinygrad_course as tc\nclip_grad_norm_.__code__ = (lambda parameters, max_norm: "
                                                                        "tc.nn.utils.clip_grad_norm_(list(parameters), max_norm)).__code__")]),
           Case("shortcut_tripwire_disabled", zero=("05.2",), extra=[(None, "import contextlib\nfrom tinygrad_course.grading import shortcuts\n"
                                                                             "shortcuts.Tripwire.armed = lambda self: contextlib.nullcontext(self)")],
-               cells={"ex05_2": "import tinygrad_course as tc\nH = [tc.optim.SGD]\nclass SGDMomentum:\n" + sgd.format("H[0]")}),
+               cells={"ex05_2": "import tinygrad_course as tc\nH = [tc.optim.SGD]\n" + sgd("H[0]")}),
           Case("shortcut_library_patch", zero=("05.2",), extra=[(None, "import tinygrad_course as tc\nimport builtins\nbuiltins.MyOpt = tc.optim.SGD")],
-               cells={"ex05_2": "class SGDMomentum:\n" + sgd.format("MyOpt")})]
+               cells={"ex05_2": sgd("MyOpt")})]
     return c

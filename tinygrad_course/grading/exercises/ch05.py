@@ -1,9 +1,6 @@
-"""Chapter 05 (training): checks for the training step, SGD with momentum, Adam, gradient clipping,
-evaluation, early stopping and accuracy.
-
-Optimizers are compared with ``tc.optim`` after every single update of a real model, so the first wrong
-update is the one named (see optimizer_steps.py), and every piece is plugged into a short training run on
-the scikit-learn digits.
+"""Chapter 05 (training): checks for the training step, gradient clipping, evaluation, early stopping and
+accuracy (the optimizers are in ch05_optimizers.py, the scheduler in ch05_schedule.py, log_softmax in
+ch05_softmax.py). Every piece is plugged into a short training run on the scikit-learn digits.
 """
 import numpy as np
 
@@ -11,9 +8,9 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
-from . import ch05_schedule  # noqa: F401  (registers 05.9: a cosine learning-rate schedule)
+from . import ch05_optimizers  # noqa: F401  (registers 05.2 and 05.3: the optimizer base, SGD, Adam and AdamW)
+from . import ch05_schedule  # noqa: F401  (registers 05.9: the scheduler base and the cosine schedule)
 from . import ch05_softmax  # noqa: F401  (registers 05.8: log_softmax forward and backward)
-from . import optimizer_steps as steps
 from .ch03 import digits
 
 
@@ -23,38 +20,6 @@ def _mlp(seed=0, hidden=32, dropout=0.0):
     if dropout:
         layers.append(tc.nn.Dropout(dropout))
     return tc.nn.Sequential(*layers, tc.nn.Linear(hidden, 10))
-
-
-def _params(model):
-    return [p.detach().numpy().copy() for p in model.parameters()]
-
-
-def _run_optimizer(make_optimizer, steps=6, seed=0):
-    """Parameters of a small MLP after `steps` optimizer steps on fixed digit batches."""
-    model = _mlp(seed)
-    opt = make_optimizer(model.parameters())
-    X, y = digits(0, 256)
-    for i in range(steps):
-        xb, yb = X[(i % 4) * 64:(i % 4 + 1) * 64], y[(i % 4) * 64:(i % 4 + 1) * 64]
-        opt.zero_grad()
-        tc.nn.functional.cross_entropy(model(xb), yb).backward()
-        opt.step()
-    return model, np.concatenate([p.ravel() for p in _params(model)])
-
-
-def _trained_loss(make_optimizer, steps=80):
-    model = _mlp(1)
-    opt = make_optimizer(model.parameters())
-    X, y = digits(0, 512)
-    loss = None
-    for i in range(steps):
-        xb, yb = X[(i % 8) * 64:(i % 8 + 1) * 64], y[(i % 8) * 64:(i % 8 + 1) * 64]
-        opt.zero_grad()
-        loss = tc.nn.functional.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-    with tc.no_grad():
-        return float(tc.nn.functional.cross_entropy(model(X), y).item()), float(loss.item())
 
 
 # --- 05.1 -------------------------------------------------------------------------------------------------
@@ -117,104 +82,10 @@ def train_step_check(t, train_step):
                                        f"(got {np.mean(losses[-8:]):.3f} over the last epoch)")
 
 
-def _state_vector(t, opt, model, keys) -> dict:
-    """{key: every parameter's opt.state[p][key], flattened into one vector}, failing with what is missing:
-    an optimizer keeps its state in `self.state[p]`, so that `state_dict()` and a checkpoint carry it."""
-    state = getattr(opt, "state", None)
-    found = {key: [] for key in keys}
-    for name, p in model.named_parameters():
-        entry = state.get(p) if hasattr(state, "get") else None
-        for key in keys:
-            if not isinstance(entry, dict) or key not in entry:
-                t.fail(f"opt.state[p][{key!r}] for parameter {name!r}",
-                       f"not found: keep each parameter's state in a dict self.state, keyed by the parameter, "
-                       f"as self.state[p][{key!r}]", hint="create `self.state = {}` in __init__ and fill "
-                       f"`self.state.setdefault(p, {{}})` in step(); tc.optim's optimizers use the same keys, so "
-                       "state_dict() and a checkpoint carry your state")
-            found[key].append(np.asarray(entry[key].detach().numpy() if hasattr(entry[key], "detach") else entry[key],
-                                         dtype=np.float64).ravel())
-    return {key: np.concatenate(parts) for key, parts in found.items()}
-
-
-# --- 05.2 -------------------------------------------------------------------------------------------------
-@exercise("05.2", title="SGD with momentum", points=3, forbidden=["tinygrad_course.optim.SGD"])
-def sgd_check(t, SGDMomentum):
-    # one update at a time (zero_grad, backward, step) against tc.optim.SGD's run from the same start on the same batches
-    lr, momentum = 0.1, 0.9
-    ref_grads, ref_params = steps.reference_run(_mlp(0), lambda ps: tc.optim.SGD(ps, lr=lr, momentum=momentum))
-    velocities = steps.sgd_velocities(ref_grads, momentum)
-    model = _mlp(0)
-    opt = SGDMomentum(model.parameters(), lr=lr, momentum=momentum)
-    for k in range(1, 7):
-        t.context = f"step {k} of SGDMomentum(model.parameters(), lr=0.1, momentum=0.9) on a 64-32-10 MLP"
-        before = steps.flat_params(model)
-        opt.zero_grad()
-        steps.backward_on_batch(model, k - 1)
-        grad = steps.flat_grads(model)
-        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
-                "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
-        opt.step()
-        t.close(steps.flat_params(model), ref_params[k - 1],
-                f"all parameters after step {k} (compared with tc.optim.SGD(lr=0.1, momentum=0.9))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
-    t.context = ""
-    last = velocities[-1] if velocities[-1] is None else momentum * velocities[-1] + ref_grads[-1]
-    t.close(_state_vector(t, opt, model, ("momentum_buffer",))["momentum_buffer"], last,
-            "opt.state[p][\"momentum_buffer\"] after 6 steps, for every parameter p (the velocity)", rtol=1e-4, atol=1e-5)
-    _, plain = _run_optimizer(lambda ps: tc.optim.SGD(ps, lr=0.1))
-    _, no_momentum = _run_optimizer(lambda ps: SGDMomentum(ps, lr=0.1))
-    t.close(no_momentum, plain, what="SGDMomentum(params, lr=0.1) with the default momentum=0", rtol=1e-4, atol=1e-5,
-            mistakes=[mistakes.custom(lambda g, e: True, "with momentum=0 your optimizer does not do plain SGD",
-                                      "give momentum the default 0.0; with it, v = grad and the step is p -= lr * grad")])
-    final, _ = _trained_loss(lambda ps: SGDMomentum(ps, lr=0.05, momentum=0.9))
-    t.true(final < 0.3, f"80 steps of your optimizer (lr=0.05, momentum=0.9) to bring the digits' loss below 0.3 "
-                        f"(got {final:.3f})")
-
-
-# --- 05.3 -------------------------------------------------------------------------------------------------
-@exercise("05.3", title="Adam", points=3, forbidden=["tinygrad_course.optim.Adam", "tinygrad_course.optim.AdamW"])
-def adam_check(t, Adam):
-    lr = 0.01
-    ref_grads, ref_params = steps.reference_run(_mlp(0), lambda ps: tc.optim.Adam(ps, lr=lr))
-    states = steps.AdamState.before_each_step(ref_grads)
-    model = _mlp(0)
-    opt = Adam(model.parameters(), lr=lr)
-    for k in range(1, 7):
-        t.context = f"step {k} of Adam(model.parameters(), lr=0.01) on a 64-32-10 MLP"
-        before = steps.flat_params(model)
-        opt.zero_grad()
-        steps.backward_on_batch(model, k - 1)
-        grad = steps.flat_grads(model)
-        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
-                "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
-        opt.step()
-        t.close(steps.flat_params(model), ref_params[k - 1],
-                f"all parameters after step {k} (compared with tc.optim.Adam(lr=0.01))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
-    t.context = ""
-    kept = _state_vector(t, opt, model, ("exp_avg", "exp_avg_sq"))
-    m, v = states[-1].m, states[-1].v
-    g = ref_grads[-1]
-    t.close(kept["exp_avg"], 0.9 * m + 0.1 * g, "opt.state[p][\"exp_avg\"] after 6 steps (the first moment m)",
-            rtol=1e-4, atol=1e-6)
-    t.close(kept["exp_avg_sq"], 0.999 * v + 0.001 * g * g,
-            "opt.state[p][\"exp_avg_sq\"] after 6 steps (the second moment v)", rtol=1e-4, atol=1e-8)
-    _, betas = _run_optimizer(lambda ps: Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
-    _, betas_ref = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6))
-    t.close(betas, betas_ref, what="parameters with lr=0.02, betas=(0.8, 0.99), eps=1e-6", rtol=1e-4, atol=1e-5,
-            mistakes=[mistakes.custom(lambda g, e: True, "with betas=(0.8, 0.99) and eps=1e-6 your Adam differs, "
-                                                         "while the defaults matched: an argument is ignored",
-                                      "use the betas and eps passed to __init__, not fixed numbers")])
-    final, _ = _trained_loss(lambda ps: Adam(ps, lr=0.01))
-    t.true(final < 0.3, f"80 steps of your Adam (lr=0.01) to bring the digits' loss below 0.3 (got {final:.3f})")
-
-
 # --- 05.4 -------------------------------------------------------------------------------------------------
 @exercise("05.4", title="gradient clipping by global norm", points=2,
-          forbidden=["tinygrad_course.nn.utils.clip_grad_norm_"])
-def clip_check(t, clip_grad_norm):
+          forbidden=["tinygrad_course.nn.utils.clip_grad_norm_", "tinygrad_course.nn.utils.clip_grad.clip_grad_norm_"])
+def clip_check(t, clip_grad_norm_):
     rng = np.random.default_rng(0)
     shapes = [(3, 4), (4,), (2, 2)]
     grads = [rng.standard_normal(s).astype(np.float32) * 3 for s in shapes]
@@ -229,8 +100,8 @@ def clip_check(t, clip_grad_norm):
     ref_norm = float(tc.nn.utils.clip_grad_norm_(ref, 1.0))
     summed_norms = float(sum(np.linalg.norm(g) for g in grads))
     ps = params_with_grads()
-    norm = clip_grad_norm(ps, 1.0)
-    t.close(float(norm), ref_norm, what="the total norm clip_grad_norm returned", rtol=1e-5,
+    norm = clip_grad_norm_(ps, 1.0)
+    t.close(float(norm), ref_norm, what="the total norm clip_grad_norm_ returned", rtol=1e-5,
             given="gradients of shapes (3, 4), (4,), (2, 2) with a total norm above 1, max_norm=1.0",
             mistakes=[mistakes.custom(lambda g, e: abs(float(g) - 1.0) < 1e-4,
                                       "you returned the norm after clipping (max_norm)",
@@ -256,12 +127,12 @@ def clip_check(t, clip_grad_norm):
                 "the gradients were scaled by 1 / (the sum of the parameters' norms): that sum is not the global norm",
                 "the global norm is the square root of the sum of every squared entry of every gradient")])
     ps = params_with_grads()
-    clip_grad_norm(ps, 100.0)
+    clip_grad_norm_(ps, 100.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), np.concatenate([g.ravel() for g in grads]),
             what="gradients when their norm is already below max_norm (must stay unchanged)", rtol=1e-4)
     ps = params_with_grads()
     ps.append(tc.zeros(3, requires_grad=True))  # a parameter that got no gradient
-    clip_grad_norm(iter(ps), 1.0)
+    clip_grad_norm_(iter(ps), 1.0)
     t.close(np.concatenate([p.grad.numpy().ravel() for p in ps[:3]]),
             np.concatenate([p.grad.numpy().ravel() for p in ref]),
             what="clipping a generator of parameters, one of which has grad None", rtol=1e-4)
@@ -273,13 +144,43 @@ def clip_check(t, clip_grad_norm):
     for i in range(60):
         opt.zero_grad()
         tc.nn.functional.cross_entropy(model(X[(i % 8) * 64:(i % 8 + 1) * 64]), y[(i % 8) * 64:(i % 8 + 1) * 64]).backward()
-        norms.append(float(clip_grad_norm(model.parameters(), 1.0)))
+        norms.append(float(clip_grad_norm_(model.parameters(), 1.0)))
         after = np.sqrt(sum(float((p.grad.numpy() ** 2).sum()) for p in model.parameters()))
         t.true(after <= 1.0 + 1e-4, f"the global gradient norm after clipping in a training step to be <= 1 (got {after:.4f})")
         opt.step()
     with tc.no_grad():
         final = float(tc.nn.functional.cross_entropy(model(X), y).item())
     t.true(np.isfinite(final) and final < 0.5, f"training with your clipping to reach a loss below 0.5 (got {final:.3f})")
+    _check_clip_options(t, clip_grad_norm_, grads, params_with_grads)
+
+
+def _check_clip_options(t, clip_grad_norm_, grads, params_with_grads):
+    """PyTorch's signature: the norm returned as a tensor, other norm types, a single tensor, and
+    error_if_nonfinite."""
+    norm = clip_grad_norm_(params_with_grads(), 1.0)
+    t.true(isinstance(norm, tc.Tensor) and norm.dim() == 0, f"clip_grad_norm_ to return the norm as a 0-d tensor, as "
+           f"PyTorch's does (got {type(norm).__name__})", hint="return tc.tensor(total)")
+    flat = np.concatenate([g.ravel() for g in grads])
+    for norm_type, want in ((float("inf"), np.abs(flat).max()), (1.0, np.abs(flat).sum()), (3.0, (np.abs(flat) ** 3).sum() ** (1 / 3))):
+        ps = params_with_grads()
+        got = float(clip_grad_norm_(ps, 1.0, norm_type=norm_type))
+        two = float(np.linalg.norm(flat))
+        t.close(got, want, f"the norm clip_grad_norm_(parameters, 1.0, norm_type={norm_type}) returned", rtol=1e-5,
+                given="the same gradients", mistakes=[
+                    mistakes.custom(lambda g, e: abs(float(g) - two) < 1e-4 * two,
+                                    "that is the 2-norm: norm_type was ignored",
+                                    "for norm_type=p: (sum of |entry| ** p) ** (1 / p); for math.inf: the largest |entry|")])
+        t.close(np.concatenate([p.grad.numpy().ravel() for p in ps]), flat * min(1.0, 1.0 / (want + 1e-6)),
+                f"the gradients after clip_grad_norm_(parameters, 1.0, norm_type={norm_type})", rtol=1e-4)
+    p = tc.zeros(2, requires_grad=True)
+    p.grad = tc.tensor([3.0, 4.0])
+    t.close(float(clip_grad_norm_(p, 1.0)), 5.0, "the norm for a single tensor as `parameters` (grad [3, 4])",
+            rtol=1e-5)
+    p.grad = tc.tensor([float("inf"), 1.0])
+    t.raises(RuntimeError, clip_grad_norm_, [p], 1.0, error_if_nonfinite=True,
+             what="clip_grad_norm_([p], 1.0, error_if_nonfinite=True) with an inf gradient",
+             hint="with error_if_nonfinite=True, raise RuntimeError when the total norm is inf or nan "
+                  "(math.isfinite)")
 
 
 # --- 05.5 -------------------------------------------------------------------------------------------------

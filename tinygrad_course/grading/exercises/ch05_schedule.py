@@ -1,5 +1,7 @@
-"""Chapter 05, learning-rate schedules: checks for the learner's cosine_lr(base_lr, eta_min, step, T_max), the
-closed form `CosineAnnealingLR` follows, compared with the framework's scheduler run step by step."""
+"""Chapter 05, learning-rate schedules: checks for the learner's `LRScheduler` base and `CosineAnnealingLR` on
+it (05.9), in PyTorch's shape: the rates set at construction and after each step, compared with the
+framework's scheduler step by step, `get_last_lr`, `base_lrs` and `initial_lr`, and a `state_dict` restored into
+a fresh scheduler that goes on identically."""
 import math
 
 import numpy as np
@@ -10,38 +12,99 @@ from .. import mistakes
 from ..registry import exercise
 
 
-def _scheduler_lrs(base_lr, eta_min, T_max, steps):
-    """The learning rates tc.optim.lr_scheduler.CosineAnnealingLR sets after each of `steps` steps."""
-    opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=base_lr)
-    schedule = tc.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=T_max, eta_min=eta_min)
-    lrs = []
-    for _ in range(steps):
+def _optimizer(*lrs):
+    """An SGD with one group per learning rate (the tensors are never stepped)."""
+    return tc.optim.SGD([{"params": [tc.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs], lr=lrs[0])
+
+
+def _lrs(make_schedule, lrs, n_steps):
+    """The first group's learning rate after each of `n_steps` scheduler steps."""
+    opt = _optimizer(*lrs)
+    schedule = make_schedule(opt)
+    found = []
+    for _ in range(n_steps):
         opt.step()
         schedule.step()
-        lrs.append(opt.param_groups[0]["lr"])
-    return np.array(lrs)
+        found.append([group["lr"] for group in opt.param_groups])
+    return np.array(found)
 
 
-@exercise("05.9", title="a cosine learning-rate schedule", points=2,
-          forbidden=["tinygrad_course.optim.lr_scheduler.CosineAnnealingLR"])
-def cosine_lr_check(t, cosine_lr):
+def _cosine_mistakes(base_lr, eta_min, T_max, steps):
+    return [
+        mistakes.custom(lambda g, e: np.allclose(g, base_lr + eta_min - e),
+                        "your schedule starts at eta_min and rises: the cosine runs the wrong way",
+                        "(1 + cos(pi * last_epoch / T_max)) / 2 is 1 at step 0 and 0 at step T_max"),
+        mistakes.custom(lambda g, e: eta_min > 0 and np.allclose(
+                            g, [base_lr * (1 + math.cos(math.pi * k / T_max)) / 2 for k in steps]),
+                        "eta_min is missing: the schedule must end at eta_min, not at 0",
+                        "lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2"),
+        mistakes.custom(lambda g, e: np.allclose(
+                            g, [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * k / (T_max - 1))) / 2
+                                for k in steps]),
+                        "the cosine reaches its minimum one step early (T_max - 1 instead of T_max)",
+                        "divide by T_max: step T_max is the minimum"),
+        mistakes.custom(lambda g, e: np.allclose(
+                            g, [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (k + 1) / T_max)) / 2
+                                for k in steps]),
+                        "every rate is one step ahead: last_epoch was advanced twice, or the rates were computed "
+                        "before it was advanced", "step(): last_epoch += 1 first, then set the lrs from get_lr()"),
+        mistakes.custom(lambda g, e: np.allclose(
+                            g, [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * (k - 1) / T_max)) / 2
+                                for k in steps]),
+                        "every rate is one step behind: __init__ did not set the rates of step 0 (one self.step() "
+                        "from last_epoch = -1), or get_lr() was called before last_epoch was advanced",
+                        "__init__ ends with self.step(); step(): last_epoch += 1 first, then the lrs from get_lr()")]
+
+
+@exercise("05.9", title="the scheduler base and a cosine schedule", points=3,
+          forbidden=["tinygrad_course.optim.lr_scheduler.CosineAnnealingLR",
+                     "tinygrad_course.optim.lr_scheduler.LRScheduler"])
+def scheduler_check(t, LRScheduler, CosineAnnealingLR):
+    t.true(isinstance(LRScheduler, type) and isinstance(CosineAnnealingLR, type)
+           and issubclass(CosineAnnealingLR, LRScheduler), "CosineAnnealingLR to be a subclass of your LRScheduler",
+           hint="class CosineAnnealingLR(LRScheduler): its __init__ keeps T_max and eta_min, then calls "
+                "super().__init__(optimizer, last_epoch)")
     for base_lr, eta_min, T_max in ((0.1, 0.0, 10), (3e-3, 1e-4, 7), (1.0, 0.2, 4)):
-        steps = np.arange(0, 2 * T_max + 1)
-        got = np.array([float(cosine_lr(base_lr, eta_min, int(k), T_max)) for k in steps])
-        want = np.array([eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * k / T_max)) / 2 for k in steps])
-        given = f"base_lr={base_lr}, eta_min={eta_min}, T_max={T_max}, step = 0 .. {2 * T_max}"
-        t.close(got, want, f"cosine_lr(base_lr, eta_min, step, T_max) for {given}", given=None, mistakes=[
-            mistakes.custom(lambda g, e, b=base_lr, m=eta_min: np.allclose(g, b + m - e),
-                            "your schedule starts at eta_min and rises: the cosine runs the wrong way",
-                            "(1 + cos(pi * step / T_max)) / 2 is 1 at step 0 and 0 at step T_max"),
-            mistakes.custom(lambda g, e, b=base_lr, m=eta_min, T=T_max: m > 0 and np.allclose(
-                                g, [b * (1 + math.cos(math.pi * k / T)) / 2 for k in steps]),
-                            "eta_min is missing: the schedule must end at eta_min, not at 0",
-                            "lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * step / T_max)) / 2"),
-            mistakes.custom(lambda g, e, b=base_lr, m=eta_min, T=T_max: np.allclose(
-                                g, [m + (b - m) * (1 + math.cos(math.pi * k / (T - 1))) / 2 for k in steps]),
-                            "the cosine reaches its minimum one step early (T_max - 1 instead of T_max)",
-                            "divide by T_max: step T_max is the minimum")])
-        t.close(got[1:], _scheduler_lrs(base_lr, eta_min, T_max, 2 * T_max),
-                f"your cosine_lr against tc.optim.lr_scheduler.CosineAnnealingLR stepped {2 * T_max} times ({given})",
-                rtol=1e-9, atol=1e-12)
+        steps = np.arange(1, 2 * T_max + 1)
+        got = _lrs(lambda o: CosineAnnealingLR(o, T_max=T_max, eta_min=eta_min), [base_lr], 2 * T_max)[:, 0]
+        want = _lrs(lambda o: tc.optim.lr_scheduler.CosineAnnealingLR(o, T_max=T_max, eta_min=eta_min), [base_lr],
+                    2 * T_max)[:, 0]
+        t.close(got, want, f"the lr after each of {2 * T_max} steps of CosineAnnealingLR(opt, T_max={T_max}, "
+                f"eta_min={eta_min}) from lr={base_lr} (compared with tc.optim.lr_scheduler.CosineAnnealingLR)",
+                rtol=1e-9, atol=1e-12, mistakes=_cosine_mistakes(base_lr, eta_min, T_max, steps))
+    opt = _optimizer(0.1, 0.5)
+    schedule = CosineAnnealingLR(opt, T_max=10, eta_min=0.01)
+    t.equal([group["lr"] for group in opt.param_groups], [0.1, 0.5], "each group's lr right after "
+            "CosineAnnealingLR(opt, T_max=10, eta_min=0.01) is made (step 0 of the schedule is the start)",
+            hint="__init__ calls self.step() once with last_epoch = -1, so it sets the rates of step 0: base_lr")
+    t.equal([group.get("initial_lr") for group in opt.param_groups], [0.1, 0.5], "each group's 'initial_lr'",
+            hint="group.setdefault('initial_lr', group['lr']) for every group, then base_lrs from them")
+    t.equal(list(getattr(schedule, "base_lrs", [])), [0.1, 0.5], "schedule.base_lrs")
+    t.equal(getattr(schedule, "last_epoch", None), 0, "schedule.last_epoch after construction",
+            hint="last_epoch starts at -1 and the step() of __init__ makes it 0")
+    got = _lrs(lambda o: CosineAnnealingLR(o, T_max=6), [0.1, 0.5], 6)
+    want = _lrs(lambda o: tc.optim.lr_scheduler.CosineAnnealingLR(o, T_max=6), [0.1, 0.5], 6)
+    t.close(got, want, "both groups' lr after each of 6 steps (groups with lr 0.1 and 0.5, T_max=6)", rtol=1e-9,
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g[:, 1], e[:, 0]),
+                                      "the second group follows the first group's schedule",
+                                      "one base_lr per group: zip(self.optimizer.param_groups, self.get_lr())")])
+    opt = _optimizer(0.1, 0.5)
+    schedule = CosineAnnealingLR(opt, T_max=6)
+    for _ in range(2):
+        schedule.step()
+    last = schedule.get_last_lr()
+    t.equal(list(last) if isinstance(last, (list, tuple)) else last, [group["lr"] for group in opt.param_groups],
+            "get_last_lr() after 2 steps (each group's current lr)")
+    saved = schedule.state_dict()
+    t.true(isinstance(saved, dict) and "optimizer" not in saved and saved.get("last_epoch") == 2
+           and list(saved.get("base_lrs", [])) == [0.1, 0.5],
+           "state_dict() to be a dict of the scheduler's attributes (last_epoch 2, base_lrs), without the optimizer",
+           hint="{key: value for key, value in self.__dict__.items() if key != 'optimizer'}")
+    again = CosineAnnealingLR(_optimizer(0.1, 0.5), T_max=99)
+    again.optimizer = opt
+    again.load_state_dict(saved)
+    for s in (schedule, again):
+        s.step()
+    t.equal(again.get_last_lr(), schedule.get_last_lr(),
+            "the lrs of a fresh CosineAnnealingLR(T_max=99) after load_state_dict() of one stepped twice, then one "
+            "step each", hint="load_state_dict: self.__dict__.update(state_dict) restores T_max and last_epoch")

@@ -1,13 +1,16 @@
 """The base class of every learning-rate scheduler, mirroring `torch.optim.lr_scheduler.LRScheduler`.
 
 A scheduler changes `group["lr"]` of its optimizer's param groups each time `scheduler.step()` is called
-(usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values.
+(usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values. The base's `step`, `get_last_lr`, `state_dict` and
+`load_state_dict` are chapter 05's component `LRScheduler` (`seams.member`): a learner's base class, once it
+passes its check, runs them on every scheduler's own object.
 """
 from __future__ import annotations
 
 import types
 import warnings
 
+from ...seams import member
 from ..optimizer import Optimizer
 
 _EPOCH_WARNING = (
@@ -47,14 +50,17 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
+    @member("LRScheduler")
     def state_dict(self) -> dict:
         """Everything in the scheduler except the optimizer (restore it with `load_state_dict`)."""
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
+    @member("LRScheduler")
     def load_state_dict(self, state_dict: dict):
         """Restore a state saved by `state_dict()`."""
         self.__dict__.update(state_dict)
 
+    @member("LRScheduler")
     def get_last_lr(self) -> list:
         """The learning rates the scheduler set last, one per param group."""
         return self._last_lr
@@ -63,6 +69,7 @@ class LRScheduler:
         """The lrs for the current `last_epoch`, one per param group (each scheduler defines it)."""
         raise NotImplementedError
 
+    @member("LRScheduler")
     def step(self, epoch=None):
         """Advance the schedule by one step (or jump to `epoch`, deprecated) and write the new lrs."""
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):

@@ -1,0 +1,155 @@
+"""Chapter 05's optimizer and scheduler components: a learner's base class runs on the framework's own
+objects (`seams.member`), its SGD and Adam steps are `tc.optim`'s, the step hooks still run around them, and
+what the exercise does not cover is routed to the reference, never repaired."""
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tinygrad_course as tc
+from tinygrad_course import seams
+from tinygrad_course.build.components import BY_NAME
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _solution(*grade_ids) -> dict:
+    """The namespace of chapter 05's solution cells `grade_ids`, run in order."""
+    nb = json.loads((ROOT / "solutions" / "05_training.ipynb").read_text())
+    cells = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): "".join(c["source"]) for c in nb["cells"]}
+    namespace = {"tc": tc, "np": np, "math": math, "defaultdict": defaultdict}
+    for grade_id in grade_ids:
+        exec(compile(cells[grade_id], f"<{grade_id}>", "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    seams.uninstall()
+    seams.reset_calls()
+    yield
+    seams.uninstall()
+    seams.reset_calls()
+
+
+def _install(name, obj):
+    seams.install(BY_NAME[name].seam, BY_NAME[name].adapt(obj))
+
+
+def test_a_member_component_runs_the_learners_method_on_the_frameworks_object():
+    seen = []
+
+    class Mine:
+        def zero_grad(self, set_to_none=True):
+            seen.append((type(self).__name__, set_to_none))
+
+    w = tc.ones(2, requires_grad=True)
+    opt = tc.optim.RMSprop([w], lr=0.1)
+    w.grad = tc.ones(2)
+    seams.install("Optimizer", lambda method, *args, **kwargs: getattr(Mine, method)(*args, **kwargs))
+    opt.zero_grad(False)
+    assert seen == [("RMSprop", False)] and w.grad is not None and seams.calls() == {"Optimizer": 1}
+    seams.uninstall("Optimizer")
+    opt.zero_grad()
+    assert w.grad is None
+
+
+def test_the_learners_optimizer_is_tc_optims_and_its_hooks_still_run():
+    ns = _solution("ex05_2", "ex05_3")
+    _install("Optimizer", ns["Optimizer"])
+    _install("SGD.step", ns["SGD"])
+    _install("Adam.step", ns["Adam"])
+    calls = []
+    w = tc.tensor([1.0, -2.0], requires_grad=True)
+    for opt in (tc.optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True), tc.optim.AdamW([w], lr=0.1)):
+        opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", type(o).__name__)))
+        opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", type(o).__name__)))
+        opt.zero_grad()
+        (w * w).sum().backward()
+        assert opt.step(lambda: 3.0) == 3.0
+    assert calls == [("pre", "SGD"), ("post", "SGD"), ("pre", "AdamW"), ("post", "AdamW")]
+    assert {name: seams.calls()[name] > 0 for name in ("Optimizer", "SGD.step", "Adam.step")} == \
+           {"Optimizer": True, "SGD.step": True, "Adam.step": True}
+    assert isinstance(tc.optim.SGD([w], lr=0.1).state, defaultdict)  # the learner's __init__ made it
+
+
+def test_the_learners_steps_agree_with_the_reference_on_every_option_they_cover():
+    ns = _solution("ex05_2", "ex05_3")
+
+    def run(make):
+        tc.manual_seed(0)
+        model = tc.nn.Sequential(tc.nn.Linear(4, 3), tc.nn.Tanh(), tc.nn.Linear(3, 2))
+        params = list(model.parameters())
+        opt = make(params)
+        x = tc.randn(5, 4)
+        for _ in range(4):
+            opt.zero_grad()
+            model(x).pow(2).mean().backward()
+            opt.step()
+        return np.concatenate([p.detach().numpy().ravel() for p in params])
+
+    makes = [lambda ps: tc.optim.SGD([{"params": ps[:2], "nesterov": True}, {"params": ps[2:], "dampening": 0.3}],
+                                     lr=0.1, momentum=0.8, weight_decay=0.01),
+             lambda ps: tc.optim.Adam([{"params": ps[:2]}, {"params": ps[2:], "lr": 0.02}], lr=0.05, weight_decay=0.1),
+             lambda ps: tc.optim.AdamW(ps, lr=0.05, weight_decay=0.1)]
+    expected = [run(make) for make in makes]
+    _install("Optimizer", ns["Optimizer"])
+    _install("SGD.step", ns["SGD"])
+    _install("Adam.step", ns["Adam"])
+    for make, want in zip(makes, expected):
+        np.testing.assert_allclose(run(make), want, rtol=1e-5, atol=1e-7)
+    assert seams.calls()["SGD.step"] == 4 and seams.calls()["Adam.step"] == 8
+
+
+def test_what_the_exercise_does_not_cover_goes_to_the_reference():
+    mine = []
+
+    class Counting:
+        """A learner's SGD and base that record that they ran (and do nothing else)."""
+
+        def step(self, closure=None):
+            mine.append("step")
+
+    _install("SGD.step", Counting)
+    w = tc.tensor([1.0], requires_grad=True)
+    w.grad = tc.tensor([2.0])
+    tc.optim.SGD([w], lr=0.1, maximize=True).step()  # maximize: the reference's step
+    assert mine == [] and w.item() == pytest.approx(1.2)
+    tc.optim.SGD([w], lr=0.1).step()
+    assert mine == ["step"]
+    ns = _solution("ex05_2")
+    _install("Optimizer", ns["Optimizer"])
+    named = tc.optim.SGD([("w", w)], lr=0.1)  # named parameters: the reference's __init__ keeps the names
+    assert named.param_groups[0]["param_names"] == ["w"]
+    with pytest.raises(TypeError, match="should be an iterable of Tensors or dicts"):
+        tc.optim.SGD(w, lr=0.1)  # a bare tensor: PyTorch's error, from the reference
+
+
+def test_the_learners_scheduler_base_steps_every_scheduler_and_epoch_stays_the_reference():
+    ns = _solution("ex05_9")
+    opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
+    reference = [tc.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)]
+    want = []
+    for _ in range(5):
+        opt.step()
+        reference[0].step()
+        want.append(reference[0].get_last_lr()[0])
+    _install("LRScheduler", ns["LRScheduler"])
+    _install("CosineAnnealingLR.get_lr", ns["CosineAnnealingLR"])
+    opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
+    schedule = tc.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    got = []
+    for _ in range(5):
+        opt.step()
+        schedule.step()
+        got.append(schedule.get_last_lr()[0])
+    assert got == want and seams.calls()["LRScheduler"] >= 10
+    cosine = tc.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+    with pytest.warns(UserWarning, match="epoch parameter"):
+        cosine.step(2)  # step(epoch): the reference's deprecated form
+    assert cosine.last_epoch == 2 and cosine.get_last_lr()[0] == pytest.approx(0.05)  # the closed form at 2 of 4
