@@ -2,11 +2,14 @@
 import tinygrad_course as tc
 
 
-def add_ones(rank, model, times):
+def add_ones(rank, model, times, lock):
+    """Add 1 to every parameter `times` times; the lock makes each read-modify-write whole (two processes
+    adding at the same moment would otherwise lose one of the additions)."""
     with tc.no_grad():
         for _ in range(times):
-            for p in model.parameters():
-                p.add_(1.0)
+            with lock:
+                for p in model.parameters():
+                    p.add_(1.0)
 
 
 def hogwild_train(rank, model, steps):

@@ -26,7 +26,8 @@ def test_two_processes_update_the_same_parameters():
     start = [p.detach().clone() for p in model.parameters()]
     model.share_memory()
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=mp_workers.add_ones, args=(i, model, 5)) for i in range(2)]
+    lock = ctx.Lock()
+    procs = [ctx.Process(target=mp_workers.add_ones, args=(i, model, 5, lock)) for i in range(2)]
     for p in procs:
         p.start()
     for p in procs:

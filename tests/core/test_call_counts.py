@@ -8,6 +8,7 @@ When a change lowers a count for good, lower its limit too. If a change must add
 in the same commit and say why. (NumPy helpers written in Python, such as `np.broadcast_to`, are
 counted too, so a different NumPy version may shift a count by a few.)
 """
+import gc
 import sys
 
 import numpy as np
@@ -77,12 +78,19 @@ def count_calls(fn):
         if event == "call":
             calls += 1
 
+    # a garbage collection inside the measured call would run finalizers of objects that earlier tests left
+    # behind (Python calls that are not the op's): collect first and keep the collector off while counting
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
     previous = sys.getprofile()
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(previous)
+        if enabled:
+            gc.enable()
     return calls
 
 
