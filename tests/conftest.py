@@ -40,8 +40,10 @@ def device(request):
 # With TC_DEFAULT_DEVICE=cuda (and the stand-in), the core, nn and optim suites run with every tensor they
 # create on the GPU. These tests check host-only behaviour and are skipped there: reprs (which then show
 # device='cuda:0'), bfloat16 (CuPy has none), `.numpy()` (needs the CPU), checks that a tensor is on the CPU,
-# PyTorch's CPU random streams (the GPU draws with CuPy's generator) and sparse COO products (NumPy's add.at).
+# PyTorch's CPU random streams (the GPU draws with CuPy's generator), sparse COO products (NumPy's add.at) and
+# build mode's learner ops (a learner's op computes on NumPy arrays: GPU tensors stay the reference's).
 HOST_ONLY = (
+    "tests/core/test_learner_op.py",
     "tests/core/test_random_streams.py",
     "tests/core/test_dense_sparse_products.py",
     "tests/core/test_printing.py",

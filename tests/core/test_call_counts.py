@@ -44,8 +44,8 @@ def _cases():
     m, v = _leaf(rng, 8, 16), _leaf(rng, 16, 4)
     weight, bias = _leaf(rng, 10, 16), _leaf(rng, 10)
     target = tc.tensor(rng.integers(0, 10, 8), device="cpu")
-    layer = tc.nn.Linear(16, 10)
-    stack = tc.nn.Sequential(tc.nn.Linear(16, 10), tc.nn.Tanh())
+    layer = tc.nn.Linear(16, 10, device="cpu")
+    stack = tc.nn.Sequential(tc.nn.Linear(16, 10, device="cpu"), tc.nn.Tanh())
     leaves = (x, w, b, m, v, weight, bias, *layer.parameters(), *stack.parameters())
     cases = {
         "mul": lambda: (x * w).sum().backward(),
