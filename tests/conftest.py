@@ -30,6 +30,8 @@ if os.environ.get("TC_STRICT_CUPY") == "1":  # the cuda cases against the strict
 
 from devices import DEVICES  # noqa: E402
 
+from tinygrad_course import seams  # noqa: E402  (after the stand-in is installed)
+
 
 @pytest.fixture(params=DEVICES)
 def device(request):
@@ -77,3 +79,13 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), 0, "Skipped: bfloat16 cannot live on the GPU (CuPy has no bfloat16)")
 
+
+
+@pytest.fixture
+def clean_seams():
+    """No build-mode component installed and no calls counted, before and after the test."""
+    seams.uninstall()
+    seams.reset_calls()
+    yield
+    seams.uninstall()
+    seams.reset_calls()

@@ -33,10 +33,9 @@ def component(name):
         @functools.wraps(reference)
         def dispatch(*args, **kwargs):
             if ACTIVE:
-                learner = ACTIVE.get(name)
-                if learner is not None:
-                    _calls[name] = _calls.get(name, 0) + 1
-                    return learner(*args, **kwargs)
+                implementation = learner(name)
+                if implementation is not None:
+                    return implementation(*args, **kwargs)
             return reference(*args, **kwargs)
 
         dispatch.component_name = name
@@ -58,10 +57,9 @@ def member(name):
         @functools.wraps(reference)
         def dispatch(*args, **kwargs):
             if ACTIVE:
-                learner = ACTIVE.get(name)
-                if learner is not None:
-                    _calls[name] = _calls.get(name, 0) + 1
-                    return learner(method, *args, **kwargs)
+                implementation = learner(name)
+                if implementation is not None:
+                    return implementation(method, *args, **kwargs)
             return reference(*args, **kwargs)
 
         dispatch.component_name = name
@@ -73,10 +71,7 @@ def member(name):
 def backward_rule(name):
     """The learner's backward rule installed as `"<Op>.backward"` (`name` is the op's class name), or None.
     Graph nodes call this before their op's own backward."""
-    learner = ACTIVE.get(name + ".backward")
-    if learner is not None:
-        _calls[name + ".backward"] = _calls.get(name + ".backward", 0) + 1
-    return learner
+    return learner(name + ".backward")
 
 
 def count_call(name: str) -> None:
@@ -86,14 +81,9 @@ def count_call(name: str) -> None:
 
 
 def offer(name: str, reference) -> None:
-    """Offer component `name`, which the framework looks up itself (an op: `Op._apply`), with `reference` as
-    what runs in its place when the learner's raises (build mode's fallback)."""
-    _known[name] = reference
-
-
-def inline(name: str, reference) -> None:
-    """Offer `reference` as component `name` whose seam is written inline on a hot path (`if ACTIVE:` then
-    `learner(name)`), so that nothing more is called while no component is installed."""
+    """Offer component `name` whose seam the framework writes itself: an op that `Op._apply` looks up by
+    name, or an inline `if ACTIVE:` then `learner(name)` on a hot path (nothing more is called while no
+    component is installed). `reference` is what runs when none is installed or the learner's raises."""
     _known[name] = reference
 
 

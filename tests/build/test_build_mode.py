@@ -15,22 +15,13 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import build, seams
 from tinygrad_course.build.components import COMPONENTS, for_chapter
-from tinygrad_course.build.runs import MILESTONES
 from tinygrad_course.build.package import load, save
 from tinygrad_course.build.runs import MILESTONES
-from tinygrad_course.grading.markers import keep_solutions
+
+from build_helpers import OPS_IMPORTS, solution_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def solution_cell(notebook, grade_id):
-    """The solution cell `grade_id` of solutions/`notebook` without its solution markers."""
-    nb = json.loads((ROOT / "solutions" / notebook).read_text())
-    cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
-    return keep_solutions("".join(cell["source"]))
-
-
-OPS_IMPORTS = "import numpy as np\nfrom tinygrad_course.autograd.engine import Op\n\n\n"
 UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
 MATMUL_CELL = solution_cell("02_autograd.ipynb", "ex02_3")
 

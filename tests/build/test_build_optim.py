@@ -28,13 +28,7 @@ def _solution(*grade_ids) -> dict:
     return namespace
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    seams.uninstall()
-    seams.reset_calls()
-    yield
-    seams.uninstall()
-    seams.reset_calls()
+pytestmark = pytest.mark.usefixtures("clean_seams")
 
 
 def _install(name, obj):

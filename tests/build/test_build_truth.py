@@ -22,22 +22,13 @@ from tinygrad_course.build.notebooks import extract
 from tinygrad_course.build.package import save
 from tinygrad_course.build.runs import MILESTONES, _cpu_seconds_of_children
 from tinygrad_course.grading import CheckFailed, check
-from tinygrad_course.grading.markers import keep_solutions
+
+from build_helpers import OPS_IMPORTS, solution_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def solution_cell(notebook, grade_id):
-    """The solution cell `grade_id` of solutions/`notebook` without its solution markers."""
-    nb = json.loads((ROOT / "solutions" / notebook).read_text())
-    cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
-    return keep_solutions("".join(cell["source"]))
-
-
-OPS_IMPORTS = "import numpy as np\nfrom tinygrad_course.autograd.engine import Op\n\n\n"
 BINARY_CELL = solution_cell("02_autograd.ipynb", "ex02_1")  # Add, Sub, Mul, Div, Pow
 UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
-
 
 
 SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("05_training.ipynb", "ex05_2").replace(

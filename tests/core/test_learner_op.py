@@ -33,13 +33,7 @@ class Tanh(Op):
         return grad * (1 - ctx.saved_output ** 2)
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    seams.uninstall()
-    seams.reset_calls()
-    yield
-    seams.uninstall()
-    seams.reset_calls()
+pytestmark = pytest.mark.usefixtures("clean_seams")
 
 
 def test_the_learners_op_computes_forward_and_backward_on_the_frameworks_node():

@@ -7,13 +7,7 @@ import tinygrad_course as tc
 from tinygrad_course import seams
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    seams.uninstall()
-    seams.reset_calls()
-    yield
-    seams.uninstall()
-    seams.reset_calls()
+pytestmark = pytest.mark.usefixtures("clean_seams")
 
 
 def test_an_installed_backward_rule_computes_the_gradients():

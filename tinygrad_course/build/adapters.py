@@ -13,7 +13,6 @@ import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
-from ..factories import tensor
 from ..ops.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..seams import reference
@@ -119,18 +118,23 @@ def module_method(attr: str):
     return adapt
 
 
+def _expect_shape(out, want, of, given, note=""):
+    """Refuse (never repair) a learner's result whose shape is not `want`: the error names the shape given
+    and the one expected (`of` names the argument `given` is the shape of, e.g. "input")."""
+    got = tuple(getattr(out, "shape", ()))
+    if got != tuple(want):
+        raise RuntimeError(f"returned shape {got} for {of} of shape {tuple(given)}, expected {tuple(want)}{note}")
+    return out
+
+
 def linear_forward(learner_class):
     """nn.Linear.forward runs the learner's Linear.forward on the layer's own weight and bias."""
     forward = as_method_of(learner_class, "forward", nn.Linear)
 
     @functools.wraps(forward)
     def run(self, input):
-        out = forward(self, input)
-        want = (*tuple(input.shape)[:-1], self.out_features)
-        if tuple(getattr(out, "shape", ())) != want:
-            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
-                               f"{tuple(input.shape)}, expected {want}")
-        return out
+        return _expect_shape(forward(self, input), (*tuple(input.shape)[:-1], self.out_features), "input",
+                             input.shape)
 
     return run
 
@@ -157,10 +161,7 @@ def conv2d_forward(learner_function):
         n, _, h, w = input.shape
         want = (n, self.out_channels, (h + 2 * padding[0] - kernel[0]) // stride[0] + 1,
                 (w + 2 * padding[1] - kernel[1]) // stride[1] + 1)
-        if tuple(getattr(out, "shape", ())) != want:
-            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
-                               f"{tuple(input.shape)}, expected {want}: floor((n + 2p - k) / s) + 1 per side")
-        return out
+        return _expect_shape(out, want, "input", input.shape, ": floor((n + 2p - k) / s) + 1 per side")
 
     return run
 
@@ -180,10 +181,7 @@ def max_pool2d_forward(learner_function):
         out = learner_function.apply(input, kernel[0], stride[0])
         n, c, h, w = input.shape
         want = (n, c, (h - kernel[0]) // stride[0] + 1, (w - kernel[0]) // stride[0] + 1)
-        if tuple(getattr(out, "shape", ())) != want:
-            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
-                               f"{tuple(input.shape)}, expected {want}")
-        return out
+        return _expect_shape(out, want, "input", input.shape)
 
     return run
 
@@ -283,11 +281,8 @@ def log_softmax(learner_function):
     def run(input, dim=None, _stacklevel=3, dtype=None):
         if dim is None or dtype is not None:
             return original(input, dim, _stacklevel, dtype)
-        out = learner_function.apply(input, dim)
-        if tuple(getattr(out, "shape", ())) != tuple(input.shape):
-            raise RuntimeError(f"returned shape {tuple(getattr(out, 'shape', ()))} for input of shape "
-                               f"{tuple(input.shape)}, expected the input's shape")
-        return out
+        return _expect_shape(learner_function.apply(input, dim), input.shape, "input", input.shape,
+                             " (the input's shape)")
 
     return run
 
@@ -401,11 +396,8 @@ def pick(learner):
     """nll_loss's picked scores: the learner's pick(scores, labels), checked to give one value per row."""
 
     def run(scores, labels):
-        picked = learner(scores, labels)
-        if tuple(getattr(picked, "shape", ())) != (scores.shape[0],):
-            raise RuntimeError(f"returned shape {tuple(getattr(picked, 'shape', ()))} for scores of shape "
-                               f"{tuple(scores.shape)}, expected ({scores.shape[0]},): one score per row")
-        return picked
+        return _expect_shape(learner(scores, labels), (scores.shape[0],), "scores", scores.shape,
+                             ": one score per row")
 
     return run
 

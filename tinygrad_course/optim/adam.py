@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import enable_grad
 from ..ops import gpu_kernels
 from ..seams import component
 from .optimizer import (
@@ -42,13 +41,7 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """Update every parameter once (chapter 05's component `Adam.step`, which AdamW inherits); `closure`
         (re-computes and returns the loss) is called first if given; returns its loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            self._update_group(group)
-        return loss
+        return self._step_groups(closure)
 
     def _update_group(self, group):
         lr, (beta1, beta2), eps = float(group["lr"]), group["betas"], group["eps"]

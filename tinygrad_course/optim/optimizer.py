@@ -158,6 +158,13 @@ class Optimizer:
     # ---- stepping --------------------------------------------------------------------------------------
     def step(self, closure=None):
         """Update the parameters once; `closure` (re-computes and returns the loss) is called first if given."""
+        return self._step_groups(closure)
+
+    step = _with_step_hooks(step)
+
+    def _step_groups(self, closure):
+        """The body of every `step` that updates group by group: the closure's loss (computed with gradients
+        enabled) first, then `_update_group` for each parameter group; returns the loss."""
         loss = None
         if closure is not None:
             with enable_grad():
@@ -165,8 +172,6 @@ class Optimizer:
         for group in self.param_groups:
             self._update_group(group)
         return loss
-
-    step = _with_step_hooks(step)
 
     def _update_group(self, group):
         raise NotImplementedError

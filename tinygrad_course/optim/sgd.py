@@ -1,7 +1,6 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, Nesterov and weight decay (like `torch.optim.SGD`)."""
 from __future__ import annotations
 
-from ..autograd.grad_mode import enable_grad
 from ..seams import component
 from .optimizer import Optimizer, bump_version, check_float, params_with_grads
 
@@ -37,13 +36,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """Update every parameter once (chapter 05's component `SGD.step`); `closure` (re-computes and
         returns the loss) is called first if given; returns its loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            self._update_group(group)
-        return loss
+        return self._step_groups(closure)
 
     def _update_group(self, group):
         lr, momentum, dampening = float(group["lr"]), group["momentum"], group["dampening"]

@@ -355,7 +355,6 @@ def matmul_check(t, Matmul, Sum, Mean):
         mistakes.custom(lambda got, e: np.shape(got) == (4, 3), "this is element-wise, not a matrix product",
                         "use @ (np.matmul) on the arrays")])
     g = rng.standard_normal((4, 2))
-    shapes = {"grad_a": (4, 3), "grad_b": (3, 2)}
     with _installed({"Matmul": Matmul}):
         try:
             ga, gb = _backward(t, "Matmul", lambda x, y: x @ y, (a, b), g)

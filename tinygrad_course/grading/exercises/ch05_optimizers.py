@@ -264,6 +264,24 @@ def _check_sgd_options(t, SGD):
                 "tc.optim.SGD)", rtol=1e-4, atol=1e-5, mistakes=found)
 
 
+def _step_by_step(t, opt, model, ref_grads, ref_params, call, reference, mistakes_of):
+    """Six steps of the learner's `opt` on `model`, each compared with the reference run: the gradients
+    before the step (a stale one named), then every parameter after it (`mistakes_of(k, before, grad)` names
+    the optimizer's own mistakes)."""
+    for k in range(1, len(ref_params) + 1):
+        t.context = f"step {k} of {call} on a 64-32-10 MLP"
+        before = steps.flat_params(model)
+        opt.zero_grad()
+        steps.backward_on_batch(model, k - 1)
+        grad = steps.flat_grads(model)
+        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
+                "backward pass)", rtol=1e-4, atol=1e-6,
+                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
+        opt.step()
+        t.close(steps.flat_params(model), ref_params[k - 1], f"all parameters after step {k} (compared with {reference})",
+                rtol=1e-4, atol=1e-5, mistakes=mistakes_of(k, before, grad))
+    t.context = ""
+
 @exercise("05.2", title="the optimizer base and SGD", points=4,
           forbidden=["tinygrad_course.optim.SGD", "tinygrad_course.optim.Optimizer",
                      "tinygrad_course.optim.optimizer.Optimizer"])
@@ -279,20 +297,9 @@ def optimizer_sgd_check(t, Optimizer, SGD):
     velocities = steps.sgd_velocities(ref_grads, momentum)
     model = _mlp(0)
     opt = SGD(model.parameters(), lr=lr, momentum=momentum)
-    for k in range(1, 7):
-        t.context = f"step {k} of SGD(model.parameters(), lr=0.1, momentum=0.9) on a 64-32-10 MLP"
-        before = steps.flat_params(model)
-        opt.zero_grad()
-        steps.backward_on_batch(model, k - 1)
-        grad = steps.flat_grads(model)
-        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
-                "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
-        opt.step()
-        t.close(steps.flat_params(model), ref_params[k - 1],
-                f"all parameters after step {k} (compared with tc.optim.SGD(lr=0.1, momentum=0.9))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
-    t.context = ""
+    _step_by_step(t, opt, model, ref_grads, ref_params, "SGD(model.parameters(), lr=0.1, momentum=0.9)",
+                  "tc.optim.SGD(lr=0.1, momentum=0.9)",
+                  lambda k, before, grad: steps.sgd_mistakes(k, before, grad, velocities[k - 1], lr, momentum, model))
     last = momentum * velocities[-1] + ref_grads[-1]
     t.close(_state_vector(t, opt, model, ("momentum_buffer",))["momentum_buffer"], last,
             "opt.state[p][\"momentum_buffer\"] after 6 steps, for every parameter p (the velocity)", rtol=1e-4, atol=1e-5)
@@ -360,20 +367,8 @@ def adam_check(t, Adam, AdamW):
            "Adam(params, lr=0.01).param_groups[0] to hold every option (lr, betas, eps, weight_decay, "
            "decoupled_weight_decay)", hint="Adam.__init__ passes its options as the defaults to "
            "super().__init__(params, defaults); step() reads them from each group")
-    for k in range(1, 7):
-        t.context = f"step {k} of Adam(model.parameters(), lr=0.01) on a 64-32-10 MLP"
-        before = steps.flat_params(model)
-        opt.zero_grad()
-        steps.backward_on_batch(model, k - 1)
-        grad = steps.flat_grads(model)
-        t.close(grad, ref_grads[k - 1], f"the gradients before step {k} (after your opt.zero_grad() and a new "
-                "backward pass)", rtol=1e-4, atol=1e-6,
-                mistakes=[*steps.stale_gradient(ref_grads[k - 2] if k > 1 else None), steps.locate(model)])
-        opt.step()
-        t.close(steps.flat_params(model), ref_params[k - 1],
-                f"all parameters after step {k} (compared with tc.optim.Adam(lr=0.01))",
-                rtol=1e-4, atol=1e-5, mistakes=steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
-    t.context = ""
+    _step_by_step(t, opt, model, ref_grads, ref_params, "Adam(model.parameters(), lr=0.01)", "tc.optim.Adam(lr=0.01)",
+                  lambda k, before, grad: steps.adam_mistakes(k, before, grad, states[k - 1], lr, model))
     kept = _state_vector(t, opt, model, ("step", "exp_avg", "exp_avg_sq"))
     m, v = states[-1].m, states[-1].v
     g = ref_grads[-1]

@@ -10,7 +10,7 @@ import warnings
 from ...autograd.grad_mode import no_grad
 from ...factories import empty
 from .. import functional as F
-from ...seams import ACTIVE, inline, learner
+from ...seams import ACTIVE, learner, offer
 from ..parameter import Parameter
 from .attention import MultiheadAttention
 from .module import Module
@@ -379,5 +379,5 @@ class RReLU(Module):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
 
 
-inline("ReLU.forward", ReLU.forward)
-inline("Tanh.forward", Tanh.forward)
+offer("ReLU.forward", ReLU.forward)
+offer("Tanh.forward", Tanh.forward)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 
-from ...seams import ACTIVE, component, inline, learner
+from ...seams import ACTIVE, component, learner, offer
 from ...tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
@@ -110,7 +110,7 @@ class Sequential(_NumberedModules):
         return input
 
 
-inline("Sequential.forward", Sequential.forward)
+offer("Sequential.forward", Sequential.forward)
 
 
 class ModuleList(_NumberedModules):

@@ -4,7 +4,7 @@ and walked by `parameters()`, `named_modules()`, `get_submodule()` and friends.
 """
 from __future__ import annotations
 
-from ...seams import ACTIVE, component, inline, learner
+from ...seams import ACTIVE, component, learner, offer
 from ...tensor import Tensor
 from ..parameter import Parameter
 
@@ -232,5 +232,5 @@ class ModuleRegistry:
 
 
 # offered as components; their seams are inline (above), so `seams.reference` gives these methods themselves
-inline("Module.__setattr__", ModuleRegistry.__setattr__)
-inline("Module.__getattr__", ModuleRegistry.__getattr__)
+offer("Module.__setattr__", ModuleRegistry.__setattr__)
+offer("Module.__getattr__", ModuleRegistry.__getattr__)

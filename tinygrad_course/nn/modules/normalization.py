@@ -6,7 +6,7 @@ from ..._unsupported import getattr_for
 from ...factories import ones, zeros
 from .. import functional as F
 from .. import init
-from ...seams import ACTIVE, component, inline, learner
+from ...seams import ACTIVE, component, learner, offer
 from ..parameter import Parameter
 from .module import Module
 
@@ -129,4 +129,4 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-inline("LayerNorm.forward", LayerNorm.forward)
+offer("LayerNorm.forward", LayerNorm.forward)
