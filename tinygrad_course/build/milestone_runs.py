@@ -74,7 +74,8 @@ def uninterrupted_run() -> dict:
 
 
 LAB_SECONDS = 60.0
-LAB_ACCURACY = 0.97
+LAB_ACCURACY = 0.96  # correct runs give 96.7-97.8% over seeds (359 test images): a correct learner whose
+#                     sums round differently must not fail; wrong steps fall far below it
 CNN_ACCURACY = 0.93  # the reference (and the released solutions) reach 95.3% after 4 epochs
 
 
@@ -97,7 +98,7 @@ def lab_run() -> dict:
     of batches of 64), every piece of the run through its component; returns its predicted class for every
     held-out image (the grader computes the accuracy) and what `evaluate` reported."""
     x_train, y_train, x_test, y_test = digits_split()
-    manual_seed(2)  # with PyTorch's random stream this seed clears the 97% bar by two test images (97.8%)
+    manual_seed(2)  # with PyTorch's random stream the reference reaches 97.8% with this seed
     train_set = classification_dataset(x_train.numpy(), y_train.tolist())
     test_set = classification_dataset(x_test.numpy(), y_test.tolist())
     train_loader, test_loader = make_loaders(train_set, test_set, 64, 0)
