@@ -62,6 +62,22 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
+# chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
+INIT_FUNCTIONS = (
+    ("_calculate_fan_in_and_fan_out", "(tensor) -> (fan_in, fan_out) of a weight (out, in, *kernel); every "
+                                      "initialiser that scales by a fan asks it"),
+    ("uniform_", "(tensor, a=0.0, b=1.0, generator=None) fills the tensor in place from U(a, b), returns it; "
+                 "nn.init.uniform_ (every Linear's and Conv's bias)"),
+    ("normal_", "(tensor, mean=0.0, std=1.0, generator=None) fills the tensor in place from N(mean, std^2); "
+                "nn.init.normal_"),
+    ("zeros_", "(tensor) fills the tensor with zeros in place; nn.init.zeros_"),
+    ("kaiming_uniform_", "(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None) draws "
+                         "U(-bound, bound), bound = sqrt(3) * gain / sqrt(fan); every Linear's and Conv's weight"),
+    ("xavier_uniform_", "(tensor, gain=1.0, generator=None) draws U(-a, a), a = gain * sqrt(6 / (fan_in + "
+                        "fan_out)); nn.init.xavier_uniform_"),
+)
+INIT = (*(name for name, _ in INIT_FUNCTIONS), "init_weights")  # what chapter 03's init cell defines and checks
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -151,17 +167,19 @@ _COMPONENTS = [
               "(and its channel-wise and alpha variants) is built by it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
+    *[Component(f"init.{name}", "03", "ex03_5", name, f"init.{name}", adapters.same, f"{name}{contract}",
+                checks=INIT, pure=name == "_calculate_fan_in_and_fan_out") for name, contract in INIT_FUNCTIONS],
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
-              "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
+              "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it",
+              checks=INIT),
     Component("LayerNorm.__init__", "03", "ex03_4", "LayerNorm", "LayerNorm.__init__",
               adapters.method(nn.LayerNorm, "__init__"),
               "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) "
-              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it",
-              checks=("LayerNorm", "ResidualBlock")),
+              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it"),
     Component("LayerNorm.forward", "03", "ex03_4", "LayerNorm", "LayerNorm.forward",
               adapters.method(nn.LayerNorm, "forward"),
               "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
-              "len(normalized_shape) dims; every nn.LayerNorm runs it", checks=("LayerNorm", "ResidualBlock")),
+              "len(normalized_shape) dims; every nn.LayerNorm runs it"),
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
