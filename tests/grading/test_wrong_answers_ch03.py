@@ -563,6 +563,53 @@ def record_keeping_hooks(model, x):
     return _record(model, x, remove=False)
 
 
+Embedding, ModuleList = solution("03", "Embedding", "ModuleList")
+
+
+class EmbeddingDetached(Embedding):
+    def forward(self, input):
+        return self.weight.detach()[input]
+
+
+class EmbeddingUniform(Embedding):
+    def reset_parameters(self):
+        nn.init.uniform_(self.weight, -1.0, 1.0)
+
+
+class EmbeddingNegativePadding(Embedding):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__(num_embeddings, embedding_dim, None, max_norm, norm_type, scale_grad_by_freq, sparse,
+                         _weight, _freeze, device, dtype)
+        self.padding_idx = padding_idx
+
+
+class ModuleListInAList(ModuleList):
+    def __init__(self, modules=None):
+        super().__init__()
+        object.__setattr__(self, "items", list(modules or []))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+class ModuleListExtendAnything(ModuleList):
+    def extend(self, modules):
+        for module in list(modules) if hasattr(modules, "__iter__") else [modules]:
+            self.append(module)
+        return self
+
+
+class ModuleListSliceAsList(ModuleList):
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return list(self._modules.values())[idx]
+        return super().__getitem__(idx)
+
+
 CATALOGUE = [
     ("03.1", layers(Linear=LinearWithoutBias), ["your output is exactly x @ W.T: the bias is missing", "input: x = tc.randn(5, 64)"]),
     ("03.1", layers(Linear=LinearInByOut), ["Linear(64, 10).weight.shape: expected (10, 64), got (64, 10)"]),
@@ -600,6 +647,12 @@ CATALOGUE = [
     ("03.5", inits(init_weights=init_keeping_biases), ["model[0].bias after apply", "the biases were not set to zero"]),
     ("03.6", record_every_module, ["containers (modules with children"]),
     ("03.6", record_keeping_hooks, ["your hooks are still registered"]),
+    ("03.7", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
+    ("03.7", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
+    ("03.7", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
+    ("03.7", (Embedding, ModuleListInAList), ["the modules are not registered"]),
+    ("03.7", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
+    ("03.7", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
 ]
 
 
@@ -608,6 +661,8 @@ def _name(wrong):
         return wrong.__name__
     if len(wrong) == len(INIT):  # exercise 03.5: the wrong one of the seven
         return next(w.__name__ for w, name in zip(wrong, INIT) if w is not _INIT[name])
+    if len(wrong) == 2:  # exercise 03.7: (Embedding, ModuleList)
+        return next(w.__name__ for w, right in zip(wrong, (Embedding, ModuleList)) if w is not right)
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
 
@@ -617,7 +672,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "LayerNorm",
-         "03.5": INIT, "03.6": "record_shapes"}
+         "03.5": INIT, "03.6": "record_shapes", "03.7": ("Embedding", "ModuleList")}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "03")

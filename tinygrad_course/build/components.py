@@ -78,6 +78,17 @@ INIT_FUNCTIONS = (
 )
 INIT = (*(name for name, _ in INIT_FUNCTIONS), "init_weights")  # what chapter 03's init cell defines and checks
 
+MODULE_LIST_METHODS = (
+    ("__init__", "(self, modules=None) registers the modules under '0', '1', ... (extend)"),
+    ("__getitem__", "(self, idx) -> the idx-th module (negative from the end, IndexError out of range), or a new "
+                    "ModuleList of a slice"),
+    ("__len__", "(self) -> the number of modules"),
+    ("__iter__", "(self) -> the modules in order"),
+    ("append", "(self, module) registers module under str(len(self)); returns self"),
+    ("extend", "(self, modules) appends each module, TypeError for a non-iterable; returns self"),
+)
+GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -180,6 +191,22 @@ _COMPONENTS = [
               adapters.method(nn.LayerNorm, "forward"),
               "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
               "len(normalized_shape) dims; every nn.LayerNorm runs it"),
+    Component("Embedding.__init__", "03", "ex03_7", "Embedding", "Embedding.__init__",
+              adapters.method(nn.Embedding, "__init__"),
+              "Embedding(num_embeddings, embedding_dim, padding_idx=None, ..., _weight=None, _freeze=False, device=None, "
+              "dtype=None) keeps the settings and registers the weight (then reset_parameters()); every nn.Embedding "
+              "is built by it", checks=GPT_PIECES),
+    Component("Embedding.reset_parameters", "03", "ex03_7", "Embedding", "Embedding.reset_parameters",
+              adapters.method(nn.Embedding, "reset_parameters"),
+              "reset_parameters(self) draws the weight from N(0, 1), the padding_idx row zero; nn.Embedding's",
+              checks=GPT_PIECES),
+    Component("Embedding.forward", "03", "ex03_7", "Embedding", "Embedding.forward", adapters.embedding_forward,
+              "Embedding.forward(self, input) -> the weight's rows at the integer indices, shape input.shape + "
+              "(embedding_dim,); nn.Embedding's forward without padding_idx or max_norm", pure=True,
+              checks=GPT_PIECES),
+    *[Component(f"ModuleList.{attr}", "03", "ex03_7", "ModuleList", f"ModuleList.{attr}",
+                adapters.method(nn.ModuleList, attr), f"ModuleList.{attr}{contract}; every nn.ModuleList runs it",
+                checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
