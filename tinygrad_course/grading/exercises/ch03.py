@@ -1,4 +1,5 @@
-"""Chapter 03 (modules): checks for the lab's layers, Module, Dropout, LayerNorm, nn.init and forward hooks.
+"""Chapter 03 (modules): checks for the lab's layers, Module, Dropout, LayerNorm and forward hooks (nn.init in
+ch03_init.py, Embedding and ModuleList in ch03_embedding.py).
 
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
 trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
@@ -14,6 +15,9 @@ from tinygrad_course.datasets import load_digits
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch03_embedding  # noqa: F401  (registers 03.7: Embedding and ModuleList)
+from . import ch03_init  # noqa: F401  (registers 03.5: nn.init's initialisers and init_weights)
+from .learner_classes import no_helpers as _no_helpers
 
 
 @lru_cache(maxsize=1)
@@ -51,15 +55,6 @@ def _param_names(module):
 
 
 # --- 03.1 -------------------------------------------------------------------------------------------------
-def _no_helpers(t, cls, framework_class):
-    """A learner's layer class whose methods become the framework class's may add no method of its own."""
-    extra = sorted(name for klass in cls.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")
-                   for name, value in vars(klass).items() if callable(value) and not hasattr(framework_class, name))
-    t.true(not extra, f"your {cls.__name__} to have no method nn.{framework_class.__name__} does not have "
-           f"(yours: {', '.join(extra)})", why="inside the framework self is the framework's layer, which has no "
-           "such method", hint="write a helper as a function outside the class, or inline it")
-
-
 def _activations(t, Tanh, ReLU):
     for cls in (Tanh, ReLU):
         t.true(isinstance(cls, type) and issubclass(cls, tc.nn.Module), f"{cls.__name__} to be a subclass of "
@@ -549,173 +544,6 @@ def layer_norm_check(t, LayerNorm):
                         "expected below 0.2)")
 
 
-# --- 03.5 -------------------------------------------------------------------------------------------------
-INIT_NAMES = ("_calculate_fan_in_and_fan_out", "uniform_", "normal_", "zeros_", "kaiming_uniform_", "xavier_uniform_")
-
-
-def _in_place(t, name, fn, tensor, *args):
-    """Run the learner's initialiser on a parameter that requires grad; it must fill it in place and return it."""
-    try:
-        out = fn(tensor, *args)
-    except RuntimeError as error:
-        if "leaf" in str(error) or "in-place" in str(error):
-            t.fail(f"{name}(nn.Parameter(...))", f"changing a parameter in place raised: {error}",
-                   hint="write the tensor's in-place op inside `with tc.no_grad():` (a parameter requires grad)")
-        raise
-    t.true(out is tensor, f"{name}(tensor, ...) to return the tensor it filled (in place), as nn.init's do",
-           hint="return the result of the tensor's in-place method (tensor.uniform_(...) returns tensor)")
-    return out
-
-
-def _fan(t, fan):
-    t.equal(tuple(fan(tc.empty(400, 1000))), (1000, 400), what="_calculate_fan_in_and_fan_out(tc.empty(400, 1000))",
-            why="fan_in and fan_out are swapped" if tuple(fan(tc.empty(400, 1000))) == (400, 1000) else None,
-            hint="a weight is (out_features, in_features): fan_in = shape[1], fan_out = shape[0]")
-    got = tuple(fan(tc.empty(8, 3, 5, 5)))
-    t.equal(got, (75, 200), what="_calculate_fan_in_and_fan_out of a Conv2d weight of shape (8, 3, 5, 5)",
-            why="the kernel's size (5 * 5 = 25 weights per channel) was not multiplied in" if got == (3, 8) else None,
-            hint="fan_in = in_channels * prod(kernel): every weight of a window reads one input")
-    error = t.raises(ValueError, fan, tc.empty(7), what="_calculate_fan_in_and_fan_out(tc.empty(7)) (a bias)",
-                     hint="fewer than 2 dimensions has no fans: raise ValueError(...)")
-    t.equal(str(error), "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
-            what="the message of that ValueError", hint="PyTorch's wording")
-
-
-def _draws(t, uniform_, normal_, zeros_):
-    w = tc.nn.Parameter(tc.empty(50, 40))
-    tc.manual_seed(3)
-    _in_place(t, "uniform_", uniform_, w, -0.2, 0.3)
-    tc.manual_seed(3)
-    expected = tc.empty(50, 40).uniform_(-0.2, 0.3).numpy()
-    t.close(w, expected, what="uniform_(w, -0.2, 0.3) after tc.manual_seed(3)", given="w = nn.Parameter(tc.empty(50, 40))",
-            mistakes=[mistakes.custom(lambda g, e: g.min() >= 0 and g.max() <= 1, "your values lie in [0, 1): a and b "
-                                      "were not used", "tensor.uniform_(a, b): the bounds are the arguments")],
-            rtol=1e-6)
-    tc.manual_seed(4)
-    _in_place(t, "normal_", normal_, w, 1.0, 0.5)
-    tc.manual_seed(4)
-    expected = tc.empty(50, 40).normal_(1.0, 0.5).numpy()
-    t.close(w, expected, what="normal_(w, 1.0, 0.5) after tc.manual_seed(4)", given="w = nn.Parameter(tc.empty(50, 40))",
-            mistakes=[mistakes.custom(lambda g, e: abs(g.std() - 0.25) < 0.03, "your std is 0.25 = 0.5 ** 2: std was "
-                                      "used as the variance", "tensor.normal_(mean, std) takes the standard deviation")],
-            rtol=1e-6)
-    generator = tc.Generator().manual_seed(5)
-    uniform_(w, generator=generator)
-    t.close(w, tc.empty(50, 40).uniform_(generator=tc.Generator().manual_seed(5)).numpy(),
-            what="uniform_(w, generator=g) (a, b default to 0, 1)", mistakes=[
-                mistakes.custom(lambda g, e: True, "your draws are not those of the generator you were given",
-                                "pass generator=generator on to the tensor's method")])
-    _in_place(t, "zeros_", zeros_, w)
-    t.close(w, np.zeros((50, 40)), what="zeros_(w)")
-
-
-def _kaiming_xavier(t, kaiming_uniform_, xavier_uniform_):
-    w = tc.nn.Parameter(tc.empty(30, 48))
-
-    def bound_of(fn, *args, **kwargs):
-        tc.manual_seed(6)
-        fn(w, *args, **kwargs)
-        tc.manual_seed(6)
-        unit = tc.empty(30, 48).uniform_(-1.0, 1.0).numpy()
-        return float(np.median(w.detach().numpy() / np.where(unit == 0, 1, unit)))
-
-    cases = [((), {}, np.sqrt(3) * np.sqrt(2) / np.sqrt(48), "kaiming_uniform_(w) (a=0, leaky_relu: gain sqrt(2))"),
-             ((np.sqrt(5),), {}, 1 / np.sqrt(48), "kaiming_uniform_(w, a=math.sqrt(5)) (nn.Linear's default)"),
-             ((), {"mode": "fan_out", "nonlinearity": "relu"}, np.sqrt(3) * np.sqrt(2) / np.sqrt(30),
-              "kaiming_uniform_(w, mode='fan_out', nonlinearity='relu')")]
-    for args, kwargs, want, what in cases:
-        _in_place(t, "kaiming_uniform_", kaiming_uniform_, w, *args)
-        got = bound_of(kaiming_uniform_, *args, **kwargs)
-        why = None
-        if abs(got - np.sqrt(3) / np.sqrt(48)) < 1e-4 and abs(want - got) > 1e-4:
-            why = "your bound has no gain: it is sqrt(3 / fan)"
-        elif abs(got - want * np.sqrt(48) / np.sqrt(30)) < 1e-4 or abs(got - want * np.sqrt(30) / np.sqrt(48)) < 1e-4:
-            why = "your bound used the other fan: mode chooses fan_in or fan_out"
-        elif abs(got - want / np.sqrt(3)) < 1e-4:
-            why = "your bound is the standard deviation: U(-b, b) has std b / sqrt(3), so b = sqrt(3) * std"
-        t.true(abs(got - want) < 1e-4, f"{what} to draw U(-{want:.5f}, {want:.5f}) from the same random numbers as "
-               f"w.uniform_(-bound, bound) (your bound: {got:.5f})", why=why,
-               hint="bound = sqrt(3) * gain / sqrt(fan), gain = nn.init.calculate_gain(nonlinearity, a), then "
-                    "uniform_(tensor, -bound, bound, generator)")
-    error = t.raises(ValueError, kaiming_uniform_, w, mode="fan_avg", what="kaiming_uniform_(w, mode='fan_avg')",
-                     hint="refuse a mode that is neither 'fan_in' nor 'fan_out'")
-    t.equal(str(error), "Mode fan_avg not supported, please use one of fan_in, fan_out",
-            what="the message of that ValueError",
-            hint="PyTorch's wording: f'Mode {mode} not supported, please use one of fan_in, fan_out'")
-    empty = tc.empty(0, 3)
-    t.true(kaiming_uniform_(empty) is empty, "kaiming_uniform_ of a tensor with a 0 in its shape to return it unchanged",
-           hint="no elements, no fan: return the tensor first when 0 in tensor.shape")
-    for args, want, what in (((), np.sqrt(6 / 78), "xavier_uniform_(w)"),
-                             ((5 / 3,), 5 / 3 * np.sqrt(6 / 78), "xavier_uniform_(w, gain=5/3)")):
-        _in_place(t, "xavier_uniform_", xavier_uniform_, w, *args)
-        got = bound_of(xavier_uniform_, *args)
-        why = None
-        if abs(got - np.sqrt(6 / 48) * want / np.sqrt(6 / 78)) < 1e-4:
-            why = "your bound uses fan_in alone: Xavier averages fan_in and fan_out"
-        elif abs(got - np.sqrt(6 / 78)) < 1e-4:
-            why = "the gain was not applied"
-        t.true(abs(got - want) < 1e-4, f"{what} of a (30, 48) weight to draw U(-{want:.5f}, {want:.5f}) (yours: "
-               f"{got:.5f})", why=why, hint="a = gain * sqrt(6 / (fan_in + fan_out))")
-    # inside the framework: nn.Linear's default initialisation is kaiming_uniform_(weight, a=sqrt(5))
-    tc.manual_seed(7)
-    layer = tc.nn.Linear(48, 30)
-    tc.manual_seed(7)
-    kaiming_uniform_(w, a=np.sqrt(5))
-    t.close(w, layer.weight.detach().numpy(), what="kaiming_uniform_(w, a=math.sqrt(5)) against nn.Linear(48, 30)'s "
-            "weight drawn after the same seed", rtol=1e-5, atol=1e-7)
-
-
-@exercise("03.5", title="nn.init's initialisers, and Kaiming initialization with apply", points=4,
-          forbidden=["tinygrad_course.nn.init.kaiming_normal_", "tinygrad_course.nn.init.uniform_",
-                     "tinygrad_course.nn.init.normal_", "tinygrad_course.nn.init.zeros_",
-                     "tinygrad_course.nn.init.kaiming_uniform_", "tinygrad_course.nn.init.xavier_uniform_",
-                     "tinygrad_course.nn.init._calculate_fan_in_and_fan_out"])
-def init_check(t, _calculate_fan_in_and_fan_out, uniform_, normal_, zeros_, kaiming_uniform_, xavier_uniform_,
-               init_weights):
-    _fan(t, _calculate_fan_in_and_fan_out)
-    _draws(t, uniform_, normal_, zeros_)
-    _kaiming_xavier(t, kaiming_uniform_, xavier_uniform_)
-    tc.manual_seed(0)
-    model = tc.nn.Sequential(tc.nn.Linear(1000, 400), tc.nn.ReLU(), tc.nn.Linear(400, 10), tc.nn.LayerNorm(10))
-    returned = model.apply(init_weights)
-    t.true(returned is model, "model.apply(init_weights) to return the model")
-    for i in (0, 2):
-        t.close(model[i].bias, np.zeros(model[i].bias.shape), what=f"model[{i}].bias after apply",
-                mistakes=[mistakes.custom(lambda g, e: True, "the biases were not set to zero",
-                                          "zero them in place: nn.init.zeros_(m.bias)")])
-    std0 = float(model[0].weight.detach().numpy().std())
-    expected = np.sqrt(2 / 1000)
-    hint = "Kaiming (He) normal for ReLU: std = sqrt(2 / fan_in), where fan_in = in_features = weight.shape[1]"
-    why = None
-    if abs(std0 - np.sqrt(2 / 400)) < 0.05 * np.sqrt(2 / 400):
-        why = "your std was computed from fan_out (the 400 outputs), not from fan_in (the 1000 inputs)"
-        hint = "Kaiming keeps forward activations stable with fan_in = weight.shape[1]"
-    elif abs(std0 - np.sqrt(2 / 1400)) < 0.05 * np.sqrt(2 / 1400):
-        why = "that is Xavier/Glorot's std, which uses fan_in + fan_out"
-        hint = "for ReLU, Kaiming's std uses fan_in alone"
-    elif abs(std0 - np.sqrt(1 / 1000)) < 0.05 * np.sqrt(1 / 1000):
-        why = "your std is too small by a factor sqrt(2): the ReLU gain is missing"
-    elif abs(std0 - 2 / 1000) < 0.05 * 2 / 1000:
-        why = "your std is 2 / fan_in: the square root is missing"
-    t.true(abs(std0 - expected) < 0.05 * expected,
-           f"model[0].weight of a Linear(1000, 400) to have std {expected:.4f} within 5% (got {std0:.4f})",
-           why=why, hint=hint)
-    t.true(abs(float(model[0].weight.detach().numpy().mean())) < 0.005, "model[0].weight to have mean 0")
-    t.close(model[3].weight, np.ones(10), what="the LayerNorm weight (must stay untouched)", mistakes=[
-        mistakes.custom(lambda g, e: True, "your function also changed the LayerNorm's weight",
-                        "only initialize Linear layers: test isinstance(m, nn.Linear)")])
-    # the real run: ReLU activations keep their scale through a deep MLP initialized with the learner's function
-    layers = []
-    for _ in range(12):
-        layers += [tc.nn.Linear(256, 256), tc.nn.ReLU()]
-    deep = tc.nn.Sequential(*layers).apply(init_weights)
-    with tc.no_grad():
-        out = deep(tc.randn(256, 256))
-    second_moment = float((out.numpy() ** 2).mean())
-    t.true(0.3 < second_moment < 3.0, "the mean square of activations after 12 ReLU layers initialized with your "
-           f"function to stay near 1 (got {second_moment:.3g})")
-
-
 # --- 03.6 -------------------------------------------------------------------------------------------------
 @exercise("03.6", title="forward hooks that record shapes", points=2)
 def hooks_check(t, record_shapes):
@@ -738,130 +566,3 @@ def hooks_check(t, record_shapes):
     t.equal(len(got), recorded, what="entries in the first result after a later model(x)",
             why="your hooks are still registered: a later forward pass added entries to the first result",
             hint="remove every hook after the forward pass (handle.remove()), or they keep firing")
-
-
-# --- 03.7 -------------------------------------------------------------------------------------------------
-def _embedding(t, Embedding):
-    t.true(isinstance(Embedding, type) and issubclass(Embedding, tc.nn.Module),
-           "Embedding to be a subclass of tc.nn.Module", hint="class Embedding(nn.Module)")
-    _no_helpers(t, Embedding, tc.nn.Embedding)
-    tc.manual_seed(0)
-    emb = Embedding(10, 4)
-    t.equal(tuple(emb.weight.shape), (10, 4), what="Embedding(10, 4).weight.shape",
-            hint="one row per entry of the table: (num_embeddings, embedding_dim)")
-    t.equal(_param_names(emb), ["weight"], what="names in Embedding(10, 4).named_parameters()",
-            hint="wrap the table in nn.Parameter, so that the optimizer sees it")
-    tc.manual_seed(0)
-    drawn = tc.empty(10, 4).normal_().numpy()
-    w = emb.weight.detach().numpy()
-    t.close(w, drawn, what="Embedding(10, 4).weight after tc.manual_seed(0)", mistakes=[
-        mistakes.custom(lambda g, e: np.abs(g).max() <= 1.0, "your weights all lie in [-1, 1]: drawn uniformly, "
-                        "not from N(0, 1)", "reset_parameters draws with nn.init.normal_(self.weight)")])
-    t.equal((emb.num_embeddings, emb.embedding_dim, emb.padding_idx, emb.max_norm, emb.norm_type),
-            (10, 4, None, None, 2.0), what="(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type)",
-            hint="keep the arguments as attributes of the same names: nn.Embedding's forward and repr read them")
-    padded = Embedding(10, 4, padding_idx=-2)
-    t.equal(padded.padding_idx, 8, what="Embedding(10, 4, padding_idx=-2).padding_idx",
-            hint="a negative padding_idx counts from the end: store num_embeddings + padding_idx")
-    t.close(padded.weight[8], np.zeros(4), what="row 8 of Embedding(10, 4, padding_idx=-2).weight",
-            mistakes=[mistakes.custom(lambda g, e: True, "the padding row was not zeroed",
-                                      "in reset_parameters, fill the padding_idx row with 0 under tc.no_grad()")])
-    error = t.raises(AssertionError, Embedding, 10, 4, padding_idx=10, what="Embedding(10, 4, padding_idx=10)",
-                     hint="refuse a padding_idx outside [-num_embeddings, num_embeddings)")
-    t.equal(str(error), "Padding_idx must be within num_embeddings", what="the message of that AssertionError",
-            hint="PyTorch's wording")
-    idx = tc.tensor([[1, 3, 3], [0, 9, 1]])
-    out = emb(idx)
-    t.close(out, w[idx.numpy()], what="emb(idx) for idx = [[1, 3, 3], [0, 9, 1]]",
-            given="emb = Embedding(10, 4) with its own weight", mistakes=[
-                mistakes.custom(lambda g, e: g.shape == (2, 3, 10), "your output has one value per entry of the table: "
-                                "a one-hot product with the wrong side", "the lookup takes whole rows: weight[idx]")])
-    t.true(out.requires_grad, "emb(idx) to be connected to the autograd graph",
-           hint="look the rows up with a tensor operation (indexing the weight), not through NumPy")
-    out.sum().backward()
-    counts = np.bincount(idx.numpy().ravel(), minlength=10).astype(np.float32)[:, None] * np.ones((1, 4))
-    t.close(emb.weight.grad, counts, what="emb.weight.grad after emb(idx).sum().backward()", mistakes=[
-        mistakes.custom(lambda g, e: np.allclose(g, np.minimum(e, 1)), "a row read twice got one gradient, not two",
-                        "the gradients of the rows read add up (the framework's indexing does it)")])
-    table = tc.arange(6.0).reshape(3, 2)
-    frozen = Embedding(3, 2, _weight=table, _freeze=True)
-    t.true(np.array_equal(frozen.weight.detach().numpy(), table.numpy()) and not frozen.weight.requires_grad,
-           "Embedding(3, 2, _weight=table, _freeze=True) to use the given table, not requiring grad "
-           "(from_pretrained builds it so)", hint="with _weight, self.weight = nn.Parameter(_weight, requires_grad="
-                                                  "not _freeze) and no reset_parameters()")
-    t.equal(str(Embedding(3, 2, dtype=tc.float64).weight.dtype), "tc.float64",
-            what="Embedding(3, 2, dtype=tc.float64).weight.dtype", hint="pass device and dtype on to tc.empty")
-
-
-def _module_list(t, ModuleList):
-    t.true(isinstance(ModuleList, type) and issubclass(ModuleList, tc.nn.Module),
-           "ModuleList to be a subclass of tc.nn.Module", hint="class ModuleList(nn.Module)")
-    _no_helpers(t, ModuleList, tc.nn.ModuleList)
-    first, act = tc.nn.Linear(2, 3), tc.nn.ReLU()
-    ml = ModuleList([first, act])
-    t.equal(list(ml._modules), ["0", "1"], what="list(ModuleList([a, b])._modules)",
-            why="the modules are not registered" if not ml._modules else None,
-            hint="register each module with self.add_module(str(len(self)), module): a plain list is invisible to "
-                 "parameters()")
-    t.equal(_param_names(ml), ["0.bias", "0.weight"], what="names in ModuleList([Linear(2, 3), ReLU()])."
-            "named_parameters()")
-    t.true(len(ml) == 2 and list(ml) == [first, act], "len(ml) to be 2 and list(ml) the modules in order",
-           hint="__len__ counts self._modules; __iter__ is iter(self._modules.values())")
-    t.true(ml[0] is first and ml[-1] is act, "ml[0] and ml[-1] to be the first and the last module",
-           hint="a negative index counts from the end")
-    error = t.raises(IndexError, lambda: ml[2], what="ml[2] of a ModuleList of 2",
-                     hint="raise IndexError(f'index {idx} is out of range')")
-    t.equal(str(error), "index 2 is out of range", what="the message of ml[2]'s IndexError")
-    tail = ml[1:]
-    t.true(isinstance(tail, ModuleList) and list(tail._modules) == ["0"] and tail[0] is act,
-           "ml[1:] to be a new ModuleList of the same modules, numbered from '0'",
-           hint="a slice gives self.__class__(list(self._modules.values())[idx])")
-    tanh = tc.nn.Tanh()
-    t.true(ml.append(tanh) is ml and list(ml._modules) == ["0", "1", "2"] and ml[2] is tanh,
-           "ml.append(module) to register it under '2' and return ml")
-    more = [tc.nn.Tanh(), tc.nn.ReLU()]
-    t.true(ml.extend(more) is ml and list(ml._modules) == ["0", "1", "2", "3", "4"] and ml[3] is more[0],
-           "ml.extend([a, b]) to register them under '3' and '4' and return ml")
-    error = t.raises(TypeError, ml.extend, 3, what="ml.extend(3) (not an iterable)",
-                     hint="raise TypeError when modules is not an Iterable (collections.abc)")
-    t.equal(str(error), "ModuleList.extend should be called with an iterable, but got int",
-            what="the message of ml.extend(3)'s TypeError",
-            hint="PyTorch's wording, with type(modules).__name__")
-    t.true(len(ModuleList()) == 0, "ModuleList() to be empty")
-
-
-@exercise("03.7", title="Embedding and ModuleList: the GPT's lookup table and list of blocks", points=3,
-          forbidden=["tinygrad_course.nn.functional.embedding"])
-def embedding_check(t, Embedding, ModuleList):
-    _embedding(t, Embedding)
-    _module_list(t, ModuleList)
-
-    # the real run: next token = (token + 1) % 10, through blocks kept in the learner's list and a head tied
-    # to the learner's table (the logits are the hidden state against every row of the embedding)
-    class Tied(tc.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.emb = Embedding(10, 16)
-            self.blocks = ModuleList([tc.nn.Sequential(tc.nn.Linear(16, 32), tc.nn.Tanh(), tc.nn.Linear(32, 16))
-                                      for _ in range(2)])
-
-        def forward(self, idx):
-            h = self.emb(idx)
-            for block in self.blocks:
-                h = h + block(h)
-            return h @ self.emb.weight.T
-
-    tc.manual_seed(0)
-    model = Tied()
-    t.equal(len(list(model.parameters())), 9, what="parameter tensors of a model with your Embedding and a "
-            "ModuleList of two blocks", hint="every module in the list must be registered")
-    tokens = tc.randint(0, 10, (8, 12))
-    opt = tc.optim.Adam(model.parameters(), lr=0.02)
-    for _ in range(60):
-        opt.zero_grad()
-        loss = tc.nn.functional.cross_entropy(model(tokens).reshape(-1, 10), ((tokens + 1) % 10).reshape(-1))
-        loss.backward()
-        opt.step()
-    t.true(float(loss.item()) < 0.1, f"a model with a head tied to your Embedding to learn the next token "
-           f"(loss {float(loss.item()):.3f} after 60 Adam steps, expected below 0.1)",
-           hint="does the gradient reach every row of the table? look the rows up with tensor indexing")
