@@ -542,27 +542,6 @@ def xavier_fan_in_only(tensor, gain=1.0, generator=None):
     return _INIT["uniform_"](tensor, -a, a, generator)
 
 
-def _record(model, x, leaves_only=True, remove=True):
-    shapes, handles = [], []
-    for name, module in model.named_modules():
-        if not leaves_only or next(module.children(), None) is None:
-            handles.append(module.register_forward_hook(
-                lambda mod, inputs, output, name=name: shapes.append((name, tuple(output.shape)))))
-    model(x)
-    if remove:
-        for handle in handles:
-            handle.remove()
-    return shapes
-
-
-def record_every_module(model, x):
-    return _record(model, x, leaves_only=False)
-
-
-def record_keeping_hooks(model, x):
-    return _record(model, x, remove=False)
-
-
 Embedding, ModuleList = solution("03", "Embedding", "ModuleList")
 
 
@@ -645,14 +624,12 @@ CATALOGUE = [
     ("03.5", inits(init_weights=init_xavier), ["Xavier/Glorot"]),
     ("03.5", inits(init_weights=init_without_gain), ["the ReLU gain is missing"]),
     ("03.5", inits(init_weights=init_keeping_biases), ["model[0].bias after apply", "the biases were not set to zero"]),
-    ("03.6", record_every_module, ["containers (modules with children"]),
-    ("03.6", record_keeping_hooks, ["your hooks are still registered"]),
-    ("03.7", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
-    ("03.7", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
-    ("03.7", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
-    ("03.7", (Embedding, ModuleListInAList), ["the modules are not registered"]),
-    ("03.7", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
-    ("03.7", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
+    ("03.6", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
+    ("03.6", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
+    ("03.6", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
+    ("03.6", (Embedding, ModuleListInAList), ["the modules are not registered"]),
+    ("03.6", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
+    ("03.6", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
 ]
 
 
@@ -661,7 +638,7 @@ def _name(wrong):
         return wrong.__name__
     if len(wrong) == len(INIT):  # exercise 03.5: the wrong one of the seven
         return next(w.__name__ for w, name in zip(wrong, INIT) if w is not _INIT[name])
-    if len(wrong) == 2:  # exercise 03.7: (Embedding, ModuleList)
+    if len(wrong) == 2:  # exercise 03.6: (Embedding, ModuleList)
         return next(w.__name__ for w, right in zip(wrong, (Embedding, ModuleList)) if w is not right)
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
@@ -672,7 +649,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "LayerNorm",
-         "03.5": INIT, "03.6": "record_shapes", "03.7": ("Embedding", "ModuleList")}
+         "03.5": INIT, "03.6": ("Embedding", "ModuleList")}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "03")

@@ -191,20 +191,20 @@ _COMPONENTS = [
               adapters.method(nn.LayerNorm, "forward"),
               "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
               "len(normalized_shape) dims; every nn.LayerNorm runs it"),
-    Component("Embedding.__init__", "03", "ex03_7", "Embedding", "Embedding.__init__",
+    Component("Embedding.__init__", "03", "ex03_6", "Embedding", "Embedding.__init__",
               adapters.method(nn.Embedding, "__init__"),
               "Embedding(num_embeddings, embedding_dim, padding_idx=None, ..., _weight=None, _freeze=False, device=None, "
               "dtype=None) keeps the settings and registers the weight (then reset_parameters()); every nn.Embedding "
               "is built by it", checks=GPT_PIECES),
-    Component("Embedding.reset_parameters", "03", "ex03_7", "Embedding", "Embedding.reset_parameters",
+    Component("Embedding.reset_parameters", "03", "ex03_6", "Embedding", "Embedding.reset_parameters",
               adapters.method(nn.Embedding, "reset_parameters"),
               "reset_parameters(self) draws the weight from N(0, 1), the padding_idx row zero; nn.Embedding's",
               checks=GPT_PIECES),
-    Component("Embedding.forward", "03", "ex03_7", "Embedding", "Embedding.forward", adapters.embedding_forward,
+    Component("Embedding.forward", "03", "ex03_6", "Embedding", "Embedding.forward", adapters.embedding_forward,
               "Embedding.forward(self, input) -> the weight's rows at the integer indices, shape input.shape + "
               "(embedding_dim,); nn.Embedding's forward without padding_idx or max_norm", pure=True,
               checks=GPT_PIECES),
-    *[Component(f"ModuleList.{attr}", "03", "ex03_7", "ModuleList", f"ModuleList.{attr}",
+    *[Component(f"ModuleList.{attr}", "03", "ex03_6", "ModuleList", f"ModuleList.{attr}",
                 adapters.method(nn.ModuleList, attr), f"ModuleList.{attr}{contract}; every nn.ModuleList runs it",
                 checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,

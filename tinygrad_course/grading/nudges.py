@@ -39,8 +39,7 @@ NUDGES: dict[str, str] = {
     "03.3": "dropout behaves differently in training and in evaluation; the survivors are rescaled so that the expected value stays the same.",
     "03.4": "layer norm standardises each sample over its last dimensions (mean 0, variance 1, with eps keeping the division safe) before its own scale and shift.",
     "03.5": "an initialiser reads its scale from the weight's shape (how many inputs and outputs each weight connects) and fills the tensor in place without recording a graph; a uniform distribution's bound is sqrt(3) times its standard deviation. apply calls your function on every module: act only on the layer type asked for.",
-    "03.6": "a forward hook sees each module's output; register it on the leaves only and remove the hooks when done.",
-    "03.7": "an embedding is a learned table whose forward reads whole rows by index, and whose gradient adds up in the rows that were read; a module list must register what it holds, under its position, so that parameters() finds it.",
+    "03.6": "an embedding is a learned table whose forward reads whole rows by index, and whose gradient adds up in the rows that were read; a module list must register what it holds, under its position, so that parameters() finds it.",
     # 04 data
     "04.1": "raw labels can be anything; map each distinct label to an index, the same way every time.",
     "04.2": "a sampler hands out indices, never samples; a shuffle is reproducible only when every number comes from the one generator, drawn in the same order every time.",

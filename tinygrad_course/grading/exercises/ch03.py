@@ -1,5 +1,5 @@
-"""Chapter 03 (modules): checks for the lab's layers, Module, Dropout, LayerNorm and forward hooks (nn.init in
-ch03_init.py, Embedding and ModuleList in ch03_embedding.py).
+"""Chapter 03 (modules): checks for the lab's layers, Module, Dropout and LayerNorm (nn.init in ch03_init.py,
+Embedding and ModuleList in ch03_embedding.py).
 
 Exercises that build a framework piece are also checked by plugging the learner's piece into a model that
 trains for a few steps on the digits (tinygrad_course.datasets.load_digits).
@@ -15,7 +15,7 @@ from tinygrad_course.datasets import load_digits
 
 from .. import mistakes
 from ..registry import exercise
-from . import ch03_embedding  # noqa: F401  (registers 03.7: Embedding and ModuleList)
+from . import ch03_embedding  # noqa: F401  (registers 03.6: Embedding and ModuleList)
 from . import ch03_init  # noqa: F401  (registers 03.5: nn.init's initialisers and init_weights)
 from .learner_classes import no_helpers as _no_helpers
 
@@ -542,27 +542,3 @@ def layer_norm_check(t, LayerNorm):
     final = train_full_batch(model, X, y, steps=40, lr=0.01)
     t.true(final < 0.2, f"an MLP normalised by your LayerNorm to fit 512 digits in 40 Adam steps (loss {final:.3f}, "
                         "expected below 0.2)")
-
-
-# --- 03.6 -------------------------------------------------------------------------------------------------
-@exercise("03.6", title="forward hooks that record shapes", points=2)
-def hooks_check(t, record_shapes):
-    model = tc.nn.Sequential(tc.nn.Linear(64, 32), tc.nn.ReLU(),
-                             tc.nn.Sequential(tc.nn.Linear(32, 16), tc.nn.Tanh()), tc.nn.Linear(16, 10))
-    x = tc.randn(5, 64)
-    expected = [("0", (5, 32)), ("1", (5, 32)), ("2.0", (5, 16)), ("2.1", (5, 16)), ("3", (5, 10))]
-    got = record_shapes(model, x)
-    names = [str(n) for n, _ in got] if isinstance(got, list) else []
-    t.equal([(str(n), tuple(s)) for n, s in got], expected, what="record_shapes(model, x)",
-            why="containers (modules with children, like the model itself \"\" or \"2\") were recorded too"
-            if "" in names or "2" in names else None,
-            hint="register a forward hook on every module without children (named_modules()), run model(x) "
-                 "once, and record (name, tuple(output.shape)) in call order")
-    again = record_shapes(model, x)
-    t.equal(len(again), len(expected), what="number of entries on a second call")
-    recorded = len(got)
-    with tc.no_grad():
-        model(x)
-    t.equal(len(got), recorded, what="entries in the first result after a later model(x)",
-            why="your hooks are still registered: a later forward pass added entries to the first result",
-            hint="remove every hook after the forward pass (handle.remove()), or they keep firing")

@@ -1,4 +1,4 @@
-"""Chapter 03, the GPT's pieces (03.7): checks for the learner's `Embedding` (the table, its initialisation, the
+"""Chapter 03, the GPT's pieces (03.6): checks for the learner's `Embedding` (the table, its initialisation, the
 lookup and its summed gradient, `from_pretrained`'s table) and `ModuleList` (registration, indexing, slicing,
 append, extend), then a model with a head tied to the table that learns the next token."""
 import numpy as np
@@ -14,7 +14,7 @@ def _param_names(module):
     return sorted(name for name, _ in module.named_parameters())
 
 
-# --- 03.7 -------------------------------------------------------------------------------------------------
+# --- 03.6 -------------------------------------------------------------------------------------------------
 def _embedding(t, Embedding):
     t.true(isinstance(Embedding, type) and issubclass(Embedding, tc.nn.Module),
            "Embedding to be a subclass of tc.nn.Module", hint="class Embedding(nn.Module)")
@@ -104,7 +104,7 @@ def _module_list(t, ModuleList):
     t.true(len(ModuleList()) == 0, "ModuleList() to be empty")
 
 
-@exercise("03.7", title="Embedding and ModuleList: the GPT's lookup table and list of blocks", points=3,
+@exercise("03.6", title="Embedding and ModuleList: the GPT's lookup table and list of blocks", points=3,
           forbidden=["tinygrad_course.nn.functional.embedding"])
 def embedding_check(t, Embedding, ModuleList):
     _embedding(t, Embedding)
