@@ -10,7 +10,6 @@ from ..registry import exercise
 
 
 # --- 03.5 -------------------------------------------------------------------------------------------------
-INIT_NAMES = ("_calculate_fan_in_and_fan_out", "uniform_", "normal_", "zeros_", "kaiming_uniform_", "xavier_uniform_")
 
 
 def _in_place(t, name, fn, tensor, *args):
