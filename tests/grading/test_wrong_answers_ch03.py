@@ -5,7 +5,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import nn
 
-from .wrong_answers import assert_names_mistake, catalogue_tests
+from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 F = nn.functional
 
@@ -454,21 +454,11 @@ class LayerNormEpsOutside(LayerNorm):
         return out * self.weight + self.bias
 
 
-class _Block(nn.Module):
-    def __init__(self, dim, hidden, p=0.1):
-        super().__init__()
-        self.norm, self.fc1, self.fc2 = nn.LayerNorm(dim), nn.Linear(dim, hidden), nn.Linear(hidden, dim)
-        self.dropout = nn.Dropout(p)
-
-
-class BlockWithoutResidual(_Block):
-    def forward(self, x):
-        return self.dropout(self.fc2(F.gelu(self.fc1(self.norm(x)))))
-
-
-class BlockPostNorm(_Block):
-    def forward(self, x):
-        return self.norm(x + self.dropout(self.fc2(F.gelu(self.fc1(x)))))
+class LayerNormWithoutAffine(LayerNorm):
+    def forward(self, input):
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        centred = input - input.mean(dim=dims, keepdim=True)
+        return centred / ((centred * centred).mean(dim=dims, keepdim=True) + self.eps).sqrt()
 
 
 def _normal_init(m, std_of):
@@ -496,56 +486,107 @@ def init_keeping_biases(m):
             m.weight.normal_(0.0, (2 / m.weight.shape[1]) ** 0.5)
 
 
-def freeze_everything(model):
-    for p in model.parameters():
-        p.requires_grad_(False)
+INIT = ("_calculate_fan_in_and_fan_out", "uniform_", "normal_", "zeros_", "kaiming_uniform_", "xavier_uniform_",
+        "init_weights")
+_INIT = dict(zip(INIT, solution("03", *INIT)))
 
 
-def freeze_the_head(model):
-    for p in model[-1].parameters():
-        p.requires_grad_(False)
+def inits(**wrong):
+    """The solution's seven nn.init functions of exercise 03.5, with the wrong ones given by name."""
+    return tuple(wrong.get(name, _INIT[name]) for name in INIT)
 
 
-def _record(model, x, leaves_only=True, remove=True):
-    shapes, handles = [], []
-    for name, module in model.named_modules():
-        if not leaves_only or next(module.children(), None) is None:
-            handles.append(module.register_forward_hook(
-                lambda mod, inputs, output, name=name: shapes.append((name, tuple(output.shape)))))
-    model(x)
-    if remove:
-        for handle in handles:
-            handle.remove()
-    return shapes
+def fans_swapped(tensor):
+    fan_in, fan_out = _INIT["_calculate_fan_in_and_fan_out"](tensor)
+    return fan_out, fan_in
 
 
-def record_every_module(model, x):
-    return _record(model, x, leaves_only=False)
+def fans_without_kernel(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    return tensor.shape[1], tensor.shape[0]
 
 
-def record_keeping_hooks(model, x):
-    return _record(model, x, remove=False)
+def uniform_without_bounds(tensor, a=0.0, b=1.0, generator=None):
+    with tc.no_grad():
+        return tensor.uniform_(generator=generator)
 
 
-class _Classifier(nn.Module):
-    def __init__(self):
+def uniform_outside_no_grad(tensor, a=0.0, b=1.0, generator=None):
+    return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_with_variance(tensor, mean=0.0, std=1.0, generator=None):
+    with tc.no_grad():
+        return tensor.normal_(mean, std ** 2, generator=generator)
+
+
+def _kaiming(tensor, a, mode, nonlinearity, generator, bound_of):
+    fan_in, fan_out = _INIT["_calculate_fan_in_and_fan_out"](tensor)
+    fan = fan_in if mode == "fan_in" else fan_out
+    bound = bound_of(nn.init.calculate_gain(nonlinearity, a), fan)
+    return _INIT["uniform_"](tensor, -bound, bound, generator)
+
+
+def kaiming_without_gain(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    return _kaiming(tensor, a, mode, nonlinearity, generator, lambda gain, fan: (3 / fan) ** 0.5)
+
+
+def kaiming_std_as_bound(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    return _kaiming(tensor, a, mode, nonlinearity, generator, lambda gain, fan: gain / fan ** 0.5)
+
+
+def xavier_fan_in_only(tensor, gain=1.0, generator=None):
+    fan_in, _ = _INIT["_calculate_fan_in_and_fan_out"](tensor)
+    a = gain * (6 / fan_in) ** 0.5
+    return _INIT["uniform_"](tensor, -a, a, generator)
+
+
+Embedding, ModuleList = solution("03", "Embedding", "ModuleList")
+
+
+class EmbeddingDetached(Embedding):
+    def forward(self, input):
+        return self.weight.detach()[input]
+
+
+class EmbeddingUniform(Embedding):
+    def reset_parameters(self):
+        nn.init.uniform_(self.weight, -1.0, 1.0)
+
+
+class EmbeddingNegativePadding(Embedding):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__(num_embeddings, embedding_dim, None, max_norm, norm_type, scale_grad_by_freq, sparse,
+                         _weight, _freeze, device, dtype)
+        self.padding_idx = padding_idx
+
+
+class ModuleListInAList(ModuleList):
+    def __init__(self, modules=None):
         super().__init__()
-        self.hidden, self.out = nn.Linear(64, 32), nn.Linear(32, 10)
+        object.__setattr__(self, "items", list(modules or []))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
 
 
-class ClassifierWithSoftmax(_Classifier):
-    def forward(self, x):
-        return F.softmax(self.out(F.relu(self.hidden(x))), dim=1)
+class ModuleListExtendAnything(ModuleList):
+    def extend(self, modules):
+        for module in list(modules) if hasattr(modules, "__iter__") else [modules]:
+            self.append(module)
+        return self
 
 
-class ClassifierWithoutReLU(_Classifier):
-    def forward(self, x):
-        return self.out(self.hidden(x))
-
-
-class ClassifierWithLogSoftmax(_Classifier):
-    def forward(self, x):
-        return F.log_softmax(self.out(F.relu(self.hidden(x))), dim=1)
+class ModuleListSliceAsList(ModuleList):
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return list(self._modules.values())[idx]
+        return super().__getitem__(idx)
 
 
 CATALOGUE = [
@@ -568,29 +609,37 @@ CATALOGUE = [
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
     ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
     ("03.3", DropoutAlwaysOn, ["your Dropout still changes its input in eval mode"]),
-    ("03.4", (LayerNormUnbiased, BlockWithoutResidual), ["you divided by the unbiased variance (n - 1)"]),
-    ("03.4", (LayerNormEpsOutside, BlockWithoutResidual), ["eps was added to the standard deviation"]),
-    ("03.4", (LayerNorm, BlockWithoutResidual), ["the input is not added back", "input: x = "]),
-    ("03.4", (LayerNorm, BlockPostNorm), ["post-norm"]),
-    ("03.5", init_fan_out, ["computed from fan_out"]),
-    ("03.5", init_xavier, ["Xavier/Glorot"]),
-    ("03.5", init_without_gain, ["the ReLU gain is missing"]),
-    ("03.5", init_keeping_biases, ["model[0].bias after apply", "the biases were not set to zero"]),
-    ("03.6", freeze_everything, ["every parameter is frozen, the head's too"]),
-    ("03.6", freeze_the_head, ["the head was frozen and the rest left trainable"]),
-    ("03.7", record_every_module, ["containers (modules with children"]),
-    ("03.7", record_keeping_hooks, ["your hooks are still registered"]),
-    ("03.8", ClassifierWithSoftmax, ["you returned probabilities"]),
-    ("03.8", ClassifierWithoutReLU, ["there is no ReLU between the two layers"]),
-    ("03.8", ClassifierWithLogSoftmax, ["you returned log-probabilities"]),
+    ("03.4", LayerNormUnbiased, ["you divided by the unbiased variance (n - 1)", "input: x = "]),
+    ("03.4", LayerNormEpsOutside, ["eps was added to the standard deviation"]),
+    ("03.4", LayerNormWithoutAffine, ["the weight and bias were not applied"]),
+    ("03.5", inits(_calculate_fan_in_and_fan_out=fans_swapped), ["fan_in and fan_out are swapped"]),
+    ("03.5", inits(_calculate_fan_in_and_fan_out=fans_without_kernel), ["the kernel's size", "was not multiplied in"]),
+    ("03.5", inits(uniform_=uniform_without_bounds), ["your values lie in [0, 1): a and b were not used"]),
+    ("03.5", inits(uniform_=uniform_outside_no_grad), ["changing a parameter in place raised"]),
+    ("03.5", inits(normal_=normal_with_variance), ["std was used as the variance"]),
+    ("03.5", inits(kaiming_uniform_=kaiming_without_gain), ["your bound has no gain"]),
+    ("03.5", inits(kaiming_uniform_=kaiming_std_as_bound), ["your bound is the standard deviation"]),
+    ("03.5", inits(xavier_uniform_=xavier_fan_in_only), ["your bound uses fan_in alone"]),
+    ("03.5", inits(init_weights=init_fan_out), ["computed from fan_out"]),
+    ("03.5", inits(init_weights=init_xavier), ["Xavier/Glorot"]),
+    ("03.5", inits(init_weights=init_without_gain), ["the ReLU gain is missing"]),
+    ("03.5", inits(init_weights=init_keeping_biases), ["model[0].bias after apply", "the biases were not set to zero"]),
+    ("03.6", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
+    ("03.6", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
+    ("03.6", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
+    ("03.6", (Embedding, ModuleListInAList), ["the modules are not registered"]),
+    ("03.6", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
+    ("03.6", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
 ]
 
 
 def _name(wrong):
     if not isinstance(wrong, tuple):
         return wrong.__name__
-    if len(wrong) == 2:  # exercise 03.4: (LayerNorm, ResidualBlock)
-        return "-".join(w.__name__ for w in wrong if w is not LayerNorm)
+    if len(wrong) == len(INIT):  # exercise 03.5: the wrong one of the seven
+        return next(w.__name__ for w, name in zip(wrong, INIT) if w is not _INIT[name])
+    if len(wrong) == 2:  # exercise 03.6: (Embedding, ModuleList)
+        return next(w.__name__ for w, right in zip(wrong, (Embedding, ModuleList)) if w is not right)
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
 
@@ -599,8 +648,8 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": ("LayerNorm", "ResidualBlock"),
-         "03.5": "init_weights", "03.6": "freeze_all_but_head", "03.7": "record_shapes", "03.8": "DigitClassifier"}
+NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "LayerNorm",
+         "03.5": INIT, "03.6": ("Embedding", "ModuleList")}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "03")

@@ -139,6 +139,23 @@ def linear_forward(learner_class):
     return run
 
 
+def embedding_forward(learner_class):
+    """nn.Embedding.forward runs the learner's lookup for integer indices into a layer without `padding_idx`,
+    `max_norm`, `scale_grad_by_freq` or `sparse` (those, and PyTorch's error for float indices, stay the
+    reference's); a result of another shape than input.shape + (embedding_dim,) is refused."""
+    forward = as_method_of(learner_class, "forward", nn.Embedding)
+    original = reference("Embedding.forward")
+
+    def run(self, input):
+        if (self.padding_idx is not None or self.max_norm is not None or self.scale_grad_by_freq or self.sparse
+                or input.dtype.is_floating_point):
+            return original(self, input)
+        return _expect_shape(forward(self, input), (*input.shape, self.embedding_dim), "input", input.shape,
+                             " (input.shape + (embedding_dim,))")
+
+    return run
+
+
 def _pair(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 

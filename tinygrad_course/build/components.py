@@ -62,6 +62,33 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
+# chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
+INIT_FUNCTIONS = (
+    ("_calculate_fan_in_and_fan_out", "(tensor) -> (fan_in, fan_out) of a weight (out, in, *kernel); every "
+                                      "initialiser that scales by a fan asks it"),
+    ("uniform_", "(tensor, a=0.0, b=1.0, generator=None) fills the tensor in place from U(a, b), returns it; "
+                 "nn.init.uniform_ (every Linear's and Conv's bias)"),
+    ("normal_", "(tensor, mean=0.0, std=1.0, generator=None) fills the tensor in place from N(mean, std^2); "
+                "nn.init.normal_"),
+    ("zeros_", "(tensor) fills the tensor with zeros in place; nn.init.zeros_"),
+    ("kaiming_uniform_", "(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None) draws "
+                         "U(-bound, bound), bound = sqrt(3) * gain / sqrt(fan); every Linear's and Conv's weight"),
+    ("xavier_uniform_", "(tensor, gain=1.0, generator=None) draws U(-a, a), a = gain * sqrt(6 / (fan_in + "
+                        "fan_out)); nn.init.xavier_uniform_"),
+)
+INIT = (*(name for name, _ in INIT_FUNCTIONS), "init_weights")  # what chapter 03's init cell defines and checks
+
+MODULE_LIST_METHODS = (
+    ("__init__", "(self, modules=None) registers the modules under '0', '1', ... (extend)"),
+    ("__getitem__", "(self, idx) -> the idx-th module (negative from the end, IndexError out of range), or a new "
+                    "ModuleList of a slice"),
+    ("__len__", "(self) -> the number of modules"),
+    ("__iter__", "(self) -> the modules in order"),
+    ("append", "(self, module) registers module under str(len(self)); returns self"),
+    ("extend", "(self, modules) appends each module, TypeError for a non-iterable; returns self"),
+)
+GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -151,17 +178,35 @@ _COMPONENTS = [
               "(and its channel-wise and alpha variants) is built by it"),
     Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
+    *[Component(f"init.{name}", "03", "ex03_5", name, f"init.{name}", adapters.same, f"{name}{contract}",
+                checks=INIT, pure=name == "_calculate_fan_in_and_fan_out") for name, contract in INIT_FUNCTIONS],
     Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
-              "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it"),
+              "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it",
+              checks=INIT),
     Component("LayerNorm.__init__", "03", "ex03_4", "LayerNorm", "LayerNorm.__init__",
               adapters.method(nn.LayerNorm, "__init__"),
               "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) "
-              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it",
-              checks=("LayerNorm", "ResidualBlock")),
+              "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it"),
     Component("LayerNorm.forward", "03", "ex03_4", "LayerNorm", "LayerNorm.forward",
               adapters.method(nn.LayerNorm, "forward"),
               "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
-              "len(normalized_shape) dims; every nn.LayerNorm runs it", checks=("LayerNorm", "ResidualBlock")),
+              "len(normalized_shape) dims; every nn.LayerNorm runs it"),
+    Component("Embedding.__init__", "03", "ex03_6", "Embedding", "Embedding.__init__",
+              adapters.method(nn.Embedding, "__init__"),
+              "Embedding(num_embeddings, embedding_dim, padding_idx=None, ..., _weight=None, _freeze=False, device=None, "
+              "dtype=None) keeps the settings and registers the weight (then reset_parameters()); every nn.Embedding "
+              "is built by it", checks=GPT_PIECES),
+    Component("Embedding.reset_parameters", "03", "ex03_6", "Embedding", "Embedding.reset_parameters",
+              adapters.method(nn.Embedding, "reset_parameters"),
+              "reset_parameters(self) draws the weight from N(0, 1), the padding_idx row zero; nn.Embedding's",
+              checks=GPT_PIECES),
+    Component("Embedding.forward", "03", "ex03_6", "Embedding", "Embedding.forward", adapters.embedding_forward,
+              "Embedding.forward(self, input) -> the weight's rows at the integer indices, shape input.shape + "
+              "(embedding_dim,); nn.Embedding's forward without padding_idx or max_norm", pure=True,
+              checks=GPT_PIECES),
+    *[Component(f"ModuleList.{attr}", "03", "ex03_6", "ModuleList", f"ModuleList.{attr}",
+                adapters.method(nn.ModuleList, attr), f"ModuleList.{attr}{contract}; every nn.ModuleList runs it",
+                checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import factories as F
 from .. import nn, optim
+from ..nn import init
 from ..amp.grad_scaler import GradScaler
 from ..autograd.engine import Function
 from ..autograd.grad_mode import no_grad
@@ -28,7 +29,7 @@ from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed, probes_views
-from .components import MODULE_METHODS
+from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
@@ -457,6 +458,55 @@ def init_weights():
             "norm_untouched": np.concatenate([_np(model[3].weight), _np(model[3].bias)])}
 
 
+def init_probe():
+    """nn.init through the framework: nn.Linear's and nn.Conv2d's default draws (kaiming_uniform_ with
+    a=sqrt(5), the bias bound from the fans), and each initialiser on its own after a fixed seed."""
+    manual_seed(11)
+    linear, conv = nn.Linear(6, 4), nn.Conv2d(2, 3, 3)
+    w = F.empty(5, 4, 2)
+    out = {"linear": np.concatenate([_np(linear.weight).ravel(), _np(linear.bias)]),
+           "conv": np.concatenate([_np(conv.weight).ravel(), _np(conv.bias)]),
+           "fans": np.array([*init._calculate_fan_in_and_fan_out(w), *init._calculate_fan_in_and_fan_out(conv.weight)]),
+           "uniform": _np(init.uniform_(w, -0.5, 2.0)).ravel(), "normal": _np(init.normal_(w, 1.0, 3.0)).ravel(),
+           "kaiming": _np(init.kaiming_uniform_(w, mode="fan_out", nonlinearity="relu")).ravel(),
+           "xavier": _np(init.xavier_uniform_(w, gain=2.0)).ravel(), "zeros": _np(init.zeros_(w)).ravel()}
+    out["errors"] = _error(lambda: init._calculate_fan_in_and_fan_out(F.empty(3)), width=96)
+    return out
+
+
+def embedding_probe():
+    """nn.Embedding through the framework: the table drawn, a lookup of repeated indices and its gradient
+    (through a head tied to the table), a padding row, a table from from_pretrained."""
+    manual_seed(12)
+    emb = nn.Embedding(7, 3)
+    idx = F.tensor([[1, 4, 4, 0], [6, 1, 2, 2]])
+    out = emb(idx)
+    (out @ emb.weight.T).pow(2).sum().backward()
+    padded = nn.Embedding(5, 2, padding_idx=-1)
+    pretrained = nn.Embedding.from_pretrained(F.arange(6.0).reshape(3, 2))
+    return {"out": _np(out), "grad": _np(emb.weight.grad), "padded": _np(padded.weight),
+            "settings": np.array([padded.padding_idx, emb.embedding_dim, emb.num_embeddings]),
+            "pretrained": _np(pretrained(F.tensor([2, 0]))), "frozen": np.array([pretrained.weight.requires_grad]),
+            "errors": _error(lambda: nn.Embedding(4, 2, padding_idx=4), width=64)}
+
+
+def module_list_probe():
+    """nn.ModuleList through the framework: registration, append, extend, indexing, slicing, iteration."""
+    manual_seed(13)
+    blocks = nn.ModuleList([nn.Linear(2, 3), nn.Tanh()])
+    blocks.append(nn.Linear(3, 2)).extend([nn.ReLU(), nn.Linear(2, 2)])
+    x = F.randn(4, 2)
+    for block in blocks:
+        x = block(x)
+    tail = blocks[1:3]
+    names = [name for name, _ in blocks.named_parameters()]
+    return {"out": _np(x), "len": np.array([len(blocks), len(tail), len(nn.ModuleList())]),
+            "names": _codes(names + list(tail._modules), 16),
+            "same": np.array([blocks[-1] is blocks[4], tail[0] is blocks[1], type(tail) is nn.ModuleList]),
+            "errors": np.concatenate([_error(lambda: blocks[5], width=64),
+                                      _error(lambda: blocks.extend(3), width=96)[:, :64]])}
+
+
 def classification_dataset_probe():
     data = classification_dataset(np.arange(12).reshape(6, 2), ["dog", "cat", "emu", "cat", "dog", "cat"])
     items = [data[i] for i in range(len(data))]
@@ -690,7 +740,10 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "Adam.step": adam_step, "clip_grad_norm_": clip_grad_norm,
           "default_collate": default_collate, "save_checkpoint": checkpoint,
           "load_checkpoint": checkpoint, "storage_index": storage_index, "pick": pick,
-          "numerical_grad": numerical_grad, "init_weights": init_weights, "ClassificationDataset": classification_dataset_probe,
+          "numerical_grad": numerical_grad, "init_weights": init_weights,
+          **{f"init.{name}": init_probe for name, _ in INIT_FUNCTIONS},
+          **{name: embedding_probe for name in ("Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward")},
+          **{f"ModuleList.{attr}": module_list_probe for attr, _ in MODULE_LIST_METHODS}, "ClassificationDataset": classification_dataset_probe,
           "BatchSampler.__len__": batch_sampler_len_probe, "SequentialSampler.__iter__": sequential_sampler_probe,
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,

@@ -13,6 +13,7 @@ from ..generator import sampler
 from ..factories import eye as identity_matrix
 from ..factories import tensor as tensor_
 from ..ops.comparison import where
+from ..seams import component
 from ..tensor_base import _wrap
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
@@ -45,6 +46,7 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
+@component("init._calculate_fan_in_and_fan_out")
 def _calculate_fan_in_and_fan_out(tensor):
     if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
@@ -62,12 +64,14 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+@component("init.uniform_")
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     """Fill with samples from U(a, b)."""
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
+@component("init.normal_")
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     """Fill with samples from N(mean, std^2)."""
     with no_grad():
@@ -130,6 +134,7 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
+@component("init.zeros_")
 def zeros_(tensor):
     """Fill with zeros."""
     return constant_(tensor, 0.0)
@@ -211,6 +216,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
+@component("init.xavier_uniform_")
 def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -226,6 +232,7 @@ def xavier_normal_(tensor, gain: float = 1.0, generator=None):
     return normal_(tensor, 0.0, std, generator)
 
 
+@component("init.kaiming_uniform_")
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator=None):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan) (fan chosen by `mode`)."""
     if 0 in tuple(tensor.shape):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
+from collections.abc import Iterable
 
 from ...seams import ACTIVE, component, learner, offer
 from ...tensor import Tensor
@@ -116,15 +117,41 @@ offer("Sequential.forward", Sequential.forward)
 class ModuleList(_NumberedModules):
     """A list of submodules that are registered (their parameters are the list's parameters)."""
 
+    @component("ModuleList.__init__")
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
+    @component("ModuleList.__getitem__")
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
         return self._modules[str(self._position(idx))]
+
+    @component("ModuleList.__len__")
+    def __len__(self):
+        return len(self._modules)
+
+    @component("ModuleList.__iter__")
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    @component("ModuleList.append")
+    def append(self, module):
+        """Add `module` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    @component("ModuleList.extend")
+    def extend(self, modules):
+        """Append every module of an iterable (PyTorch's TypeError otherwise); returns self."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
 
     def __setitem__(self, idx, module):
         setattr(self, str(self._position(idx)), module)

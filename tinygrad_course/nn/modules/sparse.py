@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..._unsupported import getattr_for
+from ...seams import component
 from ...autograd.grad_mode import no_grad
 from ...factories import empty
 from .. import functional as F
@@ -16,6 +17,7 @@ __getattr__ = getattr_for("tc.nn", __name__)  # EmbeddingBag: PyTorch names not 
 class Embedding(Module):
     """A lookup table of `num_embeddings` vectors of size `embedding_dim` (weight drawn from N(0, 1))."""
 
+    @component("Embedding.__init__")
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
@@ -39,6 +41,7 @@ class Embedding(Module):
         else:
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
+    @component("Embedding.reset_parameters")
     def reset_parameters(self) -> None:
         """Draw the weights from N(0, 1) again; the padding row is zero."""
         init.normal_(self.weight)
@@ -46,6 +49,7 @@ class Embedding(Module):
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
+    @component("Embedding.forward")
     def forward(self, input):
         """`F.embedding` with this layer's settings."""
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)

@@ -1,0 +1,108 @@
+"""Build mode, chapter 03's nn.init, Embedding and ModuleList: the learner's functions and methods are what every
+layer is initialised, looked up and listed by; a wrong one is not installed and is named."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import tinygrad_course as tc
+from tinygrad_course import build, seams
+from tinygrad_course.build import training_components
+from tinygrad_course.build.components import BY_NAME, GPT_PIECES, INIT, for_chapter
+from tinygrad_course.build.package import load, save
+from tinygrad_course.build.session import install
+
+from build_helpers import solution_cell
+
+SETUP = "import tinygrad_course as tc\nfrom tinygrad_course import nn\n"
+INIT_CELL = solution_cell("03_modules.ipynb", "ex03_5")
+GPT_CELL = solution_cell("03_modules.ipynb", "ex03_6")
+
+
+@pytest.fixture(autouse=True)
+def _reference_after():
+    yield
+    build.use_reference()
+    seams.reset_calls()
+
+
+def _save_cell(folder, cell, names):
+    """Save `cell` as every component of the cell that defines `names` (what build.record does)."""
+    for component in for_chapter("03"):
+        if component.defines in names:
+            save(folder, component, cell, [SETUP], "03_modules.ipynb, a test cell")
+
+
+def _calls(name):
+    return next(r for r in build.status() if r.component == name).calls
+
+
+def test_every_linear_and_conv_is_initialised_by_the_learners_init(tmp_path):
+    _save_cell(tmp_path, INIT_CELL, INIT)
+    tc.manual_seed(4)
+    expected = [p.detach().clone() for p in (*tc.nn.Linear(48, 30).parameters(), *tc.nn.Conv2d(3, 8, 3).parameters())]
+    with build.use_learner(tmp_path, quiet=True):
+        tc.manual_seed(4)
+        got = [*tc.nn.Linear(48, 30).parameters(), *tc.nn.Conv2d(3, 8, 3).parameters()]
+        for name in ("init.kaiming_uniform_", "init._calculate_fan_in_and_fan_out", "init.uniform_"):
+            assert _calls(name) == 2, name  # two layers, each a weight (kaiming) and a bias (fans, uniform_)
+        model = tc.nn.Sequential(tc.nn.Linear(400, 50), tc.nn.ReLU()).apply(training_components.init_weights)
+        assert _calls("init_weights") == 3 and float(model[0].bias.abs().sum().item()) == 0.0
+    for want, have in zip(expected, got):
+        assert np.allclose(have.detach().numpy(), want.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_an_init_without_its_gain_is_not_installed_and_the_reference_draws(tmp_path):
+    wrong = INIT_CELL.replace("std = nn.init.calculate_gain(nonlinearity, a) / math.sqrt(", "std = 1 / math.sqrt(")
+    assert wrong != INIT_CELL
+    _save_cell(tmp_path, wrong, INIT)
+    tc.manual_seed(5)
+    expected = tc.nn.Linear(48, 30).weight.detach().clone()
+    with pytest.warns(UserWarning) as caught:  # one warning per component of the cell, each naming it
+        build.use_learner(tmp_path, quiet=True)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == len(INIT) and any(re.match(r"(?s)your init\.kaiming_uniform_ \(03_modules.ipynb, cell "
+                                                        r"ex03_5\) is not installed: its check failed: .*your bound "
+                                                        r"has no gain", m) for m in messages), messages
+    tc.manual_seed(5)
+    assert tc.equal(tc.nn.Linear(48, 30).weight.detach(), expected)
+    assert "init.kaiming_uniform_" not in seams.installed()
+
+
+def test_a_model_with_a_tied_head_looks_up_and_lists_through_the_learners_modules(tmp_path):
+    _save_cell(tmp_path, GPT_CELL, GPT_PIECES)
+    with build.use_learner(tmp_path, quiet=True):
+        tc.manual_seed(0)
+        emb = tc.nn.Embedding(10, 4)
+        blocks = tc.nn.ModuleList([tc.nn.Linear(4, 4)]).append(tc.nn.Tanh()).extend([tc.nn.Linear(4, 4)])
+        idx = tc.tensor([[1, 3, 3], [0, 9, 1]])
+        h = emb(idx)
+        for block in blocks:
+            h = block(h)
+        (h @ emb.weight.T).sum().backward()
+        for name in ("Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward", "ModuleList.__init__",
+                     "ModuleList.append", "ModuleList.extend", "ModuleList.__iter__"):
+            assert _calls(name) >= 1, name
+        assert [n for n, _ in blocks.named_parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        assert isinstance(blocks[1:], tc.nn.ModuleList) and len(blocks[1:]) == 2
+        # a padding row keeps the framework's forward, whose gradient there stays zero (a plain lookup's would be 2)
+        padded = tc.nn.Embedding(5, 2, padding_idx=0)
+        padded(tc.tensor([0, 0, 3])).sum().backward()
+        assert padded.weight.grad[0].abs().sum().item() == 0.0 and padded.weight.grad[3].tolist() == [1.0, 1.0]
+    tc.manual_seed(0)
+    reference = tc.nn.Embedding(10, 4)
+    assert tc.equal(reference.weight.detach(), emb.weight.detach())
+
+
+def test_an_embedding_forward_of_the_wrong_shape_is_named_and_the_reference_takes_over(tmp_path):
+    wrong = GPT_CELL.replace("return self.weight[input]", "return self.weight[input].sum(-1)")
+    _save_cell(tmp_path, wrong, GPT_PIECES)
+    install(load(tmp_path), tmp_path)  # as if it had passed its check: the run-time guard is what is tested
+    assert "Embedding.forward" in seams.installed() and BY_NAME["Embedding.forward"].pure
+    emb = tc.nn.Embedding(6, 3)
+    with pytest.warns(UserWarning, match=r"your Embedding.forward \(03_modules.ipynb, a test cell\) raised RuntimeError: "
+                                         r"returned shape \(2,\) for input of shape \(2,\), expected \(2, 3\)"):
+        out = emb(tc.tensor([4, 1]))
+    assert tuple(out.shape) == (2, 3) and "Embedding.forward" not in seams.installed()
