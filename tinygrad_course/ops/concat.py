@@ -18,28 +18,39 @@ class Cat(Op):
         if not tensors:
             raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
 
-        rd = _dt.result_type(*tensors)
+        first = tensors[0].dtype
+        for t in tensors:
+            if t.dtype is not first:
+                rd = _dt.result_type(*tensors)
+                break
+        else:
+            rd = first
+        shapes = [t._data.shape for t in tensors]
         # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
-        skip = [t.ndim == 1 and t._data.shape[0] == 0 for t in tensors]
+        skip = [len(s) == 1 and s[0] == 0 for s in shapes]
         kept = [t for t, s in zip(tensors, skip) if not s] or [tensors[0]]
         ref = kept[0]
-        if ref.ndim == 0:
+        ref_shape = ref._data.shape
+        nd = len(ref_shape)
+        if nd == 0:
             raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-        d = normalize_dim(dim, ref.ndim)
+        d = normalize_dim(dim, nd)
+        others = ref_shape[:d] + ref_shape[d + 1:]
         for i, t in enumerate(tensors):
             if skip[i] and t is not ref:
                 continue
             check_same_device(ref, t)
-            if t.ndim != ref.ndim:
-                raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
-            for k in range(ref.ndim):
-                if k != d and t._data.shape[k] != ref._data.shape[k]:
-                    raise RuntimeError(
-                        f"Sizes of tensors must match except in dimension {d}. Expected size {ref._data.shape[k]} but "
-                        f"got size {t._data.shape[k]} for tensor number {i} in the list."
-                    )
+            shape = shapes[i]
+            if len(shape) != nd:
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(shape)}")
+            if shape[:d] + shape[d + 1:] != others:
+                k = next(k for k in range(nd) if k != d and shape[k] != ref_shape[k])
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref_shape[k]} but "
+                    f"got size {shape[k]} for tensor number {i} in the list."
+                )
         ctx.d = d
-        ctx.parts = [(None if s else t._data.shape[d], t.dtype) for t, s in zip(tensors, skip)]
+        ctx.parts = [(None if s else shape[d], t.dtype) for t, s, shape in zip(tensors, skip, shapes)]
         arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
         return ref._xp.concatenate(arrays, axis=d)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
 from . import gpu_kernels
@@ -323,6 +325,20 @@ class Dropout(ConstantMultiply):
 
 # ---- normalisation ------------------------------------------------------------------------------------
 
+_EXACT_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _mean(xp, a, dims):
+    """`a.mean(axis=dims, keepdims=True)`; for NumPy float32/float64 arrays as NumPy computes it (the sum, then
+    a division by the count) without its Python wrapper, which costs more than the sum on a short row."""
+    if xp is not np or a.dtype not in _EXACT_MEAN:
+        return a.mean(axis=dims, keepdims=True)
+    count = 1
+    for d in dims:
+        count *= a.shape[d]
+    total = np.add.reduce(a, axis=dims, keepdims=True)
+    return np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+
 def _param_dims(ctx, ndim):
     """The dims of x that the weight and bias are broadcast over (their gradients sum over them)."""
     full = (1,) * (ndim - len(ctx.param_shape)) + tuple(ctx.param_shape)
@@ -343,9 +359,9 @@ class Normalize(Op):
     def forward(ctx, x, weight, bias, dims, param_shape, eps, stats=None):
         xp, a = x._xp, x._data
         if stats is None:
-            mean = a.mean(axis=dims, keepdims=True)
+            mean = _mean(xp, a, dims)
             xc = a - mean
-            var = (xc * xc).mean(axis=dims, keepdims=True)
+            var = _mean(xp, xc * xc, dims)
         else:
             mean, var = (s.reshape(param_shape).astype(a.dtype, copy=False) for s in stats)
             xc = a - mean

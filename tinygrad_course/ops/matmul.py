@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import seams
+from ..autograd.autocast_state import autocast_state as _autocast
 from ..autograd.engine import Op, profilers
+from ..autograd.grad_mode import _state
 from ..dtypes import type_name
 from ..shapes import broadcast_shapes_checked
 from ._util import check_same_device
@@ -11,6 +14,8 @@ from .lowp import matmul_arrays
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_ndarray = np.ndarray
 
 
 def _shape_str(shape):
@@ -249,6 +254,32 @@ def _linear_array(xp, x, w_t, bias):
     if bias is not None:
         out += bias
     return out
+
+
+def linear_unrecorded(x, weight, bias):
+    """`F.linear(x, weight, bias)`'s array when no graph is recorded (grad mode off, or no input requiring
+    grad) and nothing intercepts ops (no profiler, autocast or build-mode component), for NumPy float32/float64
+    operands of one dtype and matching sizes; None for every other case, which the ops handle (and diagnose).
+
+    The result is what the recorded path's view -> t -> addmm -> view computes, in one step: a token at a
+    time through a small model, those four ops' bookkeeping costs more than the product itself."""
+    if (_state.enabled and (x._requires_grad or weight._requires_grad or bias is not None and bias._requires_grad)
+            or profilers or _autocast.active or seams.ACTIVE):
+        return None
+    xd, wd = x._data, weight._data
+    dtype = xd.dtype
+    if (type(xd) is not _ndarray or type(wd) is not _ndarray or wd.dtype != dtype or wd.ndim != 2
+            or (dtype != _F32 and dtype != _F64) or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]):
+        return None
+    bd = None
+    if bias is not None:
+        bd = bias._data
+        if type(bd) is not _ndarray or bd.dtype != dtype or bd.shape != wd.shape[:1]:
+            return None
+    if xd.ndim == 2:
+        return _linear_array(np, xd, wd.T, bd)
+    out = _linear_array(np, xd.reshape(-1, wd.shape[1]), wd.T, bd)
+    return out.reshape(xd.shape[:-1] + wd.shape[:1])
 
 
 class Addmm(Op):
