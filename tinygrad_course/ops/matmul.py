@@ -6,7 +6,6 @@ import numpy as np
 from .. import seams
 from ..autograd.autocast_state import autocast_state as _autocast
 from ..autograd.engine import Op, profilers
-from ..autograd.grad_mode import _state
 from ..dtypes import type_name
 from ..shapes import broadcast_shapes_checked
 from ._util import check_same_device
@@ -257,14 +256,14 @@ def _linear_array(xp, x, w_t, bias):
 
 
 def linear_unrecorded(x, weight, bias):
-    """`F.linear(x, weight, bias)`'s array when no graph is recorded (grad mode off, or no input requiring
-    grad) and nothing intercepts ops (no profiler, autocast or build-mode component), for NumPy float32/float64
-    operands of one dtype and matching sizes; None for every other case, which the ops handle (and diagnose).
+    """`F.linear(x, weight, bias)`'s array for a call that records no graph (grad mode off, or no input
+    requiring grad: the caller checks, so that a recorded call pays no extra call) while nothing intercepts
+    ops (no profiler, autocast or build-mode component), for NumPy float32/float64 operands of one dtype and
+    matching sizes; None for every other case, which the ops handle (and diagnose).
 
     The result is what the recorded path's view -> t -> addmm -> view computes, in one step: a token at a
     time through a small model, those four ops' bookkeeping costs more than the product itself."""
-    if (_state.enabled and (x._requires_grad or weight._requires_grad or bias is not None and bias._requires_grad)
-            or profilers or _autocast.active or seams.ACTIVE):
+    if profilers or _autocast.active or seams.ACTIVE:
         return None
     xd, wd = x._data, weight._data
     dtype = xd.dtype
