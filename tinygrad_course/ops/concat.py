@@ -19,16 +19,15 @@ class Cat(Op):
             raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
 
         first = tensors[0].dtype
+        rd = None  # every tensor's dtype is `first`
         for t in tensors:
             if t.dtype is not first:
                 rd = _dt.result_type(*tensors)
                 break
-        else:
-            rd = first
         shapes = [t._data.shape for t in tensors]
         # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
-        skip = [len(s) == 1 and s[0] == 0 for s in shapes]
-        kept = [t for t, s in zip(tensors, skip) if not s] or [tensors[0]]
+        skip = [s == (0,) for s in shapes] if (0,) in shapes else [False] * len(shapes)
+        kept = ([t for t, s in zip(tensors, skip) if not s] or [tensors[0]]) if (0,) in shapes else tensors
         ref = kept[0]
         ref_shape = ref._data.shape
         nd = len(ref_shape)
@@ -50,8 +49,12 @@ class Cat(Op):
                     f"got size {shape[k]} for tensor number {i} in the list."
                 )
         ctx.d = d
-        ctx.parts = [(None if s else shape[d], t.dtype) for t, s, shape in zip(tensors, skip, shapes)]
-        arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
+        if ctx.needs_input_grad:  # recorded: the backward's slices
+            ctx.parts = [(None if s else shape[d], t.dtype) for t, s, shape in zip(tensors, skip, shapes)]
+        if rd is None:
+            arrays = [t._data for t in kept]
+        else:
+            arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
         return ref._xp.concatenate(arrays, axis=d)
 
     @staticmethod

@@ -70,8 +70,14 @@ class Softmax(Op):
     def forward(ctx, x, dim):
         dim = normalize_dim(dim, x.ndim)
         a = _float(x)
-        e = x._xp.exp(a - a.max(axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
+        xp = x._xp
+        if xp is np:  # the ufuncs' reductions, without the Python wrappers of ndarray.max and .sum
+            e = np.exp(a - np.maximum.reduce(a, axis=dim, keepdims=True))
+            e /= np.add.reduce(e, axis=dim, keepdims=True)
+            out = e
+        else:
+            e = xp.exp(a - a.max(axis=dim, keepdims=True))
+            out = e / e.sum(axis=dim, keepdims=True)
         ctx.dim, ctx.p = dim, out
         ctx.save_for_backward(x)
         return out
@@ -329,15 +335,21 @@ _EXACT_MEAN = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _mean(xp, a, dims):
-    """`a.mean(axis=dims, keepdims=True)`; for NumPy float32/float64 arrays as NumPy computes it (the sum, then
-    a division by the count) without its Python wrapper, which costs more than the sum on a short row."""
+    """`a.mean(axis=dims, keepdims=True)`, with NumPy's float32/float64 result, without its Python wrapper (which
+    costs more than the sum on a short row): the sum, then one division by the count. NumPy divides by the
+    count as a float64 and rounds to float32; dividing in float32 rounds once to the same value (a division
+    rounded to float64 and then to float32 is correctly rounded), as long as the count is exact in float32."""
     if xp is not np or a.dtype not in _EXACT_MEAN:
         return a.mean(axis=dims, keepdims=True)
     count = 1
     for d in dims:
         count *= a.shape[d]
+    if not 0 < count < 1 << 24:
+        return a.mean(axis=dims, keepdims=True)
     total = np.add.reduce(a, axis=dims, keepdims=True)
-    return np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+    total /= count
+    return total
+
 
 def _param_dims(ctx, ndim):
     """The dims of x that the weight and bias are broadcast over (their gradients sum over them)."""

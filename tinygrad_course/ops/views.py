@@ -130,7 +130,7 @@ class Transpose(Op):
             out = storage_views.permuted(x, dims)
             if out is not None:
                 return out
-        return x._xp.swapaxes(x._data, d0, d1)
+        return x._data.swapaxes(d0, d1)
 
     @staticmethod
     def backward(ctx, g):

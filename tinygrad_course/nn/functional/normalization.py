@@ -19,12 +19,13 @@ def _normalized_dims(input, normalized_shape, star="*, "):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
-    if tuple(input.shape[input.ndim - k:]) != normalized_shape:
+    shape = input._data.shape
+    if shape[len(shape) - k:] != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={_shape_str(normalized_shape)}, expected input with shape "
             f"[{star}{', '.join(map(str, normalized_shape))}], but got input of size{_shape_str(input.shape)}"
         )
-    return normalized_shape, tuple(range(input.ndim - k, input.ndim))
+    return normalized_shape, tuple(range(len(shape) - k, len(shape)))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
