@@ -129,7 +129,7 @@ class Topk(_PickAlongDim):
         xp = x._xp
         keys = comparable(data)
         if k == 1 and largest:  # the first position of the maximum (NaN counting as largest), as the stable sort
-            idx = xp.expand_dims(xp.argmax(keys, axis=d), d)
+            idx = xp.argmax(keys, axis=d, keepdims=True)
         elif 0 < k < n // 2:  # partition first, then sort only the k candidates
             part = xp.argpartition(keys, n - k if largest else k - 1, axis=d)
             cand = part[(slice(None),) * d + ((slice(n - k, None) if largest else slice(0, k)),)]

@@ -20,7 +20,7 @@ from . import storage_views
 
 def infer_shape(shape, numel):
     """Resolve one -1 in `shape` for a tensor of `numel` elements; PyTorch's errors otherwise."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(map(int, shape))
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
