@@ -13,7 +13,7 @@ from .lowp import matmul_arrays
 
 
 _F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
+_FLOAT_NAMES = ("float32", "float64")
 _ndarray = np.ndarray
 
 
@@ -239,8 +239,9 @@ def _linear_array(xp, x, w_t, bias):
     With a few rows and many output features, OpenBLAS computes W @ x.T (then transposed into the row-major
     result, the bias added on the way) much faster than x @ W.T, whose transposed operand it packs slowly:
     0.55x the time at batch 8, 0.86-0.93x at batch 64 on the benchmark machine, slower from batch 128 on.
+    Below 8 rows (a token at a time) the plain product wins: its extra steps cost more than they save.
     """
-    if (xp is np and x.dtype == _F32 and w_t.dtype == _F32 and x.ndim == 2 and x.shape[0] <= 64
+    if (xp is np and x.dtype == _F32 and w_t.dtype == _F32 and x.ndim == 2 and 8 <= x.shape[0] <= 64
             and w_t.shape[1] >= 128 and x.flags.c_contiguous and w_t.flags.f_contiguous):
         out = np.empty((x.shape[0], w_t.shape[1]), dtype=_F32)
         product_t = np.matmul(w_t.T, x.T)
@@ -265,15 +266,14 @@ def linear_unrecorded(x, weight, bias):
     time through a small model, those four ops' bookkeeping costs more than the product itself."""
     if profilers or _autocast.active or seams.ACTIVE:
         return None
-    xd, wd = x._data, weight._data
-    dtype = xd.dtype
-    if (type(xd) is not _ndarray or type(wd) is not _ndarray or wd.dtype != dtype or wd.ndim != 2
-            or (dtype != _F32 and dtype != _F64) or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]):
+    xd, wd, dtype = x._data, weight._data, x.dtype
+    if (weight.dtype is not dtype or dtype.name not in _FLOAT_NAMES or type(xd) is not _ndarray
+            or type(wd) is not _ndarray or wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]):
         return None
     bd = None
     if bias is not None:
         bd = bias._data
-        if type(bd) is not _ndarray or bd.dtype != dtype or bd.shape != wd.shape[:1]:
+        if bias.dtype is not dtype or type(bd) is not _ndarray or bd.shape != wd.shape[:1]:
             return None
     if xd.ndim == 2:
         return _linear_array(np, xd, wd.T, bd)
