@@ -352,9 +352,7 @@ def _mean(xp, a, dims):
         count *= a.shape[d]
     if not 0 < count < 1 << 24:
         return a.mean(axis=dims, keepdims=True)
-    total = np.add.reduce(a, axis=dims, keepdims=True)
-    total /= count
-    return total
+    return np.add.reduce(a, axis=dims, keepdims=True) / count  # (NumPy's in-place `/=` by a number is slower)
 
 
 def _param_dims(ctx, ndim):

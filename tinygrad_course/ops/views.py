@@ -45,8 +45,11 @@ class View(Op):
             out = storage_views.viewed(x, shape)
             if out is not None:
                 return out
+        data = x._data
+        if type(data) is np.ndarray and data.flags.c_contiguous:
+            return data.reshape(shape)  # always a view here (and faster than asking for one with copy=False)
         try:
-            return x._data.reshape(shape, copy=False)
+            return data.reshape(shape, copy=False)
         except (ValueError, AttributeError, TypeError):
             out = x._data.view()
             try:

@@ -66,7 +66,7 @@ def _fusable(query, key, value, attn_mask, scale):
     dt, dev = query.dtype, query._device
     if dt not in (float32, float64) or autocast_state.active or type(scale) not in (float, int):
         return False
-    if key._device != dev or value._device != dev:
+    if (key._device is not dev and key._device != dev) or (value._device is not dev and value._device != dev):
         return False
     qs, ks, vs = query._data.shape, key._data.shape, value._data.shape
     batch = qs[:-2]
