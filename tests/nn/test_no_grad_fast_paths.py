@@ -1,8 +1,8 @@
-"""The shortcuts taken when no graph is recorded (generation under `no_grad`): `F.linear` computes its product
-without running the view/t/addmm/view ops, embedding lookups are one `take`, `topk(k=1)` is an argmax,
-`cat`, softmax and layer norm do less bookkeeping. Each gives PyTorch's result, and every case the shortcut
-does not cover (grad mode on, other dtypes or devices, bad sizes, the profiler, autocast, build mode) runs
-the ops as before."""
+"""The shortcuts taken when no graph is recorded (generation under `no_grad`): `F.linear` and `F.layer_norm`
+compute on the arrays without running their ops (view/t/addmm/view; Normalize), embedding lookups are one
+`take`, `topk(k=1)` is an argmax, `cat` and softmax do less bookkeeping. Each gives PyTorch's result, and every
+case a shortcut does not cover (grad mode on, other dtypes or devices, bad sizes, the profiler, autocast,
+build mode) runs the ops as before."""
 import numpy as np
 import pytest
 import torch
@@ -191,3 +191,41 @@ def test_layer_norm_statistics_are_numpys_mean(dtype):
     xc = a - mean
     expected = (xc * (1.0 / np.sqrt((xc * xc).mean(axis=(1, 2), keepdims=True) + 1e-5))).astype(dtype)
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_without_a_graph_runs_no_op_and_matches_torch(ops_run, affine):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    ours, theirs = tc.nn.LayerNorm(8, elementwise_affine=affine), torch.nn.LayerNorm(8, elementwise_affine=affine)
+    if affine:
+        w, b = rng.standard_normal(8).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+        ours.load_state_dict({"weight": tc.tensor(w), "bias": tc.tensor(b)})
+        theirs.load_state_dict({"weight": torch.tensor(w), "bias": torch.tensor(b)})
+    ops_run.clear()
+    with tc.no_grad():
+        y = ours(tc.tensor(a))
+    assert ops_run == [] and y.grad_fn is None
+    with torch.no_grad():
+        np.testing.assert_allclose(y.numpy(), theirs(torch.tensor(a)).numpy(), rtol=1e-5, atol=1e-5)
+    plain = ours(tc.tensor(a))  # grad mode on: recorded only when something requires grad
+    assert ops_run == ["Normalize"] * affine and (plain.grad_fn is not None) == affine
+    recorded = ours(tc.tensor(a, requires_grad=True))
+    assert ops_run[-1] == "Normalize" and recorded.grad_fn.name() == "NativeLayerNormBackward0"
+    np.testing.assert_array_equal(recorded.detach().numpy(), y.numpy())
+    np.testing.assert_array_equal(plain.detach().numpy(), y.numpy())
+
+
+def test_layer_norm_falls_back_to_the_op_for_other_dtypes_and_autocast(ops_run):
+    x = tc.tensor(np.random.default_rng(2).standard_normal((3, 8)).astype(np.float32))
+    layer = tc.nn.LayerNorm(8)
+    with tc.no_grad():
+        layer.half()
+        x16 = x.half()
+        ops_run.clear()
+        assert layer(x16).dtype is tc.float16 and ops_run == ["Normalize"]
+        layer.float()
+        ops_run.clear()
+        with tc.autocast("cpu", dtype=tc.bfloat16):
+            layer(x)
+        assert ops_run == ["Normalize"]  # autocast decides the op's dtypes

@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Op
+from .. import seams
+from ..autograd.autocast_state import autocast_state as _autocast
+from ..autograd.engine import Op, profilers
 from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
@@ -355,6 +357,47 @@ def _mean(xp, a, dims):
     return np.add.reduce(a, axis=dims, keepdims=True) / count  # (NumPy's in-place `/=` by a number is slower)
 
 
+def normalized(xp, a, w, b, dims, param_shape, eps, stats=None):
+    """`Normalize`'s forward on arrays: (the result in a's dtype, mean, variance, 1 / sqrt(variance + eps))."""
+    if stats is None:
+        mean = _mean(xp, a, dims)
+        xc = a - mean
+        var = _mean(xp, xc * xc, dims)
+    else:
+        mean, var = (s.reshape(param_shape).astype(a.dtype, copy=False) for s in stats)
+        xc = a - mean
+    rstd = 1.0 / xp.sqrt(var + eps)
+    # x-hat, then the affine map, in xc's own storage (values as x-hat * weight + bias; one temporary)
+    out = xc
+    out *= rstd
+    if w is not None:
+        out *= w.reshape(param_shape)
+    if b is not None:
+        out += b.reshape(param_shape)
+    return out.astype(a.dtype, copy=False), mean, var, rstd
+
+
+def layer_norm_unrecorded(x, weight, bias, dims, param_shape, eps):
+    """`F.layer_norm`'s array for a call that records no graph (the caller checks) while nothing intercepts
+    ops (no profiler, autocast or build-mode component), for NumPy float32/float64 operands of one dtype;
+    None for every other case, which the `Normalize` op handles."""
+    if profilers or _autocast.active or seams.ACTIVE:
+        return None
+    a, dtype = x._data, x.dtype
+    if dtype.name not in ("float32", "float64") or type(a) is not np.ndarray:
+        return None
+    w = b = None
+    if weight is not None:
+        w = weight._data
+        if weight.dtype is not dtype or type(w) is not np.ndarray:
+            return None
+    if bias is not None:
+        b = bias._data
+        if bias.dtype is not dtype or type(b) is not np.ndarray:
+            return None
+    return normalized(np, a, w, b, dims, param_shape, eps)[0]
+
+
 def _param_dims(ctx, ndim):
     """The dims of x that the weight and bias are broadcast over (their gradients sum over them)."""
     full = (1,) * (ndim - len(ctx.param_shape)) + tuple(ctx.param_shape)
@@ -373,22 +416,8 @@ class Normalize(Op):
 
     @staticmethod
     def forward(ctx, x, weight, bias, dims, param_shape, eps, stats=None):
-        xp, a = x._xp, x._data
-        if stats is None:
-            mean = _mean(xp, a, dims)
-            xc = a - mean
-            var = _mean(xp, xc * xc, dims)
-        else:
-            mean, var = (s.reshape(param_shape).astype(a.dtype, copy=False) for s in stats)
-            xc = a - mean
-        rstd = 1.0 / xp.sqrt(var + eps)
-        # x-hat, then the affine map, in xc's own storage (values as x-hat * weight + bias; one temporary)
-        out = xc
-        out *= rstd
-        if weight is not None:
-            out *= weight._data.reshape(param_shape)
-        if bias is not None:
-            out += bias._data.reshape(param_shape)
+        out, mean, var, rstd = normalized(x._xp, x._data, None if weight is None else weight._data,
+                                          None if bias is None else bias._data, dims, param_shape, eps, stats)
         if ctx.needs_input_grad:  # recorded: what the backward needs
             ctx.dims, ctx.param_shape, ctx.eps, ctx.frozen = dims, param_shape, eps, stats is not None
             # x is saved, and x-hat rebuilt from it in the backward: like PyTorch, nothing input-sized is kept
@@ -396,7 +425,7 @@ class Normalize(Op):
             ctx.rstd, ctx.batch_mean, ctx.batch_var = rstd, mean, var
             ctx.bias_shape = bias._data.shape if bias is not None else None
             ctx.save_for_backward(x, weight)
-        return out.astype(a.dtype, copy=False)
+        return out
 
     @staticmethod
     def fused_backward(ctx, g):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import _state, no_grad
 from ...ops import fused as _fused
 from ...tensor_base import _wrap
 from ._utils import _shape_str
@@ -31,6 +31,11 @@ def _normalized_dims(input, normalized_shape, star="*, "):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing `normalized_shape` dims, then scale by weight and shift by bias."""
     normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    if not _state.enabled or not (input._requires_grad or weight is not None and weight._requires_grad or
+                                  bias is not None and bias._requires_grad):
+        out = _fused.layer_norm_unrecorded(input, weight, bias, dims, normalized_shape, eps)
+        if out is not None:  # no graph recorded: computed on the arrays, no op to run
+            return _wrap(out)
     return _fused.Normalize.apply(input, weight, bias, dims, normalized_shape, eps)
 
 
