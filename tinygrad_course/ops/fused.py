@@ -241,8 +241,9 @@ class Gelu(Op):
             return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
-        e = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" and \
-            a.size > _SMALL_ERF else _erf(xp, a * _SQRT_HALF)
+        # (the framework dtype's name: NumPy computes `ndarray.dtype.name` in Python, slowly)
+        e = erf_float32(xp, a * _SQRT_HALF) if x.dtype.name == "float32" and xp is np and a.size > _SMALL_ERF \
+            else _erf(xp, a * _SQRT_HALF)
         return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
 
     @staticmethod
