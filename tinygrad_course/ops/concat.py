@@ -10,6 +10,25 @@ from ..shapes import normalize_dim
 from ._util import check_same_device
 
 
+def _cat_alike(ctx, tensors, dim):
+    """The concatenation of tensors of one dtype and device whose sizes match outside `dim` (the usual call, in
+    one pass); None when anything differs (promotion, legacy empty tensors, errors: `Cat.forward` handles it)."""
+    ref = tensors[0]
+    dtype, device, shape = ref.dtype, ref._device, ref._data.shape
+    nd = len(shape)
+    if not nd:
+        return None
+    d = normalize_dim(dim, nd)
+    others = shape[:d] + shape[d + 1:]
+    for t in tensors:
+        s = t._data.shape
+        if t.dtype is not dtype or t._device is not device or len(s) != nd or s[:d] + s[d + 1:] != others:
+            return None
+    if ctx.needs_input_grad:  # recorded: the backward's slices
+        ctx.d, ctx.parts = d, [(t._data.shape[d], dtype) for t in tensors]
+    return ref._xp.concatenate([t._data for t in tensors], axis=d)
+
+
 class Cat(Op):
     node_name = "CatBackward0"
 
@@ -17,7 +36,9 @@ class Cat(Op):
     def forward(ctx, *tensors, dim=0):
         if not tensors:
             raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-
+        out = _cat_alike(ctx, tensors, dim)
+        if out is not None:
+            return out
         first = tensors[0].dtype
         rd = None  # every tensor's dtype is `first`
         for t in tensors:
