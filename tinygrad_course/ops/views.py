@@ -122,10 +122,11 @@ class Transpose(Op):
 
     @staticmethod
     def forward(ctx, x, d0, d1):
-        nd = x.ndim
+        nd = x._data.ndim
         if nd == 0:
             return x._data
-        d0, d1 = normalize_dim(d0, nd), normalize_dim(d1, nd)
+        if not (type(d0) is int and type(d1) is int and 0 <= d0 < nd and 0 <= d1 < nd):  # else as given
+            d0, d1 = normalize_dim(d0, nd), normalize_dim(d1, nd)
         ctx.d0, ctx.d1 = d0, d1
         if "permute_strides" in seams.ACTIVE:  # build mode: transpose is the permutation swapping d0 and d1
             dims = list(range(nd))
