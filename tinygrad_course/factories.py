@@ -233,9 +233,11 @@ def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
     if dtype is None:
         dtype = _dt.int64 if all(isinstance(v, (int, np.integer)) for v in (start, end, step)) else _dt.get_default_dtype()
     dt, dev, xp = _creation(dtype, device)
-    n = int(np.ceil((end - start) / step))
-    arr = (start + np.arange(n, dtype=np.float64) * step) if dt.category == 2 else np.arange(start, end, step)
-    return _finish(_place(arr.astype(dt.np_dtype), dev), requires_grad)
+    if dt.category == 2:
+        arr = start + np.arange(int(np.ceil((end - start) / step)), dtype=np.float64) * step
+    else:
+        arr = np.arange(start, end, step)
+    return _finish(_place(arr.astype(dt.np_dtype, copy=False), dev), requires_grad)
 
 
 def linspace(*args, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):

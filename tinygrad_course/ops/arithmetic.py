@@ -113,6 +113,9 @@ class Mul(Op):
         return grad * b if need_a else None, grad * a if need_b else None
 
 
+_INF = float("inf")
+
+
 class Div(Op):
     node_name = "DivBackward0"
     save_inputs = True
@@ -120,6 +123,8 @@ class Div(Op):
     @staticmethod
     def forward(ctx, a, b):
         xa, xb, rd = binary_operands(a, b, float_only=True)
+        if type(xb) is float and xb != 0.0 and -_INF < xb < _INF:  # by a finite, nonzero number: nothing to silence
+            return (xa / xb).astype(rd.np_dtype, copy=False)
         with np.errstate(divide="ignore", invalid="ignore"):
             return (xa / xb).astype(rd.np_dtype, copy=False)
 

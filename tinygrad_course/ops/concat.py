@@ -10,6 +10,25 @@ from ..shapes import normalize_dim
 from ._util import check_same_device
 
 
+def _cat_alike(ctx, tensors, dim):
+    """The concatenation of tensors of one dtype and device whose sizes match outside `dim` (the usual call, in
+    one pass); None when anything differs (promotion, legacy empty tensors, errors: `Cat.forward` handles it)."""
+    ref = tensors[0]
+    dtype, device, shape = ref.dtype, ref._device, ref._data.shape
+    nd = len(shape)
+    if not nd:
+        return None
+    d = normalize_dim(dim, nd)
+    others = shape[:d] + shape[d + 1:]
+    for t in tensors:
+        s = t._data.shape
+        if t.dtype is not dtype or t._device is not device or len(s) != nd or s[:d] + s[d + 1:] != others:
+            return None
+    if ctx.needs_input_grad:  # recorded: the backward's slices
+        ctx.d, ctx.parts = d, [(t._data.shape[d], dtype) for t in tensors]
+    return ref._xp.concatenate([t._data for t in tensors], axis=d)
+
+
 class Cat(Op):
     node_name = "CatBackward0"
 
@@ -17,30 +36,46 @@ class Cat(Op):
     def forward(ctx, *tensors, dim=0):
         if not tensors:
             raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-
-        rd = _dt.result_type(*tensors)
+        out = _cat_alike(ctx, tensors, dim)
+        if out is not None:
+            return out
+        first = tensors[0].dtype
+        rd = None  # every tensor's dtype is `first`
+        for t in tensors:
+            if t.dtype is not first:
+                rd = _dt.result_type(*tensors)
+                break
+        shapes = [t._data.shape for t in tensors]
         # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
-        skip = [t.ndim == 1 and t._data.shape[0] == 0 for t in tensors]
-        kept = [t for t, s in zip(tensors, skip) if not s] or [tensors[0]]
+        skip = [s == (0,) for s in shapes] if (0,) in shapes else [False] * len(shapes)
+        kept = ([t for t, s in zip(tensors, skip) if not s] or [tensors[0]]) if (0,) in shapes else tensors
         ref = kept[0]
-        if ref.ndim == 0:
+        ref_shape = ref._data.shape
+        nd = len(ref_shape)
+        if nd == 0:
             raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-        d = normalize_dim(dim, ref.ndim)
+        d = normalize_dim(dim, nd)
+        others = ref_shape[:d] + ref_shape[d + 1:]
         for i, t in enumerate(tensors):
             if skip[i] and t is not ref:
                 continue
             check_same_device(ref, t)
-            if t.ndim != ref.ndim:
-                raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
-            for k in range(ref.ndim):
-                if k != d and t._data.shape[k] != ref._data.shape[k]:
-                    raise RuntimeError(
-                        f"Sizes of tensors must match except in dimension {d}. Expected size {ref._data.shape[k]} but "
-                        f"got size {t._data.shape[k]} for tensor number {i} in the list."
-                    )
+            shape = shapes[i]
+            if len(shape) != nd:
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(shape)}")
+            if shape[:d] + shape[d + 1:] != others:
+                k = next(k for k in range(nd) if k != d and shape[k] != ref_shape[k])
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref_shape[k]} but "
+                    f"got size {shape[k]} for tensor number {i} in the list."
+                )
         ctx.d = d
-        ctx.parts = [(None if s else t._data.shape[d], t.dtype) for t, s in zip(tensors, skip)]
-        arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
+        if ctx.needs_input_grad:  # recorded: the backward's slices
+            ctx.parts = [(None if s else shape[d], t.dtype) for t, s, shape in zip(tensors, skip, shapes)]
+        if rd is None:
+            arrays = [t._data for t in kept]
+        else:
+            arrays = [t._data if t.dtype is rd else t._data.astype(rd.np_dtype) for t in kept]
         return ref._xp.concatenate(arrays, axis=d)
 
     @staticmethod

@@ -1,6 +1,8 @@
 """Embedding lookup (`F.embedding`): rows of a weight matrix picked by integer indices."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.engine import Op
 from ..factories import zeros
 from ..tensor_base import _wrap
@@ -17,6 +19,11 @@ class Embedding(Op):
         xp = weight._xp
         idx = indices._data
         num = weight._data.shape[0]
+        if not ctx.needs_input_grad and xp is np and type(idx) is np.ndarray and idx.dtype.kind in "iu":
+            try:  # not recorded: one take, which refuses the same indices (outside [-num, num)) and wraps the rest
+                return np.take(weight._data, idx, axis=0)
+            except IndexError:
+                raise IndexError("index out of range in self. Hint: every index must be < num_embeddings.") from None
         if first_out_of_range(idx, num, negative_ok=True) is not None:
             raise IndexError("index out of range in self. Hint: every index must be < num_embeddings.")
         idx = xp.where(idx < 0, idx + num, idx)

@@ -37,7 +37,9 @@ def normalize_index(idx, TensorBase):
     out = []
     basic = True
     for i in idx:
-        if isinstance(i, TensorBase):
+        if type(i) is slice and i.step is None or type(i) is int:  # the common entries, checked first
+            out.append(i)
+        elif isinstance(i, TensorBase):
             if i.dtype.name == "bool" or i.dtype.category == 1:
                 if i.ndim == 0 and i.dtype.name != "bool":
                     out.append(int(i._data))
@@ -85,6 +87,11 @@ def _indexed_dims(shape, idx):
 
 def _check_bounds(shape, idx):
     """Raise PyTorch's IndexError for an out-of-range integer index."""
+    if len(idx) <= len(shape) and None not in idx and Ellipsis not in idx:  # ints and slices, one per dim
+        for dim, i in enumerate(idx):
+            if type(i) is int and not -shape[dim] <= i < shape[dim]:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {shape[dim]}")
+        return
     for i, dim in _indexed_dims(shape, idx):
         if dim >= len(shape):
             raise IndexError(f"too many indices for tensor of dimension {len(shape)}")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import seams
+from ..autograd.autocast_state import autocast_state as _autocast
 from ..autograd.engine import Op, profilers
 from ..dtypes import type_name
 from ..shapes import broadcast_shapes_checked
@@ -11,6 +13,8 @@ from .lowp import matmul_arrays
 
 
 _F32 = np.dtype(np.float32)
+_FLOAT_NAMES = ("float32", "float64")
+_ndarray = np.ndarray
 
 
 def _shape_str(shape):
@@ -235,8 +239,9 @@ def _linear_array(xp, x, w_t, bias):
     With a few rows and many output features, OpenBLAS computes W @ x.T (then transposed into the row-major
     result, the bias added on the way) much faster than x @ W.T, whose transposed operand it packs slowly:
     0.55x the time at batch 8, 0.86-0.93x at batch 64 on the benchmark machine, slower from batch 128 on.
+    Below 8 rows (a token at a time) the plain product wins: its extra steps cost more than they save.
     """
-    if (xp is np and x.dtype == _F32 and w_t.dtype == _F32 and x.ndim == 2 and x.shape[0] <= 64
+    if (xp is np and x.dtype == _F32 and w_t.dtype == _F32 and x.ndim == 2 and 8 <= x.shape[0] <= 64
             and w_t.shape[1] >= 128 and x.flags.c_contiguous and w_t.flags.f_contiguous):
         out = np.empty((x.shape[0], w_t.shape[1]), dtype=_F32)
         product_t = np.matmul(w_t.T, x.T)
@@ -249,6 +254,31 @@ def _linear_array(xp, x, w_t, bias):
     if bias is not None:
         out += bias
     return out
+
+
+def linear_unrecorded(x, weight, bias):
+    """`F.linear(x, weight, bias)`'s array for a call that records no graph (grad mode off, or no input
+    requiring grad: the caller checks, so that a recorded call pays no extra call) while nothing intercepts
+    ops (no profiler, autocast or build-mode component), for NumPy float32/float64 operands of one dtype and
+    matching sizes; None for every other case, which the ops handle (and diagnose).
+
+    The result is what the recorded path's view -> t -> addmm -> view computes, in one step: a token at a
+    time through a small model, those four ops' bookkeeping costs more than the product itself."""
+    if profilers or _autocast.active or seams.ACTIVE:
+        return None
+    xd, wd, dtype = x._data, weight._data, x.dtype
+    if (weight.dtype is not dtype or dtype.name not in _FLOAT_NAMES or type(xd) is not _ndarray
+            or type(wd) is not _ndarray or wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1]):
+        return None
+    bd = None
+    if bias is not None:
+        bd = bias._data
+        if bias.dtype is not dtype or type(bd) is not _ndarray or bd.shape != wd.shape[:1]:
+            return None
+    if xd.ndim == 2:
+        return _linear_array(np, xd, wd.T, bd)
+    out = _linear_array(np, xd.reshape(-1, wd.shape[1]), wd.T, bd)
+    return out.reshape(xd.shape[:-1] + wd.shape[:1])
 
 
 class Addmm(Op):

@@ -128,7 +128,9 @@ class Topk(_PickAlongDim):
             k = 1  # PyTorch returns the element of a 0-d tensor for k = 0 as well
         xp = x._xp
         keys = comparable(data)
-        if 0 < k < n // 2:  # partition first, then sort only the k candidates
+        if k == 1 and largest:  # the first position of the maximum (NaN counting as largest), as the stable sort
+            idx = xp.argmax(keys, axis=d, keepdims=True)
+        elif 0 < k < n // 2:  # partition first, then sort only the k candidates
             part = xp.argpartition(keys, n - k if largest else k - 1, axis=d)
             cand = part[(slice(None),) * d + ((slice(n - k, None) if largest else slice(0, k)),)]
             idx = _pick(xp, cand, sort_indices(xp, _pick(xp, keys, cand, d), d, descending=largest), d)

@@ -20,7 +20,7 @@ from . import storage_views
 
 def infer_shape(shape, numel):
     """Resolve one -1 in `shape` for a tensor of `numel` elements; PyTorch's errors otherwise."""
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(map(int, shape))
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
@@ -45,8 +45,11 @@ class View(Op):
             out = storage_views.viewed(x, shape)
             if out is not None:
                 return out
+        data = x._data
+        if type(data) is np.ndarray and data.flags.c_contiguous:
+            return data.reshape(shape)  # always a view here (and faster than asking for one with copy=False)
         try:
-            return x._data.reshape(shape, copy=False)
+            return data.reshape(shape, copy=False)
         except (ValueError, AttributeError, TypeError):
             out = x._data.view()
             try:
@@ -119,10 +122,11 @@ class Transpose(Op):
 
     @staticmethod
     def forward(ctx, x, d0, d1):
-        nd = x.ndim
+        nd = x._data.ndim
         if nd == 0:
             return x._data
-        d0, d1 = normalize_dim(d0, nd), normalize_dim(d1, nd)
+        if not (type(d0) is int and type(d1) is int and 0 <= d0 < nd and 0 <= d1 < nd):  # else as given
+            d0, d1 = normalize_dim(d0, nd), normalize_dim(d1, nd)
         ctx.d0, ctx.d1 = d0, d1
         if "permute_strides" in seams.ACTIVE:  # build mode: transpose is the permutation swapping d0 and d1
             dims = list(range(nd))
@@ -130,7 +134,7 @@ class Transpose(Op):
             out = storage_views.permuted(x, dims)
             if out is not None:
                 return out
-        return x._xp.swapaxes(x._data, d0, d1)
+        return x._data.swapaxes(d0, d1)
 
     @staticmethod
     def backward(ctx, g):

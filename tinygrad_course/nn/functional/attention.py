@@ -66,19 +66,20 @@ def _fusable(query, key, value, attn_mask, scale):
     dt, dev = query.dtype, query._device
     if dt not in (float32, float64) or autocast_state.active or type(scale) not in (float, int):
         return False
-    if key._device != dev or value._device != dev:
+    if (key._device is not dev and key._device != dev) or (value._device is not dev and value._device != dev):
         return False
-    batch = query.shape[:-2]
-    if key.shape[:-2] != batch or value.shape[:-2] != batch:
+    qs, ks, vs = query._data.shape, key._data.shape, value._data.shape
+    batch = qs[:-2]
+    if ks[:-2] != batch or vs[:-2] != batch:
         return False
-    if key.shape[-1] != query.shape[-1] or value.shape[-2] != key.shape[-2]:
+    if ks[-1] != qs[-1] or vs[-2] != ks[-2]:
         return False  # the composition raises the matmul's error
     if attn_mask is None:
         return True
     if attn_mask._device != dev or attn_mask.requires_grad or attn_mask.dtype not in (bool_, dt):
         return False
-    scores = tuple(batch) + (query.shape[-2], key.shape[-2])
-    mask = tuple(attn_mask.shape)
+    scores = batch + (qs[-2], ks[-2])
+    mask = attn_mask._data.shape
     if len(mask) > len(scores):
         return False
     return all(m in (1, s) for m, s in zip(mask[::-1], scores[::-1]))
@@ -96,8 +97,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     Rows whose keys are all masked give zeros (as PyTorch's CPU kernels do), not NaN.
     """
     _check_sdpa_inputs(query, key, value, attn_mask)
-    length, source = query.shape[-2], key.shape[-2]
-    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    length, source = query._data.shape[-2], key._data.shape[-2]
+    scale = 1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale
     if enable_gqa and query.ndim >= 3:
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
     if is_causal:

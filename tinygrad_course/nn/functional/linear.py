@@ -1,12 +1,20 @@
 """Linear maps in `tc.nn.functional`: linear (x W^T + b), bilinear (x1^T A x2 + b) and flatten."""
 from __future__ import annotations
 
+from ...autograd.grad_mode import _state
 from ...ops.matmul import Addmm as _Addmm
+from ...ops.matmul import linear_unrecorded as _linear_unrecorded
+from ...tensor_base import _wrap
 from ._utils import _shape_str
 
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (one fused addmm for 2-D input), like `F.linear`."""
+    if not _state.enabled or not (input._requires_grad or weight._requires_grad or
+                                  bias is not None and bias._requires_grad):
+        out = _linear_unrecorded(input, weight, bias)
+        if out is not None:  # no graph recorded: the product computed directly, no op to run
+            return _wrap(out)
     if input.ndim == 2 and bias is not None:
         return _Addmm.apply(bias, input, weight.t())
     if input.ndim == 1 and bias is not None:  # PyTorch records view -> addmm -> view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import _state, no_grad
 from ...ops import fused as _fused
 from ...tensor_base import _wrap
 from ._utils import _shape_str
@@ -19,17 +19,23 @@ def _normalized_dims(input, normalized_shape, star="*, "):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
-    if tuple(input.shape[input.ndim - k:]) != normalized_shape:
+    shape = input._data.shape
+    if shape[len(shape) - k:] != normalized_shape:
         raise RuntimeError(
             f"Given normalized_shape={_shape_str(normalized_shape)}, expected input with shape "
             f"[{star}{', '.join(map(str, normalized_shape))}], but got input of size{_shape_str(input.shape)}"
         )
-    return normalized_shape, tuple(range(input.ndim - k, input.ndim))
+    return normalized_shape, tuple(range(len(shape) - k, len(shape)))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing `normalized_shape` dims, then scale by weight and shift by bias."""
     normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    if not _state.enabled or not (input._requires_grad or weight is not None and weight._requires_grad or
+                                  bias is not None and bias._requires_grad):
+        out = _fused.layer_norm_unrecorded(input, weight, bias, dims, normalized_shape, eps)
+        if out is not None:  # no graph recorded: computed on the arrays, no op to run
+            return _wrap(out)
     return _fused.Normalize.apply(input, weight, bias, dims, normalized_shape, eps)
 
 
