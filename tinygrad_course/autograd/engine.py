@@ -194,7 +194,7 @@ class Node(FunctionCtx):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self._learner_backward is not None and seams.ACTIVE and not _state.enabled:
-            step = seams.ACTIVE.get("Node.apply")  # build mode: the learner's step for a node of the learner's op
+            step = seams.learner("Node.apply")  # build mode: the learner's step for a node of the learner's op
             if step is not None:
                 return step(self, *grad_outputs)
         fn = self._fn
@@ -499,7 +499,7 @@ class AccumulateGrad(Node):
     def apply(self, grad):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
         if seams.ACTIVE:  # build mode: the learner's AccumulateGrad, for the calls it covers
-            learner = seams.ACTIVE.get("AccumulateGrad.apply")
+            learner = seams.learner("AccumulateGrad.apply")
             if learner is not None and learner(self, grad) is not NotImplemented:
                 return ()
         accumulate(self.variable, grad, _state.enabled)

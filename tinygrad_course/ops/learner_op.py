@@ -265,7 +265,7 @@ def runner(learner_class, name: str | None = None):
                                                              "forward": staticmethod(checked_forward)})
         checked_forward.expect = (shape, dtype)
         args = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim, keepdim)
-        result = seams.ACTIVE["Function.apply"](cls, *args)
+        result = seams.learner("Function.apply")(cls, *args)
         if isinstance(result, OpFailed):
             raise result.error
         if result is NotImplemented:
