@@ -27,7 +27,8 @@ TIMEOUT = 300
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
-    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "backward_pass")),
+    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "backward_pass", "Function.apply",
+                                                 "Node.apply", "AccumulateGrad.apply")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
