@@ -282,6 +282,18 @@ class AccumulateOutOfPlace(AccumulateGrad):
         return ()
 
 
+def pass_never_freeing(root, grad, retain_graph=False):
+    backward_pass(root, grad, retain_graph=True)
+
+
+def pass_always_freeing(root, grad, retain_graph=False):
+    backward_pass(root, grad)
+
+
+def pass_without_retain_graph(root, grad):
+    backward_pass(root, grad)
+
+
 def _difference(f, x, eps, forward=False, restore=True):
     point = x.detach().clone() if restore else x.detach()
     grad = tc.zeros_like(point)
@@ -462,6 +474,9 @@ CATALOGUE = [
     ("02.4", (topo_sort, pass_overwriting), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
     ("02.4", (topo_sort, pass_skipping_leaves), ["it is None: no gradient reached that leaf"]),
     ("02.4", (topo_sort, pass_setting_grad), ["the old a.grad was overwritten, not added to"]),
+    ("02.4", (topo_sort, pass_never_freeing), ["a third backward_pass through q's graph to raise"]),
+    ("02.4", (topo_sort, pass_always_freeing), ["the first pass freed the graph although retain_graph=True"]),
+    ("02.4", (topo_sort, pass_without_retain_graph), ["unexpected keyword argument 'retain_graph'"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_leading_only), ["the shape of sum_to_shape(grad of shape (2, 3, 4), "
                                                                "(3, 1))", "expected (3, 1)"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_mean), ["your values are means, not sums", "input: grad = "]),

@@ -11,7 +11,7 @@ node runs once every node that consumes its output has sent its gradient (among 
 created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running.
 `Node.apply` runs an op's `backward` and then, in one place for every op, sums each gradient back to its input's
 shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
-`AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
+`AccumulateGrad`. A node's saved tensors are freed after it ran (`Node.release_variables`) unless `retain_graph=True`.
 
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
@@ -150,10 +150,10 @@ class Node(FunctionCtx):
         t._output_nr = output_nr
         return t
 
-    def _release(self):
+    def release_variables(self):
         """Free what this node kept for its backward (after it ran, without retain_graph): its saved tensors
-        and the arrays a built-in op's forward stored on it, as PyTorch frees saved variables (a custom
-        Function's own ctx attributes stay, as in PyTorch)."""
+        and the arrays a built-in op's forward stored on it, as PyTorch's engine releases a node's saved variables
+        (a custom Function's own ctx attributes stay, as in PyTorch); its backward then raises."""
         self._saved = ()
         self._out_alias = None
         self._released = True
@@ -734,7 +734,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 for events in _recorders:
                     events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    node._release()
+                    node.release_variables()
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue

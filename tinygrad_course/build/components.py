@@ -113,8 +113,9 @@ _COMPONENTS = [
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=("topo_sort", "backward_pass")),
     Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
-              "backward_pass(root, grad) runs every node below root once, in topological order, summing what reaches "
-              "each; tensor.backward() runs it (one output, no hooks or create_graph)",
+              "backward_pass(root, grad, retain_graph=False) runs every node below root once, in topological order, "
+              "summing what reaches each, and frees each node after it ran unless retain_graph; tensor.backward() "
+              "runs it (one output, no hooks or create_graph)",
               checks=("topo_sort", "backward_pass")),
     *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
       for name, adapt, pure, contract in (

@@ -150,7 +150,15 @@ def backward_pass():
     w2 = F.randn(2, 2, dtype=np.float64, requires_grad=True)
     (w2 @ w2).sum().backward()
     (w2 * 3.0).sum().backward()  # accumulates into w2.grad
-    return {"gw": _np(w.grad), "gw2": _np(w2.grad)}
+    kept = (w2 * w2).sum()
+    kept.backward(retain_graph=True)
+    kept.backward()
+    try:
+        kept.backward()  # freed by the pass before
+        freed = 0.0
+    except RuntimeError:
+        freed = 1.0
+    return {"gw": _np(w.grad), "gw2": _np(w2.grad), "freed": np.array([freed])}
 
 
 def linear_forward():

@@ -487,7 +487,7 @@ def _leaf_grads_of(backward_pass, make):
 
 def _backward_pass_check(t, backward_pass):
     """The learner's backward pass on graphs with fan-out, a broadcast, an input without gradient, a leaf used
-    twice and a leaf whose .grad already holds a value."""
+    twice and a leaf whose .grad already holds a value; then the graph freed after a pass unless retain_graph."""
     rng = np.random.default_rng(4)
     xs, ws = rng.standard_normal((3, 2)), rng.standard_normal((2,))
 
@@ -525,6 +525,35 @@ def _backward_pass_check(t, backward_pass):
             mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the old a.grad was overwritten, not added "
                                       "to", "let the leaf's AccumulateGrad node write .grad: call it with the "
                                       "gradient")])
+    _freeing_check(t, backward_pass)
+
+
+def _freeing_check(t, backward_pass):
+    """The graph is freed after a pass (each node's saved tensors released), unless retain_graph=True."""
+    p = tc.tensor([1.0, 2.0], requires_grad=True)
+    q = (p * p).sum()
+    what = "backward_pass(q.grad_fn, 1, retain_graph=True) then backward_pass(q.grad_fn, 1) for q = sum(p * p)"
+    try:
+        with tc.no_grad():
+            backward_pass(q.grad_fn, tc.tensor(1.0), retain_graph=True)
+            backward_pass(q.grad_fn, tc.tensor(1.0))
+    except TypeError as error:
+        t.fail(what, f"your backward_pass raised TypeError: {error}", hint="backward_pass(root, grad, "
+               "retain_graph=False) takes the flag that tensor.backward(retain_graph=...) passes on")
+    except RuntimeError as error:
+        t.fail(what, f"the second pass raised: {str(error)[:60]}...: the first pass freed the graph although "
+               "retain_graph=True", hint="release a node's saved tensors only when retain_graph is False")
+    t.close(p.grad, [4.0, 8.0], f"p.grad after {what}", given={"p": [1.0, 2.0]})
+    try:
+        with tc.no_grad():
+            backward_pass(q.grad_fn, tc.tensor(1.0))
+        freed = False
+    except RuntimeError as error:
+        freed = "a second time" in str(error)
+    t.true(freed, "a third backward_pass through q's graph to raise PyTorch's 'backward through the graph a second "
+           "time' error: the pass before it ran without retain_graph, so it freed the graph",
+           hint="after running a node, call node.release_variables() unless retain_graph (its saved tensors are "
+                "no longer needed)")
 
 
 @exercise("02.4", title="topological sort and the backward pass", points=4)
