@@ -498,7 +498,7 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
-        if seams.ACTIVE:  # build mode: the learner's AccumulateGrad, for the calls it covers
+        if seams.ACTIVE and not self.variable._hooks and not _state.enabled:  # build mode: the learner's AccumulateGrad
             learner = seams.learner("AccumulateGrad.apply")
             if learner is not None and learner(self, grad) is not NotImplemented:
                 return ()

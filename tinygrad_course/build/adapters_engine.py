@@ -96,16 +96,16 @@ def node_apply(learner_class):
 
 
 def accumulate_grad(learner_class):
-    """`AccumulateGrad.apply(self, grad)` of the learner for a leaf without hooks, outside `create_graph`, whose
-    `.grad` is None or a plain tensor of its shape and dtype (the reference takes the others): afterwards `.grad`
-    holds the sum, in a row-major storage of its own."""
+    """`AccumulateGrad.apply(self, grad)` of the learner for a leaf whose `.grad` is None or a plain tensor of its
+    shape and dtype (the engine keeps leaves with hooks and `create_graph` for itself; the reference takes the
+    others): afterwards `.grad` holds the sum, in a row-major storage of its own."""
     apply = _method(learner_class, "AccumulateGrad")
 
     def run(node, grad):
         leaf = node.variable
         old = leaf.grad
         shape, dtype = leaf._data.shape, leaf.dtype
-        if _state.enabled or leaf._hooks or grad._requires_grad or grad._data.shape != shape or grad.dtype is not dtype \
+        if grad._requires_grad or grad._data.shape != shape or grad.dtype is not dtype \
                 or type(grad._data) is not np.ndarray or old is not None and (
                     old._requires_grad or type(old._data) is not np.ndarray or old._data.shape != shape
                     or old.dtype is not dtype or not old._data.flags.writeable):
