@@ -130,3 +130,18 @@ def test_a_wrong_recording_is_left_out_and_the_reference_records(installed):
     assert y.grad_fn.name() == "MulBackward0" and "Function.apply" not in seams.installed()
     y.sum().backward()
     assert a.grad.tolist() == [2.0, 4.0]
+
+
+def test_a_wrong_op_inside_the_learners_recording_is_the_ops_fault(installed):
+    class Mul(ENGINE_OPS["Mul"]):
+        @staticmethod
+        def forward(ctx, a, b):
+            return (a * b).sum()  # the wrong shape
+
+    seams.install("Mul", session._guarded(runner(Mul, "Mul"), "Mul", "a test", seams.reference("Mul")))
+    session._state.setdefault("loaded", [])
+    session._state.setdefault("refused", {})
+    a = tc.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"your Mul .* returned an array of shape \(\)"):
+        y = a * a
+    assert y.tolist() == [1.0, 4.0] and "Mul" not in seams.installed() and "Function.apply" in seams.installed()
