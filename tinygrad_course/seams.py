@@ -87,6 +87,22 @@ def offer(name: str, reference) -> None:
     _known[name] = reference
 
 
+def set_aside(name: str, reference):
+    """`reference` (a method whose inline seam looks up `name`) run with the learner's `name` set aside for the
+    call: what runs in place of a learner's component that raised (`Node.apply`)."""
+
+    @functools.wraps(reference)
+    def run(*args, **kwargs):
+        implementation = ACTIVE.pop(name, None)
+        try:
+            return reference(*args, **kwargs)
+        finally:
+            if implementation is not None:
+                ACTIVE[name] = implementation
+
+    return run
+
+
 def learner(name: str):
     """The learner's implementation installed as `name` (its call counted), or None; for inline seams."""
     implementation = ACTIVE.get(name)

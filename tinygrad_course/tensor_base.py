@@ -288,6 +288,12 @@ class TensorBase:
         return self.grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its `grad_fn` this tensor is (0 for a single-output op and for leaves), as in PyTorch:
+        the graph edge to it is `(t.grad_fn, t.output_nr)`."""
+        return self._output_nr
+
+    @property
     def data(self):
         """A tensor sharing this one's storage but detached from the graph."""
         return self.detach()

@@ -92,7 +92,7 @@ def test_nothing_is_looked_up_when_nothing_is_installed():
 
 
 def _simple_pass(ran):
-    def backward_pass(root, grad):  # a learner's loop: depth-first order, sums what reaches each node
+    def backward_pass(root, grad, retain_graph=False):  # a learner's loop: depth-first order, sums what reaches each node
         order, seen = [], set()
 
         def visit(node):
@@ -110,6 +110,8 @@ def _simple_pass(ran):
                 for (nxt, _), gi in zip(node.next_functions, node(g)):
                     if nxt is not None and gi is not None:
                         waiting[nxt] = waiting[nxt] + gi if nxt in waiting else gi
+                if not retain_graph:
+                    node.release_variables()
     return backward_pass
 
 

@@ -175,29 +175,123 @@ def topo_keeps_none(root):
     return order[::-1]
 
 
-def accumulate_without_reset(w, x, y, chunk):
-    n = x.shape[0]
-    for start in range(0, n, chunk):
-        xb, yb = x[start:start + chunk], y[start:start + chunk]
-        (((xb @ w - yb) ** 2).mean() * (xb.shape[0] / n)).backward()
-    return w.grad
+gradient_edge, Function, sum_to_shape, Node, AccumulateGrad = solution(
+    "02", "gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")
+ENGINE = (gradient_edge, Function, sum_to_shape, Node, AccumulateGrad)
 
 
-def accumulate_unweighted(w, x, y, chunk):
-    w.grad = None
-    for start in range(0, x.shape[0], chunk):
-        xb, yb = x[start:start + chunk], y[start:start + chunk]
-        ((xb @ w - yb) ** 2).mean().backward()
-    return w.grad
+def engine(**replaced):
+    """The solution's 02.5 pieces with some replaced by a wrong one."""
+    return tuple(replaced.get(getattr(piece, "__name__", ""), piece) for piece in ENGINE)
 
 
-def accumulate_resetting_each_chunk(w, x, y, chunk):
-    n = x.shape[0]
-    for start in range(0, n, chunk):
-        w.grad = None
-        xb, yb = x[start:start + chunk], y[start:start + chunk]
-        (((xb @ w - yb) ** 2).mean() * (xb.shape[0] / n)).backward()
-    return w.grad
+def sum_to_shape_leading_only(grad, shape):
+    lead = grad.dim() - len(shape)
+    return grad.sum(tuple(range(lead))) if lead else grad
+
+
+def sum_to_shape_mean(grad, shape):
+    lead = grad.dim() - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return (grad.mean(dims, keepdim=True) if dims else grad).reshape(shape)
+
+
+def gradient_edge_output_zero(t):
+    if t.grad_fn is not None:
+        return (t.grad_fn, 0)
+    return gradient_edge(t)
+
+
+class FunctionAlwaysRecording(Function):
+    @classmethod
+    def apply(cls, *args):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, tc.Tensor) and a.requires_grad for a in args)
+        result = tc.from_numpy(cls.forward(ctx, *[a.detach().numpy() if isinstance(a, tc.Tensor) else a for a in args]))
+        ctx.next_functions = tuple(gradient_edge(a) for a in args if isinstance(a, tc.Tensor))
+        ctx.input_metadata = tuple((a.shape, a.dtype) if isinstance(a, tc.Tensor) else None for a in args)
+        result.requires_grad_()
+        result.grad_fn = ctx
+        return result
+
+
+class FunctionEdgePerArgument(Function):
+    @classmethod
+    def apply(cls, *args):
+        result = Function.apply.__func__(cls, *args)
+        if result.grad_fn is not None:
+            result.grad_fn.next_functions = tuple(gradient_edge(a) if isinstance(a, tc.Tensor) else (None, 0)
+                                                  for a in args)
+        return result
+
+
+class FunctionOnCopies(Function):
+    @classmethod
+    def apply(cls, *args):
+        copies = [tc.tensor(a.tolist(), requires_grad=a.requires_grad) if isinstance(a, tc.Tensor) else a for a in args]
+        return Function.apply.__func__(cls, *copies)
+
+
+def _node_step(sum_back=True, cast=True, numbers=False):
+    def apply(self, *grad_outputs):
+        grads = self._forward_cls.backward(self, *grad_outputs)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        out = []
+        for i, meta in enumerate(self.input_metadata):
+            if meta is None:
+                if numbers:
+                    out.append(None)
+                continue
+            g = grads[i] if i < len(grads) else None
+            if g is not None and sum_back and g.shape != meta[0]:
+                g = sum_to_shape(g, meta[0])
+            if g is not None and cast and g.dtype != meta[1]:
+                g = g.to(meta[1])
+            out.append(g)
+        return tuple(out)
+    return apply
+
+
+NodeNotSummed = type("NodeNotSummed", (Node,), {"apply": _node_step(sum_back=False)})
+NodeNotCast = type("NodeNotCast", (Node,), {"apply": _node_step(cast=False)})
+
+
+NodeWithNumbers = type("NodeWithNumbers", (Node,), {"apply": _node_step(numbers=True)})
+
+
+class AccumulateKeeping(AccumulateGrad):
+    def apply(self, grad):
+        leaf = self.variable
+        if leaf.grad is None:
+            leaf.grad = grad
+        else:
+            leaf.grad.add_(grad)
+        return ()
+
+
+class AccumulateReplacing(AccumulateGrad):
+    def apply(self, grad):
+        self.variable.grad = grad.detach().clone()
+        return ()
+
+
+class AccumulateOutOfPlace(AccumulateGrad):
+    def apply(self, grad):
+        leaf = self.variable
+        leaf.grad = grad.detach().clone() if leaf.grad is None else leaf.grad + grad
+        return ()
+
+
+def pass_never_freeing(root, grad, retain_graph=False):
+    backward_pass(root, grad, retain_graph=True)
+
+
+def pass_always_freeing(root, grad, retain_graph=False):
+    backward_pass(root, grad)
+
+
+def pass_without_retain_graph(root, grad):
+    backward_pass(root, grad)
 
 
 def _difference(f, x, eps, forward=False, restore=True):
@@ -380,9 +474,23 @@ CATALOGUE = [
     ("02.4", (topo_sort, pass_overwriting), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
     ("02.4", (topo_sort, pass_skipping_leaves), ["it is None: no gradient reached that leaf"]),
     ("02.4", (topo_sort, pass_setting_grad), ["the old a.grad was overwritten, not added to"]),
-    ("02.5", (accumulate_without_reset,), ["w.grad still held the old gradient (all 5.0)", "input: x of shape (12, 3)"]),
-    ("02.5", (accumulate_unweighted,), ["3 times too large"]),
-    ("02.5", (accumulate_resetting_each_chunk,), ["only the last chunk's gradient is there"]),
+    ("02.4", (topo_sort, pass_never_freeing), ["a third backward_pass through q's graph to raise"]),
+    ("02.4", (topo_sort, pass_always_freeing), ["the first pass freed the graph although retain_graph=True"]),
+    ("02.4", (topo_sort, pass_without_retain_graph), ["unexpected keyword argument 'retain_graph'"]),
+    ("02.5", engine(sum_to_shape=sum_to_shape_leading_only), ["the shape of sum_to_shape(grad of shape (2, 3, 4), "
+                                                               "(3, 1))", "expected (3, 1)"]),
+    ("02.5", engine(sum_to_shape=sum_to_shape_mean), ["your values are means, not sums", "input: grad = "]),
+    ("02.5", engine(gradient_edge=gradient_edge_output_zero), ["sends its gradient to the node's output 2"]),
+    ("02.5", engine(Function=FunctionAlwaysRecording), ["a call under tc.no_grad() to record nothing"]),
+    ("02.5", engine(Function=FunctionEdgePerArgument), ["(no edge for the number)"]),
+    ("02.5", engine(Function=FunctionOnCopies), ["forward to receive the tensors' own arrays", "input: a = "]),
+    ("02.5", engine(Node=NodeNotSummed), ["the shape of b's gradient from Node.apply((a * b).grad_fn, grad)",
+                                          "expected (3,), got (2, 3)"]),
+    ("02.5", engine(Node=NodeNotCast), ["the gradient of a float32 input to be float32", "got tc.float64"]),
+    ("02.5", engine(Node=NodeWithNumbers), ["Node.apply of a * 2.5 to return 1 gradient"]),
+    ("02.5", engine(AccumulateGrad=AccumulateKeeping), ["shares its storage with g1"]),
+    ("02.5", engine(AccumulateGrad=AccumulateReplacing), ["the old w.grad was replaced, not added to"]),
+    ("02.5", engine(AccumulateGrad=AccumulateOutOfPlace), ["in place (as PyTorch's AccumulateGrad does"]),
     ("02.6", (forward_difference, gradient_check), ["one-sided (forward) difference", "input: x = "]),
     ("02.6", (leaves_x_perturbed, gradient_check), ["x was changed by numerical_grad"]),
     ("02.6", (numerical_grad, check_exactly), ["gradient_check(sum(x**3), x) (a correct gradient): expected True, "
@@ -414,7 +522,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
          "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort", "backward_pass"),
-         "02.5": ("accumulated_grad",), "02.6": ("numerical_grad", "gradient_check"),
+         "02.5": ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad"), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 
 

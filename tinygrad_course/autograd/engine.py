@@ -11,7 +11,7 @@ node runs once every node that consumes its output has sent its gradient (among 
 created first, as PyTorch does) -- Kahn's topological sort (`topological_sort.py`), done while running.
 `Node.apply` runs an op's `backward` and then, in one place for every op, sums each gradient back to its input's
 shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. Leaves receive theirs in
-`AccumulateGrad`. A node's saved tensors are freed after it ran (`Node._release`) unless `retain_graph=True`.
+`AccumulateGrad`. A node's saved tensors are freed after it ran (`Node.release_variables`) unless `retain_graph=True`.
 
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
-import sys
 import threading
 import weakref
 
@@ -36,7 +35,9 @@ from ..tensor_base import TensorBase, _wrap
 from .anomaly_mode import check_gradients, remember_forward
 from .anomaly_mode import state as _anomaly
 from .autocast_state import autocast_state as _autocast
+from .function_ctx import FunctionCtx
 from .grad_mode import _state
+from .grad_storage import owns_storage
 from .grad_capture import Capture
 from .hooks import add_hook, run_pre_hooks
 from .learner_backward import run_learner_pass
@@ -68,7 +69,7 @@ def _is_array(value):
     return is_array
 
 
-class Node:
+class Node(FunctionCtx):
     """A node of the backward graph, i.e. a tensor's `grad_fn` (also the `ctx` of its `Function`)."""
 
     _fn = None  # the Function class whose backward this node runs
@@ -80,7 +81,6 @@ class Node:
     _freed = False  # True once the arrays the op's forward kept on this node were dropped
     _out_alias = None
     _num_outputs = 1
-    _input_pos = None  # positions of the tensor arguments among all arguments (None: every argument is one)
     _tensor_pre_hooks = None  # {output_nr: _HookDict}
     _retain_hooks = None  # {output_nr: weakref to tensor}
     _pre_hooks = None
@@ -92,6 +92,7 @@ class Node:
     next_functions = ()
     needs_input_grad = ()
     _learner_backward = None  # build mode: set when a learner's op computed this node's forward
+    input_metadata = ()  # (shape, dtype) of each argument of forward that is a tensor, None for the others
 
     def name(self) -> str:
         """PyTorch's name for this node, e.g. "MulBackward0"."""
@@ -149,10 +150,10 @@ class Node:
         t._output_nr = output_nr
         return t
 
-    def _release(self):
+    def release_variables(self):
         """Free what this node kept for its backward (after it ran, without retain_graph): its saved tensors
-        and the arrays a built-in op's forward stored on it, as PyTorch frees saved variables (a custom
-        Function's own ctx attributes stay, as in PyTorch)."""
+        and the arrays a built-in op's forward stored on it, as PyTorch's engine releases a node's saved variables
+        (a custom Function's own ctx attributes stay, as in PyTorch); its backward then raises."""
         self._saved = ()
         self._out_alias = None
         self._released = True
@@ -168,18 +169,6 @@ class Node:
             for name in self._fn.released_after_backward:  # what an op keeps in other containers
                 if kept.pop(name, None) is not None:
                     self._freed = True
-
-    def mark_dirty(self, *tensors):
-        """Declare inputs modified in place by a custom `forward` (their version is bumped)."""
-        self._dirty = tensors
-
-    def mark_non_differentiable(self, *tensors):
-        """Declare outputs of a custom `forward` that have no gradient."""
-        self._non_diff = tensors
-
-    def set_materialize_grads(self, value: bool):
-        """Whether `backward` receives zero tensors (True, default) or None for unused outputs."""
-        self._materialize = value
 
     # ---- hooks --------------------------------------------------------------------------------
     def register_hook(self, fn):
@@ -204,6 +193,10 @@ class Node:
         reduced to its input's shape and dtype."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
+        if self._learner_backward is not None and seams.ACTIVE and not _state.enabled:
+            step = seams.learner("Node.apply")  # build mode: the learner's step for a node of the learner's op
+            if step is not None:
+                return step(self, *grad_outputs)
         fn = self._fn
         # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
         if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
@@ -227,17 +220,20 @@ class Node:
 
     def _to_inputs(self, grads):
         """The gradients of the tensor inputs, each summed back to the input's shape and cast to its dtype."""
-        n, got = self._num_args, len(grads)
+        metadata = self.input_metadata
+        n, got = len(metadata), len(grads)
         if got != n:
             if self._fn._check_grads and (got < n and got == 1 and n > 1 or got > n and any(g is not None for g in grads[n:])):
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients (expected {n}, got {got})"
                 )
             grads = grads + (None,) * (n - got) if got < n else grads[:n]
-        positions = self._input_pos
         out = []
-        for i, (shape, dtype) in enumerate(self._in_meta):
-            g = grads[i if positions is None else positions[i]]
+        for i, meta in enumerate(metadata):
+            if meta is None:  # a Python number or an option: no gradient, no edge
+                continue
+            shape, dtype = meta
+            g = grads[i]
             if g is not None:
                 data = getattr(g, "_data", None)
                 if data is None:
@@ -278,11 +274,11 @@ class Node:
 # ---- recording ------------------------------------------------------------------------------------------
 def _record(ctx, args, needs):
     """Make `ctx` the graph node of a call of its op on `args`: the edges to each tensor input's node
-    (`next_functions`), each tensor input's shape and dtype, the node's sequence number and modules."""
-    nexts, pos, meta = [], [], []
+    (`next_functions`), each argument's shape and dtype (None for one that is no tensor), the node's sequence
+    number and modules."""
+    nexts, meta = [], []
     for i, a in enumerate(args):
         if isinstance(a, TensorBase):
-            pos.append(i)
             meta.append((a._data.shape, a.dtype))
             if needs[i]:
                 if a._base is not None and a._view_version != a._version[0]:
@@ -291,11 +287,10 @@ def _record(ctx, args, needs):
                 nexts.append((fn, a._output_nr) if fn is not None else (grad_accumulator(a), 0))
             else:
                 nexts.append((None, 0))
+        else:
+            meta.append(None)
     ctx.next_functions = tuple(nexts)
-    ctx._in_meta = tuple(meta)
-    if len(pos) != len(args):
-        ctx._input_pos = tuple(pos)
-    ctx._num_args = len(args)
+    ctx.input_metadata = tuple(meta)
     ctx._seq = next(_sequence)
     ctx.modules = module_stack.modules
     if _anomaly.enabled:
@@ -308,9 +303,9 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
         node_name = ns.get("node_name") or f"{name}Backward"
-        attrs = {"_fn": cls, "__module__": cls.__module__,
+        attrs = {"_fn": cls, "_forward_cls": cls, "__module__": cls.__module__,
                  "view": getattr(cls, "view", False), "save_output": getattr(cls, "save_output", False)}
-        cls._Node = type(node_name, (Node,), attrs)
+        cls._Node = cls._backward_cls = type(node_name, (Node,), attrs)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -431,6 +426,11 @@ class Op(Function):
     def _apply(cls, *args, **kwargs):
         if _autocast.active:  # tc.autocast: matmul/conv in float16/bfloat16, losses in float32
             args = _autocast.cast_inputs(cls, args)
+        learner = seams.ACTIVE.get(getattr(cls, "component", cls.__name__)) if seams.ACTIVE else None  # build mode
+        if learner is not None and "Function.apply" in seams.ACTIVE:  # the learner's engine records their op
+            out = learner(cls, *args, **kwargs)
+            if out is not NotImplemented:
+                return out
         record = False
         if _state.enabled and cls.differentiable:
             for a in args:
@@ -444,7 +444,6 @@ class Op(Function):
             if cls.save_inputs:
                 ctx.save_for_backward(*args)
         try:
-            learner = seams.ACTIVE.get(getattr(cls, "component", cls.__name__)) if seams.ACTIVE else None  # build mode
             out = NotImplemented if learner is None else learner(ctx, *args, **kwargs)
             if out is NotImplemented:
                 out = cls.forward(ctx, *args, **kwargs)
@@ -499,10 +498,24 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
+        if seams.ACTIVE and not self.variable._hooks and not _state.enabled:  # build mode: the learner's AccumulateGrad
+            learner = seams.learner("AccumulateGrad.apply")
+            if learner is not None and learner(self, grad) is not NotImplemented:
+                return ()
         accumulate(self.variable, grad, _state.enabled)
         return ()
 
     __call__ = apply
+
+
+def _engine_takes_it(*args):
+    """What runs when no learner's Function.apply or AccumulateGrad takes a call: the engine's own code."""
+    return NotImplemented
+
+
+seams.offer("Function.apply", _engine_takes_it)
+seams.offer("Node.apply", seams.set_aside("Node.apply", Node.apply))
+seams.offer("AccumulateGrad.apply", _engine_takes_it)
 
 
 def grad_accumulator(leaf):
@@ -512,25 +525,6 @@ def grad_accumulator(leaf):
         acc = AccumulateGrad(leaf)
         leaf._grad_acc = weakref.ref(acc)
     return acc
-
-
-def _owns_storage(grad):
-    """True when `grad`'s array is a reshaped or transposed view of a whole NumPy array that nothing else
-    references but `grad` -- itself, or through the tensor it is a view of (`grad._base`, alive only through
-    `grad`): a backward's fresh result, such as a Linear weight's gradient transposed back. Kept as `.grad` it
-    aliases nothing, so it needs no copy -- as PyTorch's AccumulateGrad keeps a gradient no one else holds."""
-    data = grad._data
-    base = data.base
-    if type(base) is not np.ndarray or base.nbytes != data.nbytes:
-        return False
-    holders = 3  # `data`'s link to its base, the local name `base` and getrefcount's argument
-    owner = grad._base
-    if owner is not None:
-        if sys.getrefcount(owner) != 3:  # `grad._base`, the local name and the argument: nothing else
-            return False
-        if owner._data is base or owner._data.base is base:
-            holders += 1
-    return sys.getrefcount(base) == holders
 
 
 def accumulate(var, grad, create_graph):
@@ -544,7 +538,7 @@ def accumulate(var, grad, create_graph):
         if not create_graph:
             data = grad._data
             if grad._requires_grad or not data.flags.writeable or not data.flags.c_contiguous or (
-                    data.base is not None and not _owns_storage(grad)):
+                    data.base is not None and not owns_storage(grad)):
                 grad = _wrap(data.copy())  # its own storage (a clone; no graph is recorded here)
             elif grad._base is not None:
                 grad = _wrap(data)  # the same array, no longer a view of a tensor that only it kept alive
@@ -740,7 +734,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 for events in _recorders:
                     events.append((node, tuple(node_grads), tuple(out)))
                 if not retain_graph:
-                    node._release()
+                    node.release_variables()
             for (child, nr), g in zip(node.next_functions, out):
                 if child is None:
                     continue

@@ -1,12 +1,12 @@
-"""A learner's backward pass (build mode, chapter 02): `backward_pass(root, grad)` runs every node below
-`root` in the learner's topological order, adds up the gradients that reach each node, and hands each
-leaf's total to its `AccumulateGrad` node, which writes `.grad`.
+"""A learner's backward pass (build mode, chapter 02): `backward_pass(root, grad, retain_graph)` runs every node
+below `root` in the learner's topological order, adds up the gradients that reach each node, hands each
+leaf's total to its `AccumulateGrad` node, which writes `.grad`, and frees each node's saved tensors after it
+ran (`node.release_variables()`) unless `retain_graph`.
 
 `engine.run_backward` offers it the plain case only: `tensor.backward()` from one output whose nodes each
 have one output, without hooks on the nodes, `create_graph`, `autograd.grad`'s inputs, the profiler,
 anomaly detection or `record_backward()` traces. Everything else stays the engine's. The learner's pass
-runs without recording a graph (as the engine's does without `create_graph`), and the graph is freed after
-it unless `retain_graph=True`.
+runs without recording a graph (as the engine's does without `create_graph`).
 """
 from __future__ import annotations
 
@@ -36,11 +36,7 @@ def run_learner_pass(roots, grads, nodes, retain_graph, create_graph, capture, t
     previous = _state.enabled
     _state.enabled = False
     try:
-        learner(root, grads[0])
+        learner(root, grads[0], retain_graph)
     finally:
         _state.enabled = previous
-    if not retain_graph:
-        for node in nodes:
-            if not hasattr(node, "variable"):  # AccumulateGrad nodes keep nothing to free
-                node._release()
     return True

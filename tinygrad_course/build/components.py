@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
-from . import adapters, adapters_distributed, adapters_views
+from . import adapters, adapters_distributed, adapters_engine, adapters_views
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
+ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -139,9 +140,22 @@ _COMPONENTS = [
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=("topo_sort", "backward_pass")),
     Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
-              "backward_pass(root, grad) runs every node below root once, in topological order, summing what reaches "
-              "each; tensor.backward() runs it (one output, no hooks or create_graph)",
+              "backward_pass(root, grad, retain_graph=False) runs every node below root once, in topological order, "
+              "summing what reaches each, and frees each node after it ran unless retain_graph; tensor.backward() "
+              "runs it (one output, no hooks or create_graph)",
               checks=("topo_sort", "backward_pass")),
+    *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
+      for name, adapt, pure, contract in (
+          ("Function.apply", adapters_engine.function_apply, True,
+           "Function.apply(cls, *args) runs cls.forward on the arrays, wraps the result and, when gradients are "
+           "enabled and an input requires grad, records its grad_fn = cls._backward_cls() with next_functions, "
+           "input_metadata and needs_input_grad; every call of your ops is recorded by it"),
+          ("Node.apply", adapters_engine.node_apply, True,
+           "Node.apply(self, *grad_outputs) runs self._forward_cls.backward and returns one gradient per entry of "
+           "next_functions, summed to its input's shape and cast to its dtype; the nodes of your ops run it"),
+          ("AccumulateGrad.apply", adapters_engine.accumulate_grad, False,
+           "AccumulateGrad.apply(self, grad) sets self.variable.grad to a copy of the first gradient and adds later "
+           "ones in place; every leaf without hooks, outside create_graph"))],
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),

@@ -28,7 +28,7 @@ from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
-from . import probes_distributed, probes_views
+from . import probes_distributed, probes_engine, probes_views
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
@@ -151,7 +151,15 @@ def backward_pass():
     w2 = F.randn(2, 2, dtype=np.float64, requires_grad=True)
     (w2 @ w2).sum().backward()
     (w2 * 3.0).sum().backward()  # accumulates into w2.grad
-    return {"gw": _np(w.grad), "gw2": _np(w2.grad)}
+    kept = (w2 * w2).sum()
+    kept.backward(retain_graph=True)
+    kept.backward()
+    try:
+        kept.backward()  # freed by the pass before
+        freed = 0.0
+    except RuntimeError:
+        freed = 1.0
+    return {"gw": _np(w.grad), "gw2": _np(w2.grad), "freed": np.array([freed])}
 
 
 def linear_forward():
@@ -750,7 +758,7 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
           "LRScheduler": lr_scheduler_probe, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
-          **probes_distributed.PROBES, **probes_views.PROBES}
+          **probes_distributed.PROBES, **probes_views.PROBES, **probes_engine.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 

@@ -28,7 +28,7 @@ NUDGES: dict[str, str] = {
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",
     "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward); for a sum, every element it added receives the sum's gradient unchanged.",
     "02.4": "a node may run only after every node that uses its output has run: a depth-first search that adds a node after visiting its inputs, then reversed; the backward pass then walks that order, and what reaches a node along several paths adds up before it runs.",
-    "02.5": "the mean over N examples is a sum divided by N, and gradients of sums add up; each chunk's share must be weighted by its size.",
+    "02.5": "the engine keeps, for each call, where each input's gradient goes (its grad_fn and output number, or a leaf's AccumulateGrad) and what the input looked like (shape, dtype), so that a node's backward can send gradients of exactly its inputs' shapes; a leaf's .grad owns its storage and gradients add into it.",
     "02.6": "the derivative is the slope: nudge one entry a little up and a little down and divide the change in f by the distance between the two.",
     "02.7": "an update you do not want recorded must not build a graph; a value you want as a constant must be cut from the graph it came from.",
     "02.8": "forward saves what backward will need with ctx.save_for_backward; backward receives the output's gradient and multiplies it by the local derivative.",

@@ -20,6 +20,13 @@ and the arguments, and it
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
 the learner's op.
+
+With the learner's engine installed too (chapter 02's `Function.apply`, build mode's component of that name),
+a call the learner's op covers is recorded by the learner's code instead of `Op._apply`: it receives the op
+as a class whose `forward` is the learner's (its result checked) and whose node is named as PyTorch names it
+(`MulBackward0`), and returns the result tensor with its `grad_fn`; the framework then only numbers the node
+and gives backward the tensors forward saved. Anomaly detection and views whose base changed in place since
+(the reference refreshes their history) stay with the reference's recording.
 """
 from __future__ import annotations
 
@@ -28,7 +35,9 @@ import functools
 import numpy as np
 
 from .. import seams
-from ..tensor_base import TensorBase
+from ..autograd.anomaly_mode import state as _anomaly
+from ..autograd.engine import _sequence, module_stack
+from ..tensor_base import TensorBase, _wrap
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BACKWARD = object()  # first argument of a call of the installed op that runs a node's backward
@@ -134,6 +143,37 @@ def _tensor_of(saved, args, arrays):
     return saved
 
 
+def _forward_problem(name, result, arrays, shape, dtype):
+    """Why the array a learner's forward returned is not the op's result (None when it is)."""
+    if not isinstance(result, (np.ndarray, np.generic)):
+        return TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
+                         "computes on the operands' arrays (np.exp(x), a * b, ...)")
+    if result.shape != shape or result.dtype != dtype:
+        return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
+                            f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
+                            f"shape {shape} and dtype {dtype}")
+    return None
+
+
+def _keep_saved(ctx, args, arrays):
+    """The arrays forward saved are its inputs: backward reads their tensors (and their versions)."""
+    saved = tuple(_tensor_of(s, args, arrays) for s in ctx.__dict__["_saved"])
+    ctx._saved = saved
+    ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
+
+
+def _stale_view(args):
+    """Whether a tensor argument is a view whose base was modified in place since it was made."""
+    return any(isinstance(a, TensorBase) and a._base is not None and a._view_version != a._version[0] for a in args)
+
+
+class OpFailed:
+    """What the learner's `Function.apply` hands back when the learner's op's forward (not their engine) failed."""
+
+    def __init__(self, error):
+        self.error = error
+
+
 def _fits(shape, grad_shape):
     """Whether a gradient of `grad_shape` sums back to an input of `shape` (equal, or broadcast from it)."""
     if len(grad_shape) < len(shape):
@@ -165,7 +205,7 @@ def runner(learner_class, name: str | None = None):
                 error._tc_component_named = True
             raise
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-        n = ctx._num_args
+        n = len(ctx.input_metadata)
         inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
         if len(grads) == 1 and numbers in ((), "reduce"):  # one tensor input: its gradient alone will do
             grads = grads + (None,) * (n - 1)
@@ -174,7 +214,7 @@ def runner(learner_class, name: str | None = None):
         else:
             raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
                                f"input(s): return one per input of forward (None for one that needs none)")
-        shapes = dict(zip(ctx._input_pos or range(n), (shape for shape, _ in ctx._in_meta)))
+        shapes = {i: meta[0] for i, meta in enumerate(ctx.input_metadata) if meta is not None}
         out = []
         for i, (g, need) in enumerate(zip(grads, ctx.needs_input_grad)):
             if not need:
@@ -191,6 +231,58 @@ def runner(learner_class, name: str | None = None):
         return tuple(out)
 
     through = {}  # what is installed -> the callable a node runs its backward with
+    routed = {}  # the reference op -> the op class the learner's Function.apply records
+
+    def checked_forward(ctx, *arrays):
+        try:
+            result = forward(ctx, *arrays)
+            problem = _forward_problem(name, result, arrays, *checked_forward.expect)
+            if problem is not None:
+                raise problem
+        except Exception as error:  # the learner's op failed, not their engine that called it
+            error._tc_op_forward = True
+            raise
+        return np.asarray(result)
+
+    def backward_of():
+        """(the learner's backward as the node runs it, a class whose `backward` is that), through what is
+        installed (build mode times it and names its errors)."""
+        installed = seams.ACTIVE.get(name)
+        pair = through.get(installed)
+        if pair is None:
+            wrapped = getattr(installed, "__wrapped__", installed)
+            step = functools.partial(installed, _BACKWARD) if wrapped is run else rule
+            pair = through[installed] = (step, type(name, (), {"backward": staticmethod(step)}))
+        return pair
+
+    def recorded_by_learner(op, args, arrays, shape, dtype):
+        """The call recorded by the learner's Function.apply (NotImplemented: the reference records it)."""
+        if _anomaly.enabled or _stale_view(args):
+            return NotImplemented
+        cls = routed.get(op)
+        if cls is None:
+            cls = routed[op] = type(name, (learner_class,), {"node_name": op._Node.__name__,
+                                                             "forward": staticmethod(checked_forward)})
+        checked_forward.expect = (shape, dtype)
+        args = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim, keepdim)
+        result = seams.learner("Function.apply")(cls, *args)
+        if isinstance(result, OpFailed):
+            raise result.error
+        if result is NotImplemented:
+            return NotImplemented
+        node = result.grad_fn
+        if node is not None:  # recorded: the framework numbers the node; backward runs the learner's
+            node._seq = next(_sequence)
+            node.modules = module_stack.modules
+            if "_saved" in node.__dict__:
+                _keep_saved(node, args, arrays)
+            if node.save_output:
+                node._out_alias = alias = _wrap(result._data)
+                alias._version = result._version
+                node._out_version = result._version[0]
+            node._learner_backward, node._forward_cls = backward_of()
+        seams.count_call(name)
+        return result
 
     def run(ctx, *args, **kwargs):
         if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
@@ -208,29 +300,20 @@ def runner(learner_class, name: str | None = None):
         if got is None:
             return NotImplemented
         arrays, shape, dtype = got
+        if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
+            return recorded_by_learner(ctx, args, arrays, shape, dtype)
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__
         if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
             del kept["_saved"], kept["_saved_versions"]
         result = forward(ctx, *arrays)
-        if recorded and "_saved" in kept:  # the arrays forward saved are its inputs: backward gets their tensors
-            saved = tuple(_tensor_of(s, args, arrays) for s in kept["_saved"])
-            ctx._saved = saved
-            ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
-        if not isinstance(result, (np.ndarray, np.generic)):
-            raise TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
-                            "computes on the operands' arrays (np.exp(x), a * b, ...)")
-        if result.shape != shape or result.dtype != dtype:
-            raise RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
-                               f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
-                               f"shape {shape} and dtype {dtype}")
-        if recorded:  # backward goes through what is installed (build mode times it and names its errors)
-            installed = seams.ACTIVE.get(name)
-            backward_of = through.get(installed)
-            if backward_of is None:
-                wrapped = getattr(installed, "__wrapped__", installed)
-                backward_of = through[installed] = functools.partial(installed, _BACKWARD) if wrapped is run else rule
-            ctx._learner_backward = backward_of
+        if recorded and "_saved" in kept:
+            _keep_saved(ctx, args, arrays)
+        problem = _forward_problem(name, result, arrays, shape, dtype)
+        if problem is not None:
+            raise problem
+        if recorded:  # a node's backward runs the learner's
+            ctx._learner_backward, ctx._forward_cls = backward_of()
         seams.count_call(name)
         return result
 

@@ -1,11 +1,11 @@
-"""Chapter 02 (autograd): checks for the ops, the topological sort, accumulation, gradient checking.
+"""Chapter 02 (autograd): checks for the ops, the topological sort, gradient checking.
 
 The learner's op classes (02.1-02.3: forward on NumPy arrays, backward with tensor ops) are installed in
 the framework for the check (`ops/learner_op.py`, as build mode installs them) and compared with NumPy, with
 finite differences and with the framework's own second derivatives; the learner's topological sort orders a
 real graph whose nodes are then run in that order, and the learner's backward pass is compared with `.backward()`.
-The checks of 02.7-02.9 (no_grad, a custom Function, Jacobian and Hessian)
-are in `ch02_autograd_tools`.
+The check of 02.5 (the engine) is in `ch02_engine`, those of 02.7-02.9 (no_grad, a custom Function, Jacobian
+and Hessian) in `ch02_autograd_tools`.
 """
 import contextlib
 
@@ -19,6 +19,7 @@ from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise
 from . import ch02_autograd_tools  # noqa: F401  (registers 02.7-02.9)
+from . import ch02_engine  # noqa: F401  (registers 02.5)
 
 
 # ---- shared helpers ----------------------------------------------------------------------------------------
@@ -486,7 +487,7 @@ def _leaf_grads_of(backward_pass, make):
 
 def _backward_pass_check(t, backward_pass):
     """The learner's backward pass on graphs with fan-out, a broadcast, an input without gradient, a leaf used
-    twice and a leaf whose .grad already holds a value."""
+    twice and a leaf whose .grad already holds a value; then the graph freed after a pass unless retain_graph."""
     rng = np.random.default_rng(4)
     xs, ws = rng.standard_normal((3, 2)), rng.standard_normal((2,))
 
@@ -524,6 +525,35 @@ def _backward_pass_check(t, backward_pass):
             mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the old a.grad was overwritten, not added "
                                       "to", "let the leaf's AccumulateGrad node write .grad: call it with the "
                                       "gradient")])
+    _freeing_check(t, backward_pass)
+
+
+def _freeing_check(t, backward_pass):
+    """The graph is freed after a pass (each node's saved tensors released), unless retain_graph=True."""
+    p = tc.tensor([1.0, 2.0], requires_grad=True)
+    q = (p * p).sum()
+    what = "backward_pass(q.grad_fn, 1, retain_graph=True) then backward_pass(q.grad_fn, 1) for q = sum(p * p)"
+    try:
+        with tc.no_grad():
+            backward_pass(q.grad_fn, tc.tensor(1.0), retain_graph=True)
+            backward_pass(q.grad_fn, tc.tensor(1.0))
+    except TypeError as error:
+        t.fail(what, f"your backward_pass raised TypeError: {error}", hint="backward_pass(root, grad, "
+               "retain_graph=False) takes the flag that tensor.backward(retain_graph=...) passes on")
+    except RuntimeError as error:
+        t.fail(what, f"the second pass raised: {str(error)[:60]}...: the first pass freed the graph although "
+               "retain_graph=True", hint="release a node's saved tensors only when retain_graph is False")
+    t.close(p.grad, [4.0, 8.0], f"p.grad after {what}", given={"p": [1.0, 2.0]})
+    try:
+        with tc.no_grad():
+            backward_pass(q.grad_fn, tc.tensor(1.0))
+        freed = False
+    except RuntimeError as error:
+        freed = "a second time" in str(error)
+    t.true(freed, "a third backward_pass through q's graph to raise PyTorch's 'backward through the graph a second "
+           "time' error: the pass before it ran without retain_graph, so it freed the graph",
+           hint="after running a node, call node.release_variables() unless retain_graph (its saved tensors are "
+                "no longer needed)")
 
 
 @exercise("02.4", title="topological sort and the backward pass", points=4)
@@ -553,51 +583,6 @@ def topo_sort_check(t, topo_sort, backward_pass):
     t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
             given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
     _backward_pass_check(t, backward_pass)
-
-
-# ---- 02.5 -------------------------------------------------------------------------------------------------
-@exercise("02.5", title="gradient accumulation over chunks", points=2)
-def accumulate_check(t, accumulated_grad):
-    rng = np.random.default_rng(5)
-    x = tc.tensor(rng.standard_normal((12, 3)), dtype=tc.float32)
-    y = tc.tensor(rng.standard_normal((12, 1)), dtype=tc.float32)
-    w = tc.tensor(rng.standard_normal((3, 1)), dtype=tc.float32, requires_grad=True)
-    stale = tc.full((3, 1), 5.0)
-    expected = 2 * x.numpy().T @ (x.numpy() @ w.detach().numpy() - y.numpy()) / 12
-    last = 2 * x.numpy()[8:].T @ (x.numpy()[8:] @ w.detach().numpy() - y.numpy()[8:]) / 12
-    hints = [
-        mistakes.custom(lambda g, e: np.allclose(g, e + stale.numpy(), atol=1e-5),
-                        "w.grad still held the old gradient (all 5.0) it had before your function ran",
-                        "reset it (w.grad = None) once, before the first chunk"),
-        mistakes.custom(lambda g, e: np.allclose(g, 3 * e, atol=1e-5),
-                        "your gradient is 3 times too large: the 3 chunks' mean losses were simply added",
-                        "each chunk's mean loss must be weighted by len(chunk) / N so that the chunks add up to the "
-                        "mean over all N rows"),
-        mistakes.custom(lambda g, e: np.allclose(g, last, atol=1e-5) or np.allclose(g, 3 * last, atol=1e-5),
-                        "only the last chunk's gradient is there: the earlier chunks' gradients were lost",
-                        "call backward on every chunk and let the gradients add up in w.grad (do not reset between "
-                        "chunks)"),
-    ]
-    w.grad = stale.clone()
-    got = accumulated_grad(w, x, y, 4)
-    t.true(got is w.grad or got is None or isinstance(got, tc.Tensor),
-           "accumulated_grad to return w.grad (a tensor)")
-    t.close(w.grad, expected, "w.grad after accumulated_grad(w, x, y, chunk=4)", atol=1e-5, mistakes=hints,
-            given="x of shape (12, 3), y of shape (12, 1), w of shape (3, 1) whose .grad held 5.0 everywhere")
-    w.grad = None
-    accumulated_grad(w, x, y, 12)
-    t.close(w.grad, expected, "w.grad with a single chunk of 12 rows", atol=1e-5)
-    # used for real: training with accumulation follows the same path as full-batch training
-    w_acc = tc.zeros(3, 1, requires_grad=True)
-    w_full = tc.zeros(3, 1, requires_grad=True)
-    for _ in range(20):
-        accumulated_grad(w_acc, x, y, 4)
-        w_full.grad = None
-        ((x @ w_full - y) ** 2).mean().backward()
-        with tc.no_grad():
-            w_acc -= 0.1 * w_acc.grad
-            w_full -= 0.1 * w_full.grad
-    t.close(w_acc, w_full, "weights after 20 steps with your accumulation vs full-batch steps", atol=1e-5)
 
 
 # ---- 02.6 -------------------------------------------------------------------------------------------------

@@ -1,0 +1,147 @@
+"""Chapter 02's engine as the learner's (exercise 02.5): `Function.apply` records the calls of the learner's ops,
+`Node.apply` runs their nodes' backward steps, `AccumulateGrad.apply` writes the leaves' gradients; what the
+exercise leaves out (hooks, create_graph, anomaly detection, the reference's own ops) stays the reference's, and a
+wrong engine is named, never repaired."""
+import numpy as np
+import pytest
+
+import tinygrad_course as tc
+from tinygrad_course import seams
+from tinygrad_course.autograd import engine
+from tinygrad_course.build import session
+from tinygrad_course.build.components import BY_NAME
+from tinygrad_course.build.probes_engine import engine_probe
+from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
+from tinygrad_course.ops.learner_op import runner
+
+from build_helpers import solution_cell
+
+ENGINE = ("Function.apply", "Node.apply", "AccumulateGrad.apply")
+
+
+def _solution():
+    namespace = {"tc": tc, "np": np, "Op": engine.Op, "grad_accumulator": engine.grad_accumulator}
+    exec(solution_cell("02_autograd.ipynb", "ex02_5"), namespace)
+    return {"Function.apply": namespace["Function"], "Node.apply": namespace["Node"],
+            "AccumulateGrad.apply": namespace["AccumulateGrad"]}
+
+
+@pytest.fixture
+def installed():
+    """The solution's engine and the exercise-shaped ops, installed as build mode installs them (guarded)."""
+    seams.uninstall()
+    seams.reset_calls()
+    for name, op in ENGINE_OPS.items():
+        seams.install(name, session._guarded(runner(op, name), name, "a test", seams.reference(name)))
+    for name, obj in _solution().items():
+        component = BY_NAME[name]
+        fallback = seams.reference(name) if component.pure else None
+        seams.install(name, session._guarded(component.adapt(obj), name, "a test", fallback))
+    yield
+    seams.uninstall()
+    seams.reset_calls()
+
+
+def test_the_engine_records_and_runs_the_learners_ops(installed, monkeypatch):
+    recorded = []
+    monkeypatch.setattr(engine, "_record", lambda *args: recorded.append(args) or pytest.fail("reference recorded"))
+    a = tc.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]], requires_grad=True)
+    b = tc.tensor([2.0, 0.5, -1.0], requires_grad=True)
+    y = ((a * b + 1.5).tanh() ** 2).sum()
+    assert y.grad_fn.name() == "SumBackward0" and not recorded
+    node = y.grad_fn.next_functions[0][0]
+    assert node.name() == "PowBackward0" and node.input_metadata[1] is None
+    assert seams.calls()["Function.apply"] == 5
+    y.backward()  # (the ops' backward calls the ops again, recorded by Function.apply under no_grad)
+    calls = seams.calls()
+    assert calls["Node.apply"] == 5 and calls["AccumulateGrad.apply"] == 2
+    an, bn = a.detach().numpy(), b.detach().numpy()
+    t = np.tanh(an * bn + 1.5)
+    ga = 2 * t * (1 - t * t)
+    np.testing.assert_allclose(a.grad.numpy(), ga * bn, rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), (ga * an).sum(0), rtol=1e-5)
+    with pytest.raises(RuntimeError, match="a second time"):
+        y.backward()
+
+
+def test_what_the_engine_does_not_cover_stays_the_references(installed):
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    w.register_hook(lambda g: seen.append(g) or g * 10)  # a leaf with a hook: the reference accumulates
+    (w * w).sum().backward()
+    assert seen and w.grad.tolist() == [20.0, 40.0] and "AccumulateGrad.apply" not in seams.calls()
+    v = tc.tensor([0.5, -1.0], dtype=tc.float64, requires_grad=True)
+    g, = tc.autograd.grad((v * v * v).sum(), v, create_graph=True)  # create_graph: the reference's step
+    second, = tc.autograd.grad(g.sum(), v)
+    np.testing.assert_allclose(second.numpy(), 6 * v.detach().numpy())
+    with pytest.warns(UserWarning, match="Anomaly"), tc.autograd.detect_anomaly():  # the reference records (traces)
+        before = seams.calls().get("Function.apply", 0)
+        (v * 2.0).sum().backward()
+        assert seams.calls().get("Function.apply", 0) == before
+    x = tc.tensor([1, 2])  # integer tensors: not the learner's ops, so not their engine
+    assert (x * 2).tolist() == [2, 4]
+
+
+def test_the_probe_sees_the_learners_engine():
+    seams.uninstall()
+    want = engine_probe()
+    for name, obj in _solution().items():
+        seams.install(name, BY_NAME[name].adapt(obj))
+    try:
+        got = engine_probe()
+    finally:
+        seams.uninstall()
+    assert set(got) == set(want)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-6, err_msg=key)
+
+
+def test_a_wrong_node_step_is_named_and_the_reference_takes_over(installed):
+    class Node:
+        def apply(self, *grad_outputs):  # forgets to sum a broadcast gradient back
+            grads = self._forward_cls.backward(self, *grad_outputs)
+            return tuple(g for g, m in zip(grads, self.input_metadata) if m is not None)
+
+    seams.install("Node.apply", session._guarded(BY_NAME["Node.apply"].adapt(Node), "Node.apply", "a test",
+                                                 seams.reference("Node.apply")))
+    session._state.setdefault("loaded", [])
+    session._state.setdefault("refused", {})
+    a = tc.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = tc.tensor([1.0, -1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"your Node.apply .* returned a gradient of shape \(2, 2\)"):
+        (a * b).sum().backward()
+    assert b.grad.tolist() == [4.0, 6.0] and "Node.apply" not in seams.installed()
+
+
+def test_a_wrong_recording_is_left_out_and_the_reference_records(installed):
+    class Function:
+        @classmethod
+        def apply(cls, *args):  # records nothing
+            arrays = [a.detach().numpy() if isinstance(a, tc.Tensor) else a for a in args]
+            return tc.from_numpy(cls.forward(cls._backward_cls(), *arrays))
+
+    seams.install("Function.apply", session._guarded(BY_NAME["Function.apply"].adapt(Function), "Function.apply",
+                                                     "a test", seams.reference("Function.apply")))
+    session._state.setdefault("loaded", [])
+    session._state.setdefault("refused", {})
+    a = tc.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="your Function.apply .* whose grad_fn is NoneType"):
+        y = a * a
+    assert y.grad_fn.name() == "MulBackward0" and "Function.apply" not in seams.installed()
+    y.sum().backward()
+    assert a.grad.tolist() == [2.0, 4.0]
+
+
+def test_a_wrong_op_inside_the_learners_recording_is_the_ops_fault(installed):
+    class Mul(ENGINE_OPS["Mul"]):
+        @staticmethod
+        def forward(ctx, a, b):
+            return (a * b).sum()  # the wrong shape
+
+    seams.install("Mul", session._guarded(runner(Mul, "Mul"), "Mul", "a test", seams.reference("Mul")))
+    session._state.setdefault("loaded", [])
+    session._state.setdefault("refused", {})
+    a = tc.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"your Mul .* returned an array of shape \(\)"):
+        y = a * a
+    assert y.tolist() == [1.0, 4.0] and "Mul" not in seams.installed() and "Function.apply" in seams.installed()

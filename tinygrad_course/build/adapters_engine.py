@@ -1,0 +1,125 @@
+"""Adapters of chapter 02's engine (exercise 02.5): the learner's `Function.apply` (recording a call of their
+op), `Node.apply` (a node's backward step) and `AccumulateGrad.apply` (a leaf's gradient) as the framework's.
+
+Each routes the calls the learner's engine covers to it and the others to the reference (`NotImplemented`),
+and checks what the learner's code returned or wrote against the node it ran on: a wrong result is an error
+naming the component, never repaired. Build mode's guard then leaves a component that raised out (the
+reference records the call or runs the step); an error of the learner's op inside their `Function.apply` is
+the op's (`OpFailed`), so their engine is not blamed for it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.grad_mode import _state
+from ..ops.learner_op import OpFailed
+from ..tensor_base import TensorBase
+
+
+def _method(learner_class, name: str, attr: str = "apply"):
+    """The function `attr` the learner's class defines itself (a classmethod's function for `Function.apply`)."""
+    for klass in learner_class.__mro__[:-1]:
+        if klass.__module__.startswith("tinygrad_course"):
+            break
+        found = vars(klass).get(attr)
+        if found is not None:
+            return getattr(found, "__func__", found)
+    raise AttributeError(f"your {name} defines no {attr}")
+
+
+def function_apply(learner_class):
+    """`Function.apply(cls, *args)` of the learner, called by build mode's runner of their op (`cls` is their op,
+    its forward checked, its node named as PyTorch's): the result tensor, its `grad_fn` when the call is
+    recorded (gradients enabled and an input requires grad), else none."""
+    apply = _method(learner_class, "Function")
+
+    def record(cls, *args):
+        tensors = sum(isinstance(a, TensorBase) for a in args)
+        recorded = _state.enabled and any(isinstance(a, TensorBase) and a._requires_grad for a in args)
+        try:
+            result = apply(cls, *args)
+        except Exception as error:
+            if getattr(error, "_tc_op_forward", False):
+                return OpFailed(error)
+            raise
+        shape, dtype = cls.forward.expect
+        if not isinstance(result, TensorBase) or result._data.shape != shape or result._data.dtype != dtype:
+            got = (f"a tensor of shape {tuple(result._data.shape)} and dtype {result.dtype}"
+                   if isinstance(result, TensorBase) else type(result).__name__)
+            raise RuntimeError(f"your Function.apply returned {got} for {cls.__name__}, expected a tensor of shape "
+                               f"{shape} and dtype {dtype}: wrap the array forward returns (tc.from_numpy)")
+        node = result.grad_fn
+        if not recorded:
+            if node is not None or result._requires_grad:
+                raise RuntimeError(f"your Function.apply recorded a {cls.__name__} call that needs no graph (no input "
+                                   "requires grad, or gradients are disabled): its result must be a plain tensor")
+            return result
+        if type(node) is not cls._backward_cls or not result._requires_grad:
+            raise RuntimeError(f"your Function.apply returned a result of {cls.__name__} whose grad_fn is "
+                               f"{type(node).__name__} (requires_grad={result._requires_grad}), expected the op's "
+                               f"node, cls._backward_cls(), and requires_grad=True")
+        if len(node.next_functions) != tensors or len(node.input_metadata) != len(args) or \
+                len(node.needs_input_grad) != len(args):
+            raise RuntimeError(f"your Function.apply recorded {len(node.next_functions)} next_functions, "
+                               f"{len(node.input_metadata)} input_metadata and {len(node.needs_input_grad)} "
+                               f"needs_input_grad for a call of {cls.__name__} on {len(args)} arguments ({tensors} "
+                               "tensors): one edge per tensor argument, one entry per argument for the others")
+        return result
+
+    return record
+
+
+def node_apply(learner_class):
+    """`Node.apply(self, *grad_outputs)` of the learner, a node's backward step for the nodes of their ops: one
+    gradient (or None) per entry of next_functions, in that input's shape and dtype."""
+    step = _method(learner_class, "Node")
+
+    def run(node, *grad_outputs):
+        grads = step(node, *grad_outputs)
+        grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+        inputs = [meta for meta in node.input_metadata if meta is not None]
+        if len(grads) != len(inputs):
+            raise RuntimeError(f"your Node.apply returned {len(grads)} gradient(s) for {node.name()}, which has "
+                               f"{len(inputs)} entries in next_functions: one per tensor input (None for a number)")
+        for k, (g, (shape, dtype)) in enumerate(zip(grads, inputs)):
+            if g is None:
+                continue
+            if not isinstance(g, TensorBase) or g._data.shape != tuple(shape) or g.dtype is not dtype:
+                got = (f"shape {tuple(g._data.shape)} and dtype {g.dtype}" if isinstance(g, TensorBase)
+                       else type(g).__name__)
+                raise RuntimeError(f"your Node.apply returned a gradient of {got} for input {k} of {node.name()}, "
+                                   f"whose shape is {tuple(shape)} and dtype {dtype}: sum it back to the input's "
+                                   "shape and cast it to its dtype")
+        return grads
+
+    return run
+
+
+def accumulate_grad(learner_class):
+    """`AccumulateGrad.apply(self, grad)` of the learner for a leaf whose `.grad` is None or a plain tensor of its
+    shape and dtype (the engine keeps leaves with hooks and `create_graph` for itself; the reference takes the
+    others): afterwards `.grad` holds the sum, in a row-major storage of its own."""
+    apply = _method(learner_class, "AccumulateGrad")
+
+    def run(node, grad):
+        leaf = node.variable
+        old = leaf.grad
+        shape, dtype = leaf._data.shape, leaf.dtype
+        if grad._requires_grad or grad._data.shape != shape or grad.dtype is not dtype \
+                or type(grad._data) is not np.ndarray or old is not None and (
+                    old._requires_grad or type(old._data) is not np.ndarray or old._data.shape != shape
+                    or old.dtype is not dtype or not old._data.flags.writeable):
+            return NotImplemented
+        apply(node, grad)
+        new = leaf.grad
+        if not isinstance(new, TensorBase) or new._data.shape != shape or new.dtype is not dtype or new._requires_grad:
+            got = f"shape {tuple(new.shape)}, dtype {new.dtype}" if isinstance(new, TensorBase) else type(new).__name__
+            raise RuntimeError(f"your AccumulateGrad.apply left the leaf's .grad as {got}, expected a tensor of the "
+                               f"leaf's shape {tuple(shape)} and dtype {dtype} that does not require grad")
+        if old is None and (np.may_share_memory(new._data, grad._data) or not new._data.flags.c_contiguous):
+            raise RuntimeError("your AccumulateGrad.apply kept the incoming gradient's storage as .grad (or a "
+                               "strided view of it): the next gradient added in place would change another "
+                               "tensor; keep a row-major copy (grad.clone())")
+        return None
+
+    return run

@@ -1,0 +1,79 @@
+"""Probes of chapter 02's engine (exercise 02.5): `Function.apply`, `Node.apply` and `AccumulateGrad.apply` run
+inside the framework on a small model, compared with the reference's run.
+
+The engine's seams take the calls of a learner's ops (build mode), so the probe installs ops written as the
+exercise writes them (02.5's check's `ENGINE_OPS`: forward on arrays, backward with tensor ops) for its run, with or without
+the learner's engine: what differs is then the engine alone. The run covers broadcasting (gradients summed
+back), a Python number, a saved output, a leaf used twice, `.grad` accumulating over two passes, a call under
+`no_grad`, the graph freed after backward, and a second derivative (`create_graph`, the reference's).
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from .. import factories as F
+from .. import seams
+from ..autograd.engine import grad as autograd_grad
+from ..autograd.grad_mode import no_grad
+from ..generator import manual_seed
+from ..grading.exercises.ch02_engine import ENGINE_OPS
+from ..ops.learner_op import runner
+
+
+
+
+def _np(t):
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
+
+
+def _names(t):
+    """The grad_fn names along the first edges below `t`, as numbers (crc32) for comparing."""
+    out, node = [], t.grad_fn
+    while node is not None and len(out) < 6:
+        out.append(zlib.crc32(node.name().encode()))
+        node = node.next_functions[0][0] if node.next_functions else None
+    return np.array(out, dtype=np.float64)
+
+
+def _model_run():
+    manual_seed(5)
+    x = F.randn(3, 4)
+    w, b = F.randn(4, requires_grad=True), F.randn(1, requires_grad=True)
+    w.grad = F.ones(4) * 0.5  # accumulated into
+    y = ((x * w + b).tanh() ** 2).sum()
+    y.backward()
+    try:
+        y.backward()  # the graph was freed
+        freed = 0.0
+    except RuntimeError:
+        freed = 1.0
+    v = F.randn(2, 2, dtype=np.float64, requires_grad=True)
+    (v * v + v).sum(1).sum().backward(retain_graph=True)
+    (v * 2.0).sum().backward()
+    with no_grad():
+        plain = x * w
+    cube = (w * w * w).sum()
+    gw, = autograd_grad(cube, w, create_graph=True)
+    (gw * gw).sum().backward()  # a second derivative into w.grad
+    flags = [freed, float(plain.requires_grad), float(plain.grad_fn is None), float(w.grad.is_contiguous())]
+    return {"y": _np(y), "gw": _np(w.grad), "gb": _np(b.grad), "gv": _np(v.grad), "names": _names(y),
+            "flags": np.array(flags)}
+
+
+def engine_probe():
+    """The model run with `ENGINE_OPS` as the learner's ops (the seams restored after)."""
+    previous = {name: seams.installed().get(name) for name in ENGINE_OPS}
+    for name, op in ENGINE_OPS.items():
+        seams.install(name, runner(op, name))
+    try:
+        return _model_run()
+    finally:
+        for name, implementation in previous.items():
+            seams.uninstall(name)
+            if implementation is not None:
+                seams.install(name, implementation)
+
+
+PROBES = {"Function.apply": engine_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe}

@@ -1,0 +1,259 @@
+"""Chapter 02, exercise 02.5: the engine their ops run in -- recording a call (`gradient_edge`,
+`Function.apply`), a node's backward step (`sum_to_shape`, `Node.apply`) and a leaf's gradient
+(`AccumulateGrad.apply`).
+
+Each piece is called directly first, on exact inputs, so a failure names the piece and what it returned; the
+recording runs ops written as the exercises write them (`build/probes_engine.py`), the backward step runs on
+nodes the framework recorded. Build mode's probe then runs all three inside the framework (`check()` ends
+with it).
+"""
+import numpy as np
+
+import tinygrad_course as tc
+
+from ...autograd.engine import Op, grad_accumulator
+from .. import mistakes
+from ..registry import exercise
+
+
+# ops written as chapter 02's exercises write them (forward on arrays, backward with tensor ops): what the
+# recording is checked with here, and what build mode's probe of the engine runs (`build/probes_engine.py`)
+class Add(Op):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Mul(Op):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+
+class Pow(Op):
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.save_for_backward(a, exponent)
+        return a ** exponent
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, exponent = ctx.saved_tensors
+        return grad * exponent * a ** (exponent - 1), None
+
+
+class Tanh(Op):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_output = True
+        return np.tanh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = ctx.saved_output
+        return grad * (1 - out * out)
+
+
+class Sum(Op):
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+        return np.asarray(x.sum(axis=dim, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.dim is not None and not ctx.keepdim:
+            for d in sorted(d % len(ctx.shape) for d in np.atleast_1d(ctx.dim)):
+                grad = grad.unsqueeze(d)
+        return grad.expand(*ctx.shape)
+
+
+ENGINE_OPS = {"Add": Add, "Mul": Mul, "Pow": Pow, "Tanh": Tanh, "Sum": Sum}
+
+
+def _method(learner_class, attr="apply"):
+    """The function `attr` the learner's class defines (a classmethod's function for `Function.apply`)."""
+    for klass in learner_class.__mro__[:-1]:
+        found = vars(klass).get(attr)
+        if found is not None:
+            return getattr(found, "__func__", found)
+    raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
+
+
+class _Widen(Op):
+    """x * 2 whose backward returns float64 gradients for a float32 input (a gradient to cast back)."""
+
+    node_name = "WidenBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x._data * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.double() * 2
+
+
+def _sum_to_shape_check(t, sum_to_shape):
+    rng = np.random.default_rng(25)
+    for grad_shape, shape in [((2, 3, 4), (3, 1)), ((4, 3), (3,)), ((2, 3), (2, 3)), ((5,), ()), ((2, 1, 3), (2, 1, 3)),
+                              ((3, 2), (1, 2))]:
+        g = rng.standard_normal(grad_shape)
+        got = sum_to_shape(tc.tensor(g), shape)
+        lead = len(grad_shape) - len(shape)
+        want = g.sum(axis=tuple(range(lead))) if lead else g
+        want = want.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and want.shape[i] != 1),
+                        keepdims=True).reshape(shape)
+        what = f"sum_to_shape(grad of shape {grad_shape}, {shape})"
+        t.true(isinstance(got, tc.Tensor), f"{what} to return a tensor (got {type(got).__name__})",
+               hint="compute it with tensor operations: grad.sum(dims, keepdim=True), then reshape")
+        t.equal(tuple(got.shape), tuple(shape), f"the shape of {what}",
+                hint="sum over the leading dimensions broadcasting added, and with keepdim=True over the dimensions "
+                     "where the input has size 1 and grad does not; then reshape to the input's shape")
+        t.close(got, want, what, given={"grad": g},
+                mistakes=[mistakes.custom(lambda got, e: np.allclose(got * g.size / max(e.size, 1), e),
+                                          "your values are means, not sums: a stretched element was read at every "
+                                          "position, and each read adds its gradient")])
+
+
+def _gradient_edge_check(t, gradient_edge):
+    leaf = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    t.true(gradient_edge(leaf) == (grad_accumulator(leaf), 0),
+           f"gradient_edge(leaf) to be (its AccumulateGrad node, 0), got {gradient_edge(leaf)!r}",
+           hint="a leaf that requires grad has no grad_fn: its gradient goes to grad_accumulator(t), output 0")
+    parts = (leaf * 2).unbind(0)
+    got = gradient_edge(parts[2])
+    t.true(got == (parts[2].grad_fn, 2),
+           f"gradient_edge(x.unbind(0)[2]) to be (UnbindBackward0, 2), got {got!r}",
+           why="the third output of a node sends its gradient to the node's output 2" if got == (parts[2].grad_fn, 0)
+           else None, hint="a computed tensor's edge is (t.grad_fn, t.output_nr)")
+    constant = tc.tensor([1.0, 2.0])
+    t.true(gradient_edge(constant) == (None, 0), f"gradient_edge of a tensor that needs no gradient to be (None, 0), "
+           f"got {gradient_edge(constant)!r}", hint="no grad_fn and requires_grad=False: no node receives its gradient")
+
+
+def _function_apply_check(t, Function):
+    apply = _method(Function)
+    received = []
+
+    def spy(ctx, *arrays):
+        received.append(arrays)
+        return Mul.forward(ctx, *arrays)
+
+    op = type("Mul", (Mul,), {"node_name": "MulBackward0", "forward": staticmethod(spy)})
+    a = tc.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]], requires_grad=True)
+    b = tc.tensor([2.0, 0.5, -1.0])
+    given = {"a": a, "b (requires_grad=False)": b}
+    y = apply(op, a, b)
+    arrays = received[-1] if received else ()
+    if any(isinstance(x, tc.Tensor) for x in arrays):
+        t.fail("Function.apply(Mul, a, b)", "forward received tensors", hint="forward computes on the operands' "
+               "arrays: pass a.detach().numpy() for each tensor argument (Python numbers as they are)", given=given)
+    t.true(len(arrays) == 2 and arrays[0] is a.detach().numpy() and arrays[1] is b.detach().numpy(),
+           "forward to receive the tensors' own arrays (a.detach().numpy(), not a copy)", given=given,
+           hint="backward reads the tensors whose arrays forward saved: a copy is no tensor's array")
+    t.true(isinstance(y, tc.Tensor), f"Function.apply(Mul, a, b) to return a tensor (got {type(y).__name__})",
+           hint="wrap the array forward returns: tc.from_numpy(...)")
+    t.close(y, a.detach().numpy() * b.numpy(), "Function.apply(Mul, a, b)", given=given)
+    node = y.grad_fn
+    t.true(node is not None and type(node) is op._backward_cls and y.requires_grad,
+           f"the result's grad_fn to be a new MulBackward0 node (cls._backward_cls()) and requires_grad=True, got "
+           f"grad_fn={node!r}, requires_grad={y.requires_grad}", given=given,
+           hint="a call with an input that requires grad is recorded: the result requires grad and its grad_fn is "
+                "the node forward received as ctx")
+    t.true(tuple(node.next_functions) == ((grad_accumulator(a), 0), (None, 0)),
+           f"y.grad_fn.next_functions to be ((a's AccumulateGrad, 0), (None, 0)), got {node.next_functions!r}",
+           given=given, hint="one edge per tensor argument: gradient_edge(a)")
+    t.equal(tuple(node.needs_input_grad), (True, False), "y.grad_fn.needs_input_grad", given=given)
+    t.equal([tuple(m[0]) + (str(m[1]),) for m in node.input_metadata],
+            [(2, 3, "tc.float32"), (3, "tc.float32")], "y.grad_fn.input_metadata as (shape..., dtype)", given=given,
+            hint="one (shape, dtype) per argument of forward: (a.shape, a.dtype), ...")
+    z = apply(op, y, 2.5)
+    t.true(z.grad_fn is not None and tuple(z.grad_fn.next_functions) == ((node, 0),),
+           f"Function.apply(Mul, y, 2.5).grad_fn.next_functions to be ((y.grad_fn, 0),) (no edge for the number), "
+           f"got {getattr(z.grad_fn, 'next_functions', None)!r}",
+           hint="next_functions has an edge for each tensor argument only")
+    t.true(len(z.grad_fn.input_metadata) == 2 and z.grad_fn.input_metadata[1] is None,
+           f"the input_metadata of a call with a Python number to hold None for the number, got "
+           f"{z.grad_fn.input_metadata!r}", hint="(shape, dtype) for a tensor argument, None for anything else")
+    with tc.no_grad():
+        plain = apply(op, a, b)
+    t.true(plain.grad_fn is None and not plain.requires_grad, "a call under tc.no_grad() to record nothing "
+           f"(got grad_fn={plain.grad_fn!r}, requires_grad={plain.requires_grad})",
+           hint="record only when tc.is_grad_enabled() and an input requires grad")
+    plain = apply(op, b, b)
+    t.true(plain.grad_fn is None and not plain.requires_grad, "a call on tensors that need no gradient to record "
+           f"nothing (got grad_fn={plain.grad_fn!r})", hint="record only when an input requires grad")
+
+
+def _node_apply_check(t, Node):
+    step = _method(Node)
+    a = tc.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]], requires_grad=True)
+    b = tc.tensor([2.0, 0.5, -1.0], requires_grad=True)
+    g = tc.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    given = {"a (2, 3)": a, "b (3,)": b, "grad": g}
+    grads = step((a * b).grad_fn, g)
+    t.true(isinstance(grads, tuple) and len(grads) == 2,
+           f"Node.apply of a * b to return a tuple of 2 gradients, one per entry of next_functions (got {grads!r})",
+           given=given, hint="call self._forward_cls.backward(self, *grad_outputs), then make each gradient fit its input")
+    t.equal(tuple(grads[1].shape), (3,), "the shape of b's gradient from Node.apply((a * b).grad_fn, grad)",
+            given=given, hint="b was broadcast to (2, 3): sum its gradient back to b's shape (sum_to_shape)")
+    t.close(grads[0], g.numpy() * b.detach().numpy(), "a's gradient from Node.apply((a * b).grad_fn, grad)",
+            given=given)
+    t.close(grads[1], (g.numpy() * a.detach().numpy()).sum(0), "b's gradient from Node.apply((a * b).grad_fn, grad)",
+            given=given)
+    scaled = step((a * 2.5).grad_fn, g)
+    t.true(isinstance(scaled, tuple) and len(scaled) == 1,
+           f"Node.apply of a * 2.5 to return 1 gradient: the number has no entry in next_functions (got "
+           f"{len(scaled) if isinstance(scaled, tuple) else scaled!r})",
+           hint="skip the arguments whose input_metadata is None")
+    t.close(scaled[0], g.numpy() * 2.5, "a's gradient from Node.apply((a * 2.5).grad_fn, grad)", given=given)
+    x = tc.tensor([1.0, 2.0], dtype=tc.float32, requires_grad=True)
+    widened = step(_Widen.apply(x).grad_fn, tc.ones(2))
+    t.true(widened[0].dtype == tc.float32, f"the gradient of a float32 input to be float32 when the op's backward "
+           f"returns float64 (got {widened[0].dtype})", hint="cast each gradient to its input's dtype: g.to(dtype)")
+
+
+def _accumulate_check(t, AccumulateGrad):
+    apply = _method(AccumulateGrad)
+    w = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    node = grad_accumulator(w)
+    first = tc.tensor([[1.0, 3.0], [2.0, 4.0], [0.5, 0.25]]).T  # a transposed (strided) gradient
+    second = tc.full((2, 3), 10.0)
+    kept = first.numpy().copy()
+    apply(node, first)
+    t.close(w.grad, kept, "w.grad after AccumulateGrad.apply(node, g1) with w.grad None", given={"g1": kept})
+    t.true(not np.shares_memory(w.grad.numpy(), first.numpy()),
+           "the first gradient to be copied into w.grad (it shares its storage with g1)",
+           hint="g1 may be another tensor's gradient too; adding the next one in place would change it: keep "
+                "grad.clone()")
+    t.true(w.grad.is_contiguous(), "w.grad to be row-major (contiguous) like w",
+           hint="clone() copies into a row-major tensor")
+    held = w.grad
+    apply(node, second)
+    t.close(w.grad, kept + 10.0, "w.grad after a second AccumulateGrad.apply(node, g2) with g2 = 10",
+            given={"g1": kept},
+            mistakes=[mistakes.custom(lambda got, e: np.allclose(got, 10.0), "the old w.grad was replaced, not added to",
+                                      "gradients accumulate: add the new one to the .grad already there")])
+    t.true(w.grad is held, "the second gradient to be added into the same .grad tensor, in place (as PyTorch's "
+           "AccumulateGrad does: whoever holds w.grad sees the sum)", hint="leaf.grad.add_(grad)")
+    t.close(first, kept, "g1 after both calls (your accumulation must not change a gradient it received)")
+
+
+@exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves", points=4)
+def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad):
+    _sum_to_shape_check(t, sum_to_shape)
+    _gradient_edge_check(t, gradient_edge)
+    _function_apply_check(t, Function)
+    _node_apply_check(t, Node)
+    _accumulate_check(t, AccumulateGrad)
