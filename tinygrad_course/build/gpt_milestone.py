@@ -34,6 +34,7 @@ from ..nn import functional as F
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
+from .components import OPS_02B
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -53,8 +54,19 @@ NOTEBOOK = "10_gpt.ipynb"
 PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "attention"), ("Block", "ex10_3", "Block"),
           ("next_token_probs", "ex10_4", "next_token_probs"), ("cached_attention", "ex10_5", "cached_attention"),
           ("param_groups", "ex10_6", "param_groups"))
-# earlier components the child installs when the learner has written them (their seams run inside the GPT)
-EARLIER = ("Linear.forward", "Matmul", "topological_sort", "clip_grad_norm_")
+# earlier components the child installs when the learner has written them (their seams run inside the GPT):
+# chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
+# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it) and gradient clipping
+EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
+           "storage_positions",
+           "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
+           *OPS_02B, "topological_sort", "backward_pass",
+           "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.named_parameters",
+           "Module.parameters", "Module.named_children", "Module.children", "Module.named_modules", "Module.modules",
+           "Module.train", "Module.eval",
+           "Linear.__init__", "Linear.reset_parameters", "Linear.forward", "Sequential.__init__", "Sequential.forward",
+           "LayerNorm.__init__", "LayerNorm.forward",
+           "Optimizer", "Adam.step", "clip_grad_norm_")
 
 
 # ---- the text --------------------------------------------------------------------------------------------

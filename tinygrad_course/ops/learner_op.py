@@ -107,10 +107,83 @@ def _reduction(args):
     return [data, dims if dim is not None and type(dim) is not int else dim, keepdim], shape, dtype
 
 
-# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul" or "reduce"
+# ---- chapter 02b: the ops a model needs (softmax, GELU, dropout, embedding lookup, masked_fill) -----------
+def _along(args):
+    """Softmax / LogSoftmax (x, dim): x's array and an int dim in range; the result has x's shape."""
+    if len(args) != 2 or type(args[1]) is not int:
+        return None
+    got = _operands(args[:1], ())
+    if got is None or not -max(got[0][0].ndim, 1) <= args[1] < max(got[0][0].ndim, 1):
+        return None
+    (data,), (shape,), dtype = got
+    return [data, args[1]], shape, dtype
+
+
+def _gelu(args):
+    """Gelu (x, approximate='none'): x's array and 'none' or 'tanh'; the result has x's shape."""
+    if len(args) > 2 or (len(args) == 2 and args[1] not in ("none", "tanh")):
+        return None
+    got = _operands(args[:1], ())
+    if got is None:
+        return None
+    (data,), (shape,), dtype = got
+    return [data, *args[1:]], shape, dtype
+
+
+def _mask_times(args):
+    """Dropout (x, mask): x's array and the caller's mask, an array of x's shape and dtype."""
+    if len(args) != 2 or type(args[1]) is not np.ndarray:
+        return None
+    got = _operands(args[:1], ())
+    if got is None or args[1].shape != got[1][0] or args[1].dtype != got[2]:
+        return None
+    (data,), (shape,), dtype = got
+    return [data, args[1]], shape, dtype
+
+
+def _lookup(args):
+    """Embedding (weight, indices, padding_idx=None): a float 2-D weight's array and int64 indices in
+    [0, num_embeddings); the result has shape indices.shape + (embedding_dim,). A padding_idx stays the
+    reference's."""
+    weight, indices, padding_idx = (*args, None)[:3] if len(args) in (2, 3) else (None, None, 0)
+    if padding_idx is not None or not isinstance(indices, TensorBase) or type(indices._data) is not np.ndarray:
+        return None
+    got = _operands((weight,), ())
+    idx = indices._data
+    if got is None or got[0][0].ndim != 2 or idx.dtype != np.int64:
+        return None
+    (data,), _, dtype = got
+    if idx.size and (idx.min() < 0 or idx.max() >= data.shape[0]):
+        return None  # the reference raises PyTorch's IndexError (or takes negative indices)
+    return [data, idx, None], (*idx.shape, data.shape[1]), dtype
+
+
+def _masked(args):
+    """MaskedFill (x, mask, value): x's array, a bool mask that broadcasts to x's shape, a Python number."""
+    if len(args) != 3 or type(args[2]) not in (*_NUMBERS, bool) or not isinstance(args[1], TensorBase):
+        return None
+    got = _operands(args[:1], ())
+    mask = args[1]._data
+    if got is None or type(mask) is not np.ndarray or mask.dtype != np.bool_:
+        return None
+    (data,), (shape,), dtype = got
+    try:
+        if np.broadcast_shapes(shape, mask.shape) != shape:
+            return None
+    except ValueError:
+        return None
+    return [data, mask, args[2]], shape, dtype
+
+
+# chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
+SHAPED = {"Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
+          "MaskedFill": _masked}
+
+# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
+# or "shaped" (chapter 02b: SHAPED reads the arguments)
 OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
        "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
-       "Sum": "reduce", "Mean": "reduce"}
+       "Sum": "reduce", "Mean": "reduce", **{name: "shaped" for name in SHAPED}}
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -167,10 +240,10 @@ def runner(learner_class, name: str | None = None):
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         n = ctx._num_args
         inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
-        if len(grads) == 1 and numbers in ((), "reduce"):  # one tensor input: its gradient alone will do
+        if len(grads) == 1 and numbers in ((), "reduce", "shaped"):  # one differentiable input: its gradient alone
             grads = grads + (None,) * (n - 1)
-        elif len(grads) == inputs:
-            grads = grads + (None,) * (n - inputs)
+        elif len(grads) == inputs or (numbers == "shaped" and 1 <= len(grads) <= n):
+            grads = grads + (None,) * (n - len(grads))
         else:
             raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
                                f"input(s): return one per input of forward (None for one that needs none)")
@@ -201,6 +274,8 @@ def runner(learner_class, name: str | None = None):
             got = _matmul(args)
         elif numbers == "reduce":
             got = _reduction(args)
+        elif numbers == "shaped":
+            got = SHAPED[name](args)
         elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
             return NotImplemented
         else:
