@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -307,9 +308,11 @@ def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
         out = str(Path(tmp) / "gpt.npz")
         code = ("import sys; from tinygrad_course.build.gpt_milestone import child; "
                 "child(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))")
+        here = str(Path(__file__).resolve().parents[2])  # the child imports this tinygrad_course, not another copy
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([sys.executable, "-c", code, str(package or ""), str(pieces_dir or ""), out, str(steps)],
-                              cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+                              cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT, env=env)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0 or not Path(out + ".json").is_file():

@@ -84,6 +84,10 @@ def _matmul(args):
         batch = np.broadcast_shapes(xa.shape[:-2], xb.shape[:-2])
     except ValueError:
         return None
+    if batch and not (xa.flags.c_contiguous and xb.flags.c_contiguous):
+        # NumPy multiplies a stack of matrices with BLAS only when each matrix's rows are contiguous; a
+        # transposed operand (x @ w.T, a gradient's k.mT) would take its slow loop, 10 times longer than the copy
+        xa, xb = np.ascontiguousarray(xa), np.ascontiguousarray(xb)
     return [xa, xb], (*batch, xa.shape[-2], xb.shape[-1]), dtype
 
 
