@@ -88,7 +88,7 @@ CATALOGUE = [
     ("02b.2", (Gelu, DropoutUnscaled), ["missing the factor 1 / (1 - p)"]),
     ("02b.3", (EmbeddingAssigned, MaskedFill), ["an assignment keeps the last write", "input: grad = "]),
     ("02b.3", (EmbeddingNotScattered, MaskedFill), ["Embedding.backward returned a gradient of shape (2, 4, 3) for "
-                                                    "input 0 of shape (5, 3)"]),
+                                                    "input 0 of shape (5, 3)", "one row per lookup"]),
     ("02b.3", (Embedding, MaskedFillPassingGrad), ["the filled positions pass their gradient"]),
     ("02b.3", (Embedding, MaskedFillSwapped), ["the value went where the mask is False", "input: x = "]),
 ]

@@ -12,6 +12,7 @@ import numpy as np
 import tinygrad_course as tc
 
 from .. import mistakes
+from ..checker import CheckFailed
 from ..registry import exercise
 from .ch02 import _backward, _forward, _installed, _is, _numeric_close, _second_derivatives
 
@@ -86,7 +87,8 @@ def softmax_check(t, Softmax, LogSoftmax):
                          mistakes.custom(_is(g * (1 - p)), "this treats log-softmax element by element; its "
                                          "log-sum-exp couples the whole row",
                                          "d log p_i / d x_j = delta_ij - p_j: grad minus p times the row's sum of grad")]
-            t.close(gx, want, f"x.grad after x.{name.lower()}(-1).backward(grad), x of shape (3, 5)",
+            method = "softmax" if name == "Softmax" else "log_softmax"
+            t.close(gx, want, f"x.grad after x.{method}(-1).backward(grad), x of shape (3, 5)",
                     given={"grad": g, "x": x}, mistakes=found)
             weight = rng.standard_normal((3, 5))
             v = tc.tensor(x, requires_grad=True)
@@ -187,7 +189,16 @@ def embedding_masked_fill_check(t, Embedding, MaskedFill):
     assigned = np.zeros_like(weight)
     assigned[indices.reshape(-1)] = g.reshape(-1, 3)
     with _installed({"Embedding": Embedding}):
-        gw, = _backward(t, "Embedding", lambda w: tc.nn.functional.embedding(tc.tensor(indices), w), (weight,), g)
+        try:
+            gw, = _backward(t, "Embedding", lambda w: tc.nn.functional.embedding(tc.tensor(indices), w), (weight,), g)
+        except CheckFailed as failure:
+            if "for input 0 of shape (5, 3)" not in str(failure):
+                raise
+            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: weight's gradient "
+                              "has weight's shape (5, 3), one row per embedding; grad has one row per lookup (2 x 4 "
+                              "of them), and each must be added into the row its index looked up",
+                              "index_add(0, indices, rows) or scatter_add adds each row of grad.reshape(-1, dim) "
+                              "into its row of a zero (num_embeddings, dim) tensor") from None
         t.close(gw, added, "weight.grad after F.embedding(indices, weight).backward(grad), weight (5, 3), "
                 "indices [[0, 2, 2, 4], [1, 2, 0, 0]]", given={"grad": g}, mistakes=[
                     mistakes.custom(_is(assigned), "row 0 and row 2 are looked up three times each, but their "
