@@ -48,6 +48,9 @@ REFERENCE_LOSS = 1.7351     # validation loss of reference_run() (nats per chara
 REFERENCE_CPU = 130.0       # its CPU seconds (128 s measured on the course's 2-core AMD EPYC machine)
 BOUND = 1.9                 # the loss the reference reaches, with room to spare
 TIMEOUT = 3600
+# the child's BLAS runs on one thread: on a busy machine idle BLAS threads spin and count as CPU time, so a
+# multi-threaded child's CPU time grows with the machine's load; one thread's does not (REFERENCE_CPU is measured so)
+SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 PROMPT = "ROMEO:\n"
 NOTEBOOK = "10_gpt.ipynb"
 
@@ -309,7 +312,8 @@ def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
         code = ("import sys; from tinygrad_course.build.gpt_milestone import child; "
                 "child(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))")
         here = str(Path(__file__).resolve().parents[2])  # the child imports this tinygrad_course, not another copy
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])]),
+               **SINGLE_THREADED}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([sys.executable, "-c", code, str(package or ""), str(pieces_dir or ""), out, str(steps)],
                               cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT, env=env)
