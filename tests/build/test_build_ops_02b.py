@@ -17,7 +17,8 @@ from tinygrad_course.ops.learner_op import runner
 
 from build_helpers import solution_cell
 
-CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3")}
+CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
+                                                                            "ex02b_4")}
 SETUP = ("import math\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.autograd.engine import Op\n"
          "from tinygrad_course.ops.erf import erf as _erf, erf_float32 as _erf_float32\n\n\n"
@@ -41,7 +42,7 @@ def _reference_after():
 
 def test_the_six_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
-                                                                     "Embedding", "MaskedFill"]
+                                                                     "Embedding", "MaskedFill", "Cat"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -57,8 +58,8 @@ def test_each_solution_passes_its_check_and_agrees_with_the_reference_inside_the
 
 
 def test_a_learner_op_computes_the_calls_it_covers_and_the_reference_the_others():
-    ns = {**_namespace("ex02b_1"), **_namespace("ex02b_3")}
-    for name in ("Softmax", "Embedding", "MaskedFill"):
+    ns = {**_namespace("ex02b_1"), **_namespace("ex02b_3"), **_namespace("ex02b_4")}
+    for name in ("Softmax", "Embedding", "MaskedFill", "Cat"):
         seams.install(name, runner(ns[name], name))
     seams.reset_calls()
     x = tc.randn(3, 4, requires_grad=True)
@@ -66,7 +67,8 @@ def test_a_learner_op_computes_the_calls_it_covers_and_the_reference_the_others(
     weight = tc.randn(5, 2, requires_grad=True)
     tc.nn.functional.embedding(tc.tensor([[4, 0]]), weight)
     x.masked_fill(tc.tensor([True, False, True, False]), -1.0)
-    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1}
+    tc.cat([x, x], dim=-1)
+    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1, "Cat": 1}
     # not covered: an integer softmax input, a padding_idx, negative ids, a tensor fill value, an int mask
     tc.nn.functional.embedding(tc.tensor([1, 4]), weight, padding_idx=0)
     tc.nn.functional.embedding(tc.tensor([-1]), weight)
@@ -75,7 +77,11 @@ def test_a_learner_op_computes_the_calls_it_covers_and_the_reference_the_others(
         tc.nn.functional.embedding(tc.tensor([5]), weight)
     with pytest.raises(RuntimeError, match="only supports boolean masks"):
         x.masked_fill(tc.tensor([1, 0, 1, 0]), 0.0)
-    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1}
+    tc.cat([x, x.double()], dim=0)  # mixed dtypes: the reference promotes
+    tc.cat([tc.zeros(0), tc.ones(2, 2)])  # a legacy empty 1-D tensor beside 2-D ones (PyTorch skips it)
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        tc.cat([x, tc.ones(2, 3)])
+    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1, "Cat": 1}
 
 
 def test_a_wrong_embedding_backward_fails_its_check_and_neither_op_of_its_cell_is_installed(tmp_path):

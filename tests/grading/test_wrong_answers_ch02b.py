@@ -7,8 +7,8 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, erf = solution(
-    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "erf")
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, erf = solution(
+    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "erf")
 
 
 def op(base, forward=None, backward=None):
@@ -75,6 +75,17 @@ MaskedFillSwapped = op(MaskedFill, forward=lambda ctx, x, mask, value: (
     ctx.save_for_backward(mask), np.where(mask, x, np.asarray(value, dtype=x.dtype)))[1])
 
 
+
+def _cat_along_zero(ctx, *tensors, dim=0):
+    ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
+    return np.concatenate(tensors)
+
+
+CatAlongZero = op(Cat, forward=_cat_along_zero)
+CatEqualChunks = op(Cat, backward=lambda ctx, grad: grad.chunk(len(ctx.sizes), ctx.dim))
+CatWholeGrad = op(Cat, backward=lambda ctx, grad: tuple(grad * 1.0 for _ in ctx.sizes))
+CatFirstSliceEach = op(Cat, backward=lambda ctx, grad: tuple(grad.narrow(ctx.dim, 0, n) for n in ctx.sizes))
+
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -91,6 +102,11 @@ CATALOGUE = [
                                                     "input 0 of shape (5, 3)", "one row per lookup"]),
     ("02b.3", (Embedding, MaskedFillPassingGrad), ["the filled positions pass their gradient"]),
     ("02b.3", (Embedding, MaskedFillSwapped), ["the value went where the mask is False", "input: x = "]),
+    ("02b.4", (CatAlongZero,), ["the arrays were joined along dim 0, not dim=1", "input: a = "]),
+    ("02b.4", (CatEqualChunks,), ["for input 1 of shape (2, 3, 3)", "sizes 1, 3 and 2 along dim 1"]),
+    ("02b.4", (CatWholeGrad,), ["returned a gradient of shape (2, 6, 3) for input 1", "the slice of grad that its "
+                                                                                      "elements became"]),
+    ("02b.4", (CatFirstSliceEach,), ["every input got the first slice of grad"]),
 ]
 
 
@@ -107,8 +123,10 @@ def test_the_solutions_pass():
     check("02b.1", Softmax, LogSoftmax)
     check("02b.2", Gelu, Dropout)
     check("02b.3", Embedding, MaskedFill)
+    check("02b.4", Cat)
 
 
-NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill")}
+NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
+         "02b.4": ("Cat",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

@@ -65,14 +65,15 @@ MODULE_METHODS = (
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
 OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
-                 ("ex02b_3", ("Embedding", "MaskedFill")))
+                 ("ex02b_3", ("Embedding", "MaskedFill")), ("ex02b_4", ("Cat",)))
 OPS_02B = tuple(op for _, ops in OPS_02B_CELLS for op in ops)
 OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "LogSoftmax": "x.log_softmax(dim) and F.log_softmax(x, dim) without a dtype",
                 "Gelu": "F.gelu and nn.GELU (both approximations)",
                 "Dropout": "multiply of F.dropout and nn.Dropout by the mask they draw",
                 "Embedding": "F.embedding and nn.Embedding lookup without a padding_idx",
-                "MaskedFill": "x.masked_fill(mask, number)"}
+                "MaskedFill": "x.masked_fill(mask, number)",
+                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache)"}
 
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 

@@ -1,6 +1,6 @@
 """Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
-`nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids and a causal `masked_fill` before a
-softmax; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
+`nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
+softmax and `tc.cat`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +10,7 @@ from .. import nn
 from ..autograd.engine import grad as autograd_grad
 from ..generator import manual_seed
 from ..nn import functional as NF
+from ..ops.concat import cat
 
 
 def _np(t):
@@ -23,6 +24,7 @@ _CALLS = {
     "Gelu": lambda x: nn.GELU()(x) + NF.gelu(x * 2, approximate="tanh"),
     "MaskedFill": lambda x: x.masked_fill(F.ones(3, 4, dtype=np.bool_).tril().logical_not(), float("-inf")).softmax(-1)
     + x.masked_fill(F.tensor([True, False, True, False]), 0.5) * x,
+    "Cat": lambda x: cat([x, x * x, x[:, :1]], dim=1) * cat([x, x], dim=-1).sum(-1, keepdim=True)[:, :1],
 }
 
 

@@ -30,6 +30,7 @@ NUDGES: dict[str, str] = {
     # 02b the ops a model needs
     "02b.1": "a probability distribution along dim does not change when one number is subtracted from the whole slice; in backward, each output of a slice moves when any input of that slice moves, so sum over the slice before multiplying.",
     "02b.2": "GELU is a product of x and the normal CDF, so its slope has two terms; dropout's output is x times a fixed mask, so its gradient is the incoming one times the same mask.",
+    "02b.4": "joining copies each input into its own stretch along dim, so the gradient of each input is its own stretch of the incoming gradient, in the same order and sizes.",
     "02b.3": "a lookup copies rows, so a row read several times receives the sum of all their gradients (an assignment keeps only the last); a filled position is a constant, so nothing flows back through it.",
     "02.4": "a node may run only after every node that uses its output has run: a depth-first search that adds a node after visiting its inputs, then reversed; the backward pass then walks that order, and what reaches a node along several paths adds up before it runs.",
     "02.5": "the mean over N examples is a sum divided by N, and gradients of sums add up; each chunk's share must be weighted by its size.",

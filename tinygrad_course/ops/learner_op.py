@@ -179,8 +179,28 @@ def _masked(args):
     return [data, mask, args[2]], shape, dtype
 
 
+def _joined(args, kwargs):
+    """Cat (*tensors, dim=0): the arrays of float tensors of one dtype and rank, whose sizes match except along
+    dim; the result's shape and the `dim=` forward takes. Legacy empty 1-D tensors stay the reference's."""
+    dim = kwargs.get("dim", 0)
+    if not args or set(kwargs) - {"dim"} or type(dim) is not int:
+        return None
+    got = _operands(args, ())
+    if got is None:
+        return None
+    arrays, shapes, dtype = got
+    n = len(shapes[0])
+    if n == 0 or not -n <= dim < n or any(len(s) != n for s in shapes):
+        return None
+    d = dim % n
+    if any(s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:] for s in shapes):
+        return None  # the reference raises PyTorch's error
+    return arrays, (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:]), dtype, {"dim": dim}
+
+
 # chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
-SHAPED = {"Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
+KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
+SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
           "MaskedFill": _masked}
 
 # the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
@@ -272,9 +292,11 @@ def runner(learner_class, name: str | None = None):
     def run(ctx, *args, **kwargs):
         if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
             return rule(*args)
-        if kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
+        if name in KEYWORDS:
+            got = KEYWORDS[name](args, kwargs)
+        elif kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
             return NotImplemented  # alpha=..., out=...: the reference's
-        if numbers == "matmul":
+        elif numbers == "matmul":
             got = _matmul(args)
         elif numbers == "reduce":
             got = _reduction(args)
@@ -286,12 +308,12 @@ def runner(learner_class, name: str | None = None):
             got = _elementwise(args, numbers)
         if got is None:
             return NotImplemented
-        arrays, shape, dtype = got
+        arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__
         if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
             del kept["_saved"], kept["_saved_versions"]
-        result = forward(ctx, *arrays)
+        result = forward(ctx, *arrays, **options[0]) if options else forward(ctx, *arrays)
         if recorded and "_saved" in kept:  # the arrays forward saved are its inputs: backward gets their tensors
             saved = tuple(_tensor_of(s, args, arrays) for s in kept["_saved"])
             ctx._saved = saved

@@ -1,9 +1,9 @@
-"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout and Embedding/MaskedFill.
+"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill and Cat.
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
 inputs shown, with finite differences and with the framework's own second derivatives; then it runs where a
-model uses it (`F.softmax`, `nn.GELU`, `F.dropout`, `nn.Embedding`, a causal mask).
+model uses it (`F.softmax`, `nn.GELU`, `F.dropout`, `nn.Embedding`, a causal mask, a key/value cache).
 """
 import math
 
@@ -253,3 +253,55 @@ def embedding_masked_fill_check(t, Embedding, MaskedFill):
             "(filled positions are constants: they get no gradient)")
     _second_derivatives(t, "MaskedFill", {"MaskedFill": MaskedFill},
                         lambda v: v.masked_fill(tc.tensor(mask), 0.5) ** 2, (x,), rng)
+
+
+@exercise("02b.4", title="joining tensors along a dim: Cat", points=2)
+def cat_check(t, Cat):
+    rng = np.random.default_rng(24)
+    same = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    got = Cat.forward(_Ctx(), *same, dim=1)
+    what = "Cat.forward(ctx, a, b, dim=1) with a and b of shape (2, 3)"
+    t.true(np.shape(got) == (2, 6), f"{what} to have shape (2, 6) (got {np.shape(got)})",
+           why="the arrays were joined along dim 0, not dim=1" if np.shape(got) == (4, 3) else
+           "the sizes add up along dim only", hint="np.concatenate(arrays, axis=dim)",
+           given={"a": same[0], "b": same[1]})
+    t.close(got, np.concatenate(same, axis=1), what, given={"a": same[0], "b": same[1]})
+    parts = [rng.standard_normal((2, 1, 3)), rng.standard_normal((2, 3, 3)), rng.standard_normal((2, 2, 3))]
+    for dim in (1, -2):
+        got = Cat.forward(_Ctx(), *parts, dim=dim)
+        t.true(isinstance(got, np.ndarray), f"Cat.forward(ctx, a, b, c, dim={dim}) to return a NumPy array (got "
+               f"{type(got).__name__})", hint="np.concatenate joins a list of arrays along axis=dim")
+        t.close(got, np.concatenate(parts, axis=1), f"Cat.forward(ctx, a, b, c, dim={dim}) with a (2, 1, 3), "
+                "b (2, 3, 3), c (2, 2, 3)", given={"a": parts[0], "b": parts[1], "c": parts[2]})
+    g = rng.standard_normal((2, 6, 3))
+    with _installed({"Cat": Cat}):
+        try:
+            grads = _backward(t, "Cat", lambda a, b, c: tc.cat([a, b, c], dim=1), parts, g)
+        except CheckFailed as failure:
+            if "returned a gradient of shape" not in str(failure) and "gradient(s)" not in str(failure):
+                raise
+            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: each input's "
+                              "gradient is the slice of grad that its elements became: sizes 1, 3 and 2 along dim 1, "
+                              "in order",
+                              "keep the sizes along dim in forward; grad.split(sizes, dim) cuts grad back into them") \
+                from None
+        for k, (got, start, stop) in enumerate(zip(grads, (0, 1, 4), (1, 4, 6))):
+            t.close(got, g[:, start:stop], f"the gradient of input {k} after tc.cat([a, b, c], dim=1).backward(grad)",
+                    given={"grad": g}, mistakes=[
+                        mistakes.custom(lambda got, e, k=k: np.shape(got) == e.shape and k and np.allclose(
+                            got, g[:, :e.shape[1]]), "every input got the first slice of grad: each one's slice "
+                            "starts where the previous input's ends", "split grad at the running sum of the sizes")])
+        weight = rng.standard_normal((2, 6, 3))
+        xs = [tc.tensor(v, requires_grad=True) for v in parts]
+        (tc.cat(xs, dim=1) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Cat", lambda a, b, c: tc.cat([a, b, c], dim=1), parts, weight, [x.grad for x in xs])
+        # used for real: a key/value cache grows by one position per generated token
+        cache = tc.tensor(rng.standard_normal((1, 2, 4, 3)), dtype=tc.float32)
+        step = tc.tensor(rng.standard_normal((1, 2, 1, 3)), dtype=tc.float32)
+        grown = tc.cat([cache, step], dim=2)
+        t.equal(tuple(grown.shape), (1, 2, 5, 3), "the shape of tc.cat([cache (1, 2, 4, 3), new (1, 2, 1, 3)], dim=2)")
+        t.equal(grown.dtype, tc.float32, "the dtype of a cache of float32 keys",
+                hint="np.concatenate keeps float32 arrays float32; do not convert them")
+    t.close(grown, np.concatenate([cache.numpy(), step.numpy()], axis=2), "a key/value cache grown by one position")
+    _second_derivatives(t, "Cat", {"Cat": Cat}, lambda a, b: tc.cat([a * a, b], dim=0) ** 2,
+                        (rng.standard_normal((2, 3)), rng.standard_normal((1, 3))), rng)
