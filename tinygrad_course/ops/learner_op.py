@@ -17,6 +17,10 @@ and the arguments, and it
   broadcast shape and the operands' dtype (a wrong result is an error naming the op, never repaired), and
   keeps the learner's `backward` on the node, so that backward runs the learner's math on this node.
 
+Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
+same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
+keyword, as `tc.cat` passes it).
+
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
 the learner's op.
@@ -181,7 +185,8 @@ def _masked(args):
 
 def _joined(args, kwargs):
     """Cat (*tensors, dim=0): the arrays of float tensors of one dtype and rank, whose sizes match except along
-    dim; the result's shape and the `dim=` forward takes. Legacy empty 1-D tensors stay the reference's."""
+    dim; the result's shape and the `dim=` forward takes. Tensors of another rank (PyTorch's legacy empty 1-D
+    ones, which cat skips) stay the reference's."""
     dim = kwargs.get("dim", 0)
     if not args or set(kwargs) - {"dim"} or type(dim) is not int:
         return None
