@@ -2,7 +2,13 @@
 the framework (course tooling -- build, grading, viz, the command line -- left out) while the milestone's
 computation runs on the learner's components.
 
-    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, lab, cnn or resume
+    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, lab, cnn, resume or gpt
+    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR gpt --steps 20
+
+`gpt` trains chapter 10's GPT (build/gpt_milestone.py) on the learner's chapter-10 cells and earlier
+components; the milestone trains 2000 steps, and `--steps N` measures a shorter run of the same code (a
+line counts once however often it runs, so the counts of a shorter run differ from the full run's only by
+lines that only late steps reach; the output says how many steps were measured).
 
 The components are read out of the notebooks in NOTEBOOK_DIR (as `python -m tinygrad_course.build` does),
 those the milestone is about are installed when they pass their check, and the computation runs under
@@ -25,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import tinygrad_course  # noqa: E402  (this worktree's package, whatever the venv points at)
 from tinygrad_course import seams  # noqa: E402
+from tinygrad_course.build import gpt_milestone  # noqa: E402
 from tinygrad_course.build.components import COMPONENTS, sources  # noqa: E402
 from tinygrad_course.build.notebooks import extract, find_notebook  # noqa: E402
 from tinygrad_course.build.package import load  # noqa: E402
@@ -69,11 +76,35 @@ def component_lines(folder: Path) -> int:
     return total
 
 
-def measure(folder: Path, milestone: str) -> dict:
-    """{learner, framework, share, components, installed}: the lines the milestone's computation runs."""
-    run, _, needed = MILESTONES[milestone]
+def _gpt_run(folder: Path, tmp: Path, steps: int):
+    """The GPT milestone's training on the learner's chapter-10 cells (written into `tmp`) as a function of
+    no arguments, the components it installs and the folder of those cells; None when a cell is missing."""
+    pieces_dir = tmp / "ch10"
+    pieces_dir.mkdir()
+    if gpt_milestone._write_pieces(folder, pieces_dir):
+        return None
+    pieces = dict(gpt_milestone.REFERENCE)
+    for name, _, defines in gpt_milestone.PIECES:
+        module = gpt_milestone._import_file(pieces_dir / f"{name}.py", f"_learner_ch10_{name}")
+        pieces[name] = getattr(module, defines)
+    return (lambda: gpt_milestone.train(pieces, steps)), gpt_milestone.EARLIER, pieces_dir
+
+
+def measure(folder: Path, milestone: str, steps: int = gpt_milestone.STEPS) -> dict:
+    """{learner, framework, share, components, installed, needed}: the lines the milestone's computation runs
+    (`steps` training steps for the GPT)."""
     with tempfile.TemporaryDirectory() as tmp:
         package = Path(tmp) / "mytorch"
+        learner_dirs = {package.resolve()}
+        if milestone == "gpt":
+            got = _gpt_run(folder, Path(tmp), steps)
+            if got is None:  # without the chapter-10 cells the reference's pieces run: nothing is the learner's
+                got = (lambda: gpt_milestone.train(gpt_milestone.REFERENCE, steps)), gpt_milestone.EARLIER, None
+            run, needed, pieces_dir = got
+            if pieces_dir is not None:
+                learner_dirs.add(pieces_dir.resolve())
+        else:
+            run, _, needed = MILESTONES[milestone]
         extract(folder, package)
         loaded = [item for item in load(package) if item.obj is not None and item.component.name in needed]
         good = [item for item in loaded if _checked(item, package) is None]
@@ -90,26 +121,30 @@ def measure(folder: Path, milestone: str) -> dict:
         learner = framework = 0
         for name in data.measured_files():
             path, lines = Path(name), len(data.lines(name) or ())
-            if path.resolve().parent == package.resolve():
+            if path.resolve().parent in learner_dirs:
                 learner += lines
             elif framework_file(path):
                 framework += lines
         share = learner / (learner + framework) if learner + framework else 0.0
         return {"learner": learner, "framework": framework, "share": share, "components": component_lines(folder),
-                "installed": sorted(item.component.name for item in good)}
+                "installed": sorted(item.component.name for item in good), "needed": needed}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebook_dir", type=Path)
-    parser.add_argument("milestone", choices=[m for m in MILESTONES if m != "ddp"])
+    parser.add_argument("milestone", choices=[m for m in MILESTONES if m != "ddp"] + ["gpt"])
+    parser.add_argument("--steps", type=int, default=gpt_milestone.STEPS,
+                        help=f"training steps of the gpt milestone to measure (the milestone's: {gpt_milestone.STEPS})")
     args = parser.parse_args(argv)
     if not args.notebook_dir.is_dir():
         print(f"no such folder: {args.notebook_dir}", file=sys.stderr)
         return 2
-    result = measure(args.notebook_dir, args.milestone)
+    result = measure(args.notebook_dir, args.milestone, args.steps)
+    measured = (f" (measured over {args.steps} of the milestone's {gpt_milestone.STEPS} training steps)"
+                if args.milestone == "gpt" and args.steps != gpt_milestone.STEPS else "")
     print(f"milestone {args.milestone} on {args.notebook_dir}: {len(result['installed'])} of "
-          f"{len(MILESTONES[args.milestone][2])} components are the learner's")
+          f"{len(result['needed'])} components are the learner's{measured}")
     print(f"lines run in the learner's package: {result['learner']}")
     print(f"lines run in the framework:         {result['framework']}")
     print(f"learner's share:                    {result['share']:.0%}")

@@ -33,7 +33,8 @@ class Component:
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
-             "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb"}
+             "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
+             "02b": "02b_ops.ipynb"}
 
 # chapter 03's Module: each method the learner writes and its contract (PyTorch's), in the class's order
 MODULE_METHODS = (
@@ -90,6 +91,19 @@ MODULE_LIST_METHODS = (
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
+
+# chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
+OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
+                 ("ex02b_3", ("Embedding", "MaskedFill")), ("ex02b_4", ("Cat",)))
+OPS_02B = tuple(op for _, ops in OPS_02B_CELLS for op in ops)
+OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
+                "LogSoftmax": "x.log_softmax(dim) and F.log_softmax(x, dim) without a dtype",
+                "Gelu": "F.gelu and nn.GELU (both approximations)",
+                "Dropout": "multiply of F.dropout and nn.Dropout by the mask they draw",
+                "Embedding": "F.embedding and nn.Embedding lookup without a padding_idx",
+                "MaskedFill": "x.masked_fill(mask, number)",
+                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache)"}
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -136,6 +150,11 @@ _COMPONENTS = [
                 f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
                 f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
                 checks=("Matmul", "Sum", "Mean"), pure=True) for op in ("Sum", "Mean")],
+    # chapter 02b: the ops a model needs, the same shape as chapter 02's
+    *[Component(op, "02b", grade_id, op, op, adapters.op,
+                f"{op}.forward(ctx, ...) on NumPy arrays as the framework's {op} op takes them, {op}.backward(ctx, "
+                f"grad) -> the grad of each input; every float {OPS_02B_RUNS[op]} runs it", checks=ops, pure=True)
+      for grade_id, ops in OPS_02B_CELLS for op in ops],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=("topo_sort", "backward_pass")),

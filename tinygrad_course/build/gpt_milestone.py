@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from ..nn import functional as F
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
+from .components import OPS_02B
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -43,9 +45,13 @@ CONFIG = dict(block_size=64, n_embd=64, n_head=4, n_layer=2)
 STEPS, BATCH, MAX_LR, WARMUP, WEIGHT_DECAY = 2000, 32, 3e-3, 100, 0.1
 VAL_WINDOWS = 64
 REFERENCE_LOSS = 1.7351     # validation loss of reference_run() (nats per character)
-REFERENCE_CPU = 130.0       # its CPU seconds (128 s measured on the course's 2-core AMD EPYC machine)
+REFERENCE_CPU = 130.0       # its CPU seconds (128 s measured on the course's 2-core AMD EPYC machine, and 128 s
+                            # again with the child's BLAS on one thread, on the same machine under load)
 BOUND = 1.9                 # the loss the reference reaches, with room to spare
 TIMEOUT = 3600
+# the child's BLAS runs on one thread: on a busy machine idle BLAS threads spin and count as CPU time, so a
+# multi-threaded child's CPU time grows with the machine's load; one thread's does not (REFERENCE_CPU is measured so)
+SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 PROMPT = "ROMEO:\n"
 NOTEBOOK = "10_gpt.ipynb"
 
@@ -53,8 +59,22 @@ NOTEBOOK = "10_gpt.ipynb"
 PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "attention"), ("Block", "ex10_3", "Block"),
           ("next_token_probs", "ex10_4", "next_token_probs"), ("cached_attention", "ex10_5", "cached_attention"),
           ("param_groups", "ex10_6", "param_groups"))
-# earlier components the child installs when the learner has written them (their seams run inside the GPT)
-EARLIER = ("Linear.forward", "Matmul", "topological_sort", "clip_grad_norm_")
+# earlier components the child installs when the learner has written them (their seams run inside the GPT):
+# chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
+# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it) and gradient clipping
+EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
+           "storage_positions",
+           "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
+           *OPS_02B, "topological_sort", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply",
+           "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.named_parameters",
+           "Module.parameters", "Module.named_children", "Module.children", "Module.named_modules", "Module.modules",
+           "Module.train", "Module.eval",
+           "Linear.__init__", "Linear.reset_parameters", "Linear.forward", "Sequential.__init__", "Sequential.forward",
+           "LayerNorm.__init__", "LayerNorm.forward",
+           "Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward",
+           *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
+           "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
+           "Optimizer", "Adam.step", "clip_grad_norm_")
 
 
 # ---- the text --------------------------------------------------------------------------------------------
@@ -295,9 +315,12 @@ def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
         out = str(Path(tmp) / "gpt.npz")
         code = ("import sys; from tinygrad_course.build.gpt_milestone import child; "
                 "child(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))")
+        here = str(Path(__file__).resolve().parents[2])  # the child imports this tinygrad_course, not another copy
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])]),
+               **SINGLE_THREADED}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([sys.executable, "-c", code, str(package or ""), str(pieces_dir or ""), out, str(steps)],
-                              cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT)
+                              cwd=tmp, capture_output=True, text=True, timeout=TIMEOUT, env=env)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0 or not Path(out + ".json").is_file():

@@ -27,6 +27,11 @@ NUDGES: dict[str, str] = {
     "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",
     "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward); for a sum, every element it added receives the sum's gradient unchanged.",
+    # 02b the ops a model needs
+    "02b.1": "a probability distribution along dim does not change when one number is subtracted from the whole slice; in backward, each output of a slice moves when any input of that slice moves, so sum over the slice before multiplying.",
+    "02b.2": "GELU is a product of x and the normal CDF, so its slope has two terms; dropout's output is x times a fixed mask, so its gradient is the incoming one times the same mask.",
+    "02b.4": "joining copies each input into its own stretch along dim, so the gradient of each input is its own stretch of the incoming gradient, in the same order and sizes.",
+    "02b.3": "a lookup copies rows, so a row read several times receives the sum of all their gradients (an assignment keeps only the last); a filled position is a constant, so nothing flows back through it.",
     "02.4": "a node may run only after every node that uses its output has run: a depth-first search that adds a node after visiting its inputs, then reversed; the backward pass then walks that order, and what reaches a node along several paths adds up before it runs.",
     "02.5": "the engine keeps, for each call, where each input's gradient goes (its grad_fn and output number, or a leaf's AccumulateGrad) and what the input looked like (shape, dtype), so that a node's backward can send gradients of exactly its inputs' shapes; a leaf's .grad owns its storage and gradients add into it.",
     "02.6": "the derivative is the slope: nudge one entry a little up and a little down and divide the change in f by the distance between the two.",

@@ -17,6 +17,10 @@ and the arguments, and it
   broadcast shape and the operands' dtype (a wrong result is an error naming the op, never repaired), and
   keeps the learner's `backward` on the node, so that backward runs the learner's math on this node.
 
+Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
+same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
+keyword, as `tc.cat` passes it).
+
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
 the learner's op.
@@ -93,6 +97,10 @@ def _matmul(args):
         batch = np.broadcast_shapes(xa.shape[:-2], xb.shape[:-2])
     except ValueError:
         return None
+    if batch and not (xa.flags.c_contiguous and xb.flags.c_contiguous):
+        # NumPy multiplies a stack of matrices with BLAS only when each matrix's rows are contiguous; a
+        # transposed operand (x @ w.T, a gradient's k.mT) would take its slow loop, 10 times longer than the copy
+        xa, xb = np.ascontiguousarray(xa), np.ascontiguousarray(xb)
     return [xa, xb], (*batch, xa.shape[-2], xb.shape[-1]), dtype
 
 
@@ -116,10 +124,104 @@ def _reduction(args):
     return [data, dims if dim is not None and type(dim) is not int else dim, keepdim], shape, dtype
 
 
-# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul" or "reduce"
+# ---- chapter 02b: the ops a model needs (softmax, GELU, dropout, embedding lookup, masked_fill) -----------
+def _along(args):
+    """Softmax / LogSoftmax (x, dim): x's array and an int dim in range; the result has x's shape."""
+    if len(args) != 2 or type(args[1]) is not int:
+        return None
+    got = _operands(args[:1], ())
+    if got is None or not -max(got[0][0].ndim, 1) <= args[1] < max(got[0][0].ndim, 1):
+        return None
+    (data,), (shape,), dtype = got
+    return [data, args[1]], shape, dtype
+
+
+def _gelu(args):
+    """Gelu (x, approximate='none'): x's array and 'none' or 'tanh'; the result has x's shape."""
+    if len(args) > 2 or (len(args) == 2 and args[1] not in ("none", "tanh")):
+        return None
+    got = _operands(args[:1], ())
+    if got is None:
+        return None
+    (data,), (shape,), dtype = got
+    return [data, *args[1:]], shape, dtype
+
+
+def _mask_times(args):
+    """Dropout (x, mask): x's array and the caller's mask, an array of x's shape and dtype."""
+    if len(args) != 2 or type(args[1]) is not np.ndarray:
+        return None
+    got = _operands(args[:1], ())
+    if got is None or args[1].shape != got[1][0] or args[1].dtype != got[2]:
+        return None
+    (data,), (shape,), dtype = got
+    return [data, args[1]], shape, dtype
+
+
+def _lookup(args):
+    """Embedding (weight, indices, padding_idx=None): a float 2-D weight's array and int64 indices in
+    [0, num_embeddings); the result has shape indices.shape + (embedding_dim,). A padding_idx stays the
+    reference's."""
+    weight, indices, padding_idx = (*args, None)[:3] if len(args) in (2, 3) else (None, None, 0)
+    if padding_idx is not None or not isinstance(indices, TensorBase) or type(indices._data) is not np.ndarray:
+        return None
+    got = _operands((weight,), ())
+    idx = indices._data
+    if got is None or got[0][0].ndim != 2 or idx.dtype != np.int64:
+        return None
+    (data,), _, dtype = got
+    if idx.size and (idx.min() < 0 or idx.max() >= data.shape[0]):
+        return None  # the reference raises PyTorch's IndexError (or takes negative indices)
+    return [data, idx, None], (*idx.shape, data.shape[1]), dtype
+
+
+def _masked(args):
+    """MaskedFill (x, mask, value): x's array, a bool mask that broadcasts to x's shape, a Python number."""
+    if len(args) != 3 or type(args[2]) not in (*_NUMBERS, bool) or not isinstance(args[1], TensorBase):
+        return None
+    got = _operands(args[:1], ())
+    mask = args[1]._data
+    if got is None or type(mask) is not np.ndarray or mask.dtype != np.bool_:
+        return None
+    (data,), (shape,), dtype = got
+    try:
+        if np.broadcast_shapes(shape, mask.shape) != shape:
+            return None
+    except ValueError:
+        return None
+    return [data, mask, args[2]], shape, dtype
+
+
+def _joined(args, kwargs):
+    """Cat (*tensors, dim=0): the arrays of float tensors of one dtype and rank, whose sizes match except along
+    dim; the result's shape and the `dim=` forward takes. Tensors of another rank (PyTorch's legacy empty 1-D
+    ones, which cat skips) stay the reference's."""
+    dim = kwargs.get("dim", 0)
+    if not args or set(kwargs) - {"dim"} or type(dim) is not int:
+        return None
+    got = _operands(args, ())
+    if got is None:
+        return None
+    arrays, shapes, dtype = got
+    n = len(shapes[0])
+    if n == 0 or not -n <= dim < n or any(len(s) != n for s in shapes):
+        return None
+    d = dim % n
+    if any(s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:] for s in shapes):
+        return None  # the reference raises PyTorch's error
+    return arrays, (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:]), dtype, {"dim": dim}
+
+
+# chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
+KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
+SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
+          "MaskedFill": _masked}
+
+# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
+# or "shaped" (chapter 02b: SHAPED reads the arguments)
 OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
        "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
-       "Sum": "reduce", "Mean": "reduce"}
+       "Sum": "reduce", "Mean": "reduce", **{name: "shaped" for name in SHAPED}}
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -207,10 +309,10 @@ def runner(learner_class, name: str | None = None):
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         n = len(ctx.input_metadata)
         inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
-        if len(grads) == 1 and numbers in ((), "reduce"):  # one tensor input: its gradient alone will do
+        if len(grads) == 1 and numbers in ((), "reduce", "shaped"):  # one differentiable input: its gradient alone
             grads = grads + (None,) * (n - 1)
-        elif len(grads) == inputs:
-            grads = grads + (None,) * (n - inputs)
+        elif len(grads) == inputs or (numbers == "shaped" and 1 <= len(grads) <= n):
+            grads = grads + (None,) * (n - len(grads))
         else:
             raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
                                f"input(s): return one per input of forward (None for one that needs none)")
@@ -235,7 +337,7 @@ def runner(learner_class, name: str | None = None):
 
     def checked_forward(ctx, *arrays):
         try:
-            result = forward(ctx, *arrays)
+            result = forward(ctx, *arrays, **checked_forward.options)
             problem = _forward_problem(name, result, arrays, *checked_forward.expect)
             if problem is not None:
                 raise problem
@@ -255,7 +357,7 @@ def runner(learner_class, name: str | None = None):
             pair = through[installed] = (step, type(name, (), {"backward": staticmethod(step)}))
         return pair
 
-    def recorded_by_learner(op, args, arrays, shape, dtype):
+    def recorded_by_learner(op, args, arrays, shape, dtype, options):
         """The call recorded by the learner's Function.apply (NotImplemented: the reference records it)."""
         if _anomaly.enabled or _stale_view(args):
             return NotImplemented
@@ -263,7 +365,7 @@ def runner(learner_class, name: str | None = None):
         if cls is None:
             cls = routed[op] = type(name, (learner_class,), {"node_name": op._Node.__name__,
                                                              "forward": staticmethod(checked_forward)})
-        checked_forward.expect = (shape, dtype)
+        checked_forward.expect, checked_forward.options = (shape, dtype), options
         args = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim, keepdim)
         result = seams.learner("Function.apply")(cls, *args)
         if isinstance(result, OpFailed):
@@ -287,26 +389,30 @@ def runner(learner_class, name: str | None = None):
     def run(ctx, *args, **kwargs):
         if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
             return rule(*args)
-        if kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
+        if name in KEYWORDS:
+            got = KEYWORDS[name](args, kwargs)
+        elif kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
             return NotImplemented  # alpha=..., out=...: the reference's
-        if numbers == "matmul":
+        elif numbers == "matmul":
             got = _matmul(args)
         elif numbers == "reduce":
             got = _reduction(args)
+        elif numbers == "shaped":
+            got = SHAPED[name](args)
         elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
             return NotImplemented
         else:
             got = _elementwise(args, numbers)
         if got is None:
             return NotImplemented
-        arrays, shape, dtype = got
+        arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
         if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
-            return recorded_by_learner(ctx, args, arrays, shape, dtype)
+            return recorded_by_learner(ctx, args, arrays, shape, dtype, options[0] if options else {})
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__
         if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
             del kept["_saved"], kept["_saved_versions"]
-        result = forward(ctx, *arrays)
+        result = forward(ctx, *arrays, **options[0]) if options else forward(ctx, *arrays)
         if recorded and "_saved" in kept:
             _keep_saved(ctx, args, arrays)
         problem = _forward_problem(name, result, arrays, shape, dtype)

@@ -1,0 +1,127 @@
+"""Chapter 02b's ops as build-mode components: each installs through its op's seam with the reference's shape
+(no adapter but `runner`), computes the calls its exercise covers, leaves the others to the reference, a wrong
+one is named with its cell and not installed, and the GPT milestone installs them (build/gpt_milestone.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tinygrad_course as tc
+from tinygrad_course import build, seams
+from tinygrad_course.build import gpt_milestone
+from tinygrad_course.build.checks import in_framework, verdict
+from tinygrad_course.build.components import BY_NAME, OPS_02B, for_chapter
+from tinygrad_course.build.package import save
+from tinygrad_course.build.probes import PROBES
+from tinygrad_course.ops.learner_op import runner
+
+from build_helpers import solution_cell
+
+CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
+                                                                            "ex02b_4")}
+SETUP = ("import math\nimport numpy as np\nimport tinygrad_course as tc\n"
+         "from tinygrad_course.autograd.engine import Op\n"
+         "from tinygrad_course.ops.erf import erf as _erf, erf_float32 as _erf_float32\n\n\n"
+         "def erf(a):\n    return _erf_float32(np, a.copy()) if a.dtype == np.float32 else _erf(np, a)\n\n\n")
+
+
+def _namespace(grade_id, old="", new=""):
+    namespace = {}
+    source = CELLS[grade_id]
+    assert old in source
+    exec(compile(SETUP + source.replace(old, new), f"<{grade_id}>", "exec"), namespace)
+    return namespace
+
+
+@pytest.fixture(autouse=True)
+def _reference_after():
+    yield
+    build.use_reference()
+    seams.reset_calls()
+
+
+def test_the_six_ops_are_components_of_chapter_02b_with_a_probe_each():
+    assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
+                                                                     "Embedding", "MaskedFill", "Cat"]
+    for name in OPS_02B:
+        assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
+        assert name in seams.offered()  # Op._apply looks it up by the reference op's name
+
+
+@pytest.mark.parametrize("grade_id", sorted(CELLS))
+def test_each_solution_passes_its_check_and_agrees_with_the_reference_inside_the_framework(grade_id):
+    namespace = _namespace(grade_id)
+    for name in BY_NAME:
+        if BY_NAME[name].exercise == grade_id:
+            assert verdict(name, namespace) is None
+            assert in_framework(name, namespace[name]) is None
+
+
+def test_a_learner_op_computes_the_calls_it_covers_and_the_reference_the_others():
+    ns = {**_namespace("ex02b_1"), **_namespace("ex02b_3"), **_namespace("ex02b_4")}
+    for name in ("Softmax", "Embedding", "MaskedFill", "Cat"):
+        seams.install(name, runner(ns[name], name))
+    seams.reset_calls()
+    x = tc.randn(3, 4, requires_grad=True)
+    x.softmax(-1).sum().backward()
+    weight = tc.randn(5, 2, requires_grad=True)
+    tc.nn.functional.embedding(tc.tensor([[4, 0]]), weight)
+    x.masked_fill(tc.tensor([True, False, True, False]), -1.0)
+    tc.cat([x, x], dim=-1)
+    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1, "Cat": 1}
+    # not covered: an integer softmax input, a padding_idx, negative ids, a tensor fill value, an int mask
+    tc.nn.functional.embedding(tc.tensor([1, 4]), weight, padding_idx=0)
+    tc.nn.functional.embedding(tc.tensor([-1]), weight)
+    x.masked_fill(tc.tensor([True, False, True, False]), tc.tensor(2.0))
+    with pytest.raises(IndexError, match="index out of range in self"):  # PyTorch's error, from the reference
+        tc.nn.functional.embedding(tc.tensor([5]), weight)
+    with pytest.raises(RuntimeError, match="only supports boolean masks"):
+        x.masked_fill(tc.tensor([1, 0, 1, 0]), 0.0)
+    tc.cat([x, x.double()], dim=0)  # mixed dtypes: the reference promotes
+    tc.cat([tc.zeros(0), tc.ones(2, 2)])  # a legacy empty 1-D tensor beside 2-D ones (PyTorch skips it)
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0"):
+        tc.cat([x, tc.ones(2, 3)])
+    assert seams.calls() == {"Softmax": 1, "Embedding": 1, "MaskedFill": 1, "Cat": 1}
+
+
+def test_a_wrong_embedding_backward_fails_its_check_and_neither_op_of_its_cell_is_installed(tmp_path):
+    assigned = "return tc.zeros(ctx.num_embeddings, dim, dtype=grad.dtype).index_add(0, index, rows), None"
+    wrong_source = CELLS["ex02b_3"].replace(assigned, "out = tc.zeros(ctx.num_embeddings, dim, dtype=grad.dtype)\n"
+                                            "        out[index] = rows\n        return out, None")
+    problem = verdict("Embedding", _namespace("ex02b_3", assigned, "out = tc.zeros(ctx.num_embeddings, dim, "
+                                              "dtype=grad.dtype)\n        out[index] = rows\n        return out, None"))
+    assert problem is not None and "an assignment keeps the last write" in problem
+    for name in ("Embedding", "MaskedFill"):  # one cell, one check: it decides for both of its ops
+        save(tmp_path, BY_NAME[name], SETUP + wrong_source, [], "02b_ops.ipynb, the cell defining " + name)
+    with pytest.warns(UserWarning, match=r"(?s)your Embedding \(02b_ops.ipynb, cell ex02b_3\) is not installed: its "
+                                         r"check failed: .*an assignment keeps the last write"):
+        build.use_learner(tmp_path, quiet=True)
+    assert "Embedding" not in seams.installed() and "MaskedFill" not in seams.installed()
+
+
+def test_the_gpt_milestone_installs_every_op_of_chapters_02_and_02b():
+    earlier = set(gpt_milestone.EARLIER)
+    assert set(OPS_02B) <= earlier
+    assert {"Add", "Mul", "Matmul", "Sum", "Mean", "backward_pass", "LayerNorm.forward", "Adam.step",
+            "Module.__setattr__"} <= earlier
+    assert all(name in BY_NAME for name in earlier)
+
+
+def test_a_learner_matmul_of_a_transposed_stack_gets_row_contiguous_operands():
+    seen = []
+
+    class Matmul(tc.autograd.engine.Op):
+        @staticmethod
+        def forward(ctx, a, b):
+            seen.append((a.flags.c_contiguous, b.flags.c_contiguous))
+            return a @ b
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise NotImplementedError
+
+    seams.install("Matmul", runner(Matmul, "Matmul"))
+    a, w = tc.randn(2, 3, 4), tc.randn(5, 4)
+    out = a @ w.T
+    assert seen == [(True, True)]
+    assert np.allclose(out.numpy(), a.numpy() @ w.numpy().T, atol=1e-6)

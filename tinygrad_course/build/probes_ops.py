@@ -1,0 +1,74 @@
+"""Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
+`nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
+softmax and `tc.cat`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import factories as F
+from .. import nn
+from ..autograd.engine import grad as autograd_grad
+from ..generator import manual_seed
+from ..nn import functional as NF
+from ..ops.concat import cat
+
+
+def _np(t):
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
+
+
+# op -> what a model computes with it, from one float input x of shape (2, 3, 4)
+_CALLS = {
+    "Softmax": lambda x: NF.softmax(x, dim=-1) * x + x.softmax(0),
+    "LogSoftmax": lambda x: x.log_softmax(-1) * x + x.log_softmax(1),
+    "Gelu": lambda x: nn.GELU()(x) + NF.gelu(x * 2, approximate="tanh"),
+    "MaskedFill": lambda x: x.masked_fill(F.ones(3, 4, dtype=np.bool_).tril().logical_not(), float("-inf")).softmax(-1)
+    + x.masked_fill(F.tensor([True, False, True, False]), 0.5) * x,
+    "Cat": lambda x: cat([x, x * x, x[:, :1]], dim=1) * cat([x, x], dim=-1).sum(-1, keepdim=True)[:, :1],
+}
+
+
+def _call_probe(name):
+    def probe():
+        out = {}
+        for dtype in (np.float32, np.float64):
+            manual_seed(3)
+            x = F.randn(2, 3, 4, dtype=dtype, requires_grad=True)
+            y = _CALLS[name](x)
+            gx, = autograd_grad((y * y).sum(), x, create_graph=True)
+            second, = autograd_grad(gx.sum(), x, allow_unused=True) if gx.requires_grad else (None,)
+            tag = np.dtype(dtype).name
+            out.update({f"out_{tag}": _np(y), f"gx_{tag}": _np(gx),
+                        f"second_{tag}": _np(second) if second is not None else np.zeros(1)})
+        return out
+    return probe
+
+
+def dropout_probe():
+    """F.dropout with a seeded mask (drawn by the framework): the output and the input's gradient."""
+    out = {}
+    for dtype in (np.float32, np.float64):
+        manual_seed(4)
+        x = F.randn(6, 5, dtype=dtype, requires_grad=True)
+        y = NF.dropout(x, p=0.3)
+        (y * F.arange(30.0, dtype=dtype).reshape(6, 5)).sum().backward()
+        tag = np.dtype(dtype).name
+        out.update({f"out_{tag}": _np(y), f"gx_{tag}": _np(x.grad)})
+    return out
+
+
+def embedding_probe():
+    """nn.Embedding over ids that repeat (their rows' gradients add up) and F.embedding, float32."""
+    manual_seed(5)
+    layer = nn.Embedding(6, 3)
+    ids = F.tensor([[5, 1, 5, 0], [1, 1, 2, 5]])
+    y = layer(ids)
+    (y * F.arange(24.0).reshape(2, 4, 3)).sum().backward()
+    w = F.randn(4, 2, dtype=np.float64, requires_grad=True)
+    z = NF.embedding(F.tensor([3, 0, 3]), w)
+    gw, = autograd_grad((z ** 3).sum(), w, create_graph=True)
+    second, = autograd_grad(gw.sum(), w)
+    return {"out": _np(y), "grad": _np(layer.weight.grad), "z": _np(z), "gw": _np(gw), "second": _np(second)}
+
+
+PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe}

@@ -1,0 +1,307 @@
+"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill and Cat.
+
+Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
+framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
+inputs shown, with finite differences and with the framework's own second derivatives; then it runs where a
+model uses it (`F.softmax`, `nn.GELU`, `F.dropout`, `nn.Embedding`, a causal mask, a key/value cache).
+"""
+import math
+
+import numpy as np
+
+import tinygrad_course as tc
+
+from .. import mistakes
+from ..checker import CheckFailed
+from ..registry import exercise
+from .ch02 import _backward, _forward, _installed, _is, _numeric_close, _second_derivatives
+
+
+def _softmax(x, dim):
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax(x, dim):
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+
+def _overflow_check(t, name, cls, numpy_op):
+    """A row of large scores: exp overflows unless the row's maximum is subtracted first."""
+    big = np.array([[1000.0, 1001.0, 1002.0], [-2.0, 0.0, 2.0]])
+    got = cls.forward(_ctx(), big, 1)
+    finite = isinstance(got, np.ndarray) and np.isfinite(got).all()
+    t.true(finite, f"{name}.forward(ctx, x, dim=1) to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
+           why="exp(1000) overflows to inf, and inf / inf is nan", given={"x": big},
+           hint="softmax does not change when the same number is subtracted from every score of a row: "
+                "subtract the row's maximum (keepdims=True) before exp")
+    t.close(got, numpy_op(big, 1), f"{name}.forward(ctx, x, dim=1) for x = [[1000, 1001, 1002], [-2, 0, 2]]")
+
+
+class _Ctx:
+    needs_input_grad = (True, False)
+
+    def save_for_backward(self, *arrays):
+        self.saved = arrays
+
+
+def _ctx():
+    return _Ctx()
+
+
+@exercise("02b.1", title="softmax and log-softmax along a dim: Softmax, LogSoftmax", points=4)
+def softmax_check(t, Softmax, LogSoftmax):
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((3, 5))
+    g = rng.standard_normal((3, 5))
+    for name, cls, numpy_op in (("Softmax", Softmax, _softmax), ("LogSoftmax", LogSoftmax, _log_softmax)):
+        for dim in (-1, 0):
+            whole = numpy_op(x.reshape(-1), 0).reshape(x.shape)
+            _forward(t, name, cls, (x, dim), numpy_op(x, dim), {"x": x, "dim": dim}, [
+                mistakes.custom(lambda got, e, whole=whole: np.allclose(got, whole),
+                                f"this normalises over every element, not along dim={dim}",
+                                "reduce with axis=dim and keepdims=True, so each row (or column) is its own "
+                                "distribution"),
+                mistakes.custom(lambda got, e, d=dim: np.allclose(got, numpy_op(x, 1 + d if d < 0 else d - 1))
+                                and d in (-1, 0), f"this normalises along another dim than dim={dim}",
+                                "use the dim forward receives: axis=dim")])
+        _overflow_check(t, name, cls, numpy_op)
+        p = _softmax(x, -1)
+        with _installed({name: cls}):
+            call = (lambda v: v.softmax(-1)) if name == "Softmax" else (lambda v: v.log_softmax(-1))
+            gx, = _backward(t, name, call, (x,), g)
+            if name == "Softmax":
+                want = p * (g - (g * p).sum(-1, keepdims=True))
+                found = [mistakes.custom(_is(g * p * (1 - p)), "this is only the diagonal of softmax's Jacobian: "
+                                         "every output of a row depends on every input of it",
+                                         "dp_i/dx_j = p_i (delta_ij - p_j): sum over the row"),
+                         mistakes.custom(_is(g * p), "this scales grad by p but leaves out what the row's other "
+                                         "outputs take away (the - p * sum(grad * p) term)",
+                                         "dp_i/dx_j = p_i (delta_ij - p_j): sum over the row")]
+            else:
+                want = g - p * g.sum(-1, keepdims=True)
+                found = [mistakes.custom(_is(g - p * g), "this is the diagonal only: every log-probability of a "
+                                         "row depends on every score of it through the log-sum-exp",
+                                         "d log p_i / d x_j = delta_ij - p_j: grad minus p times the row's sum of grad"),
+                         mistakes.custom(_is(g * (1 - p)), "this treats log-softmax element by element; its "
+                                         "log-sum-exp couples the whole row",
+                                         "d log p_i / d x_j = delta_ij - p_j: grad minus p times the row's sum of grad")]
+            method = "softmax" if name == "Softmax" else "log_softmax"
+            t.close(gx, want, f"x.grad after x.{method}(-1).backward(grad), x of shape (3, 5)",
+                    given={"grad": g, "x": x}, mistakes=found)
+            weight = rng.standard_normal((3, 5))
+            v = tc.tensor(x, requires_grad=True)
+            (call(v) * tc.tensor(weight)).sum().backward()
+            _numeric_close(t, name, call, (x,), weight, [v.grad])
+            x32 = tc.tensor(x, dtype=tc.float32)
+            out = tc.nn.functional.softmax(x32, dim=0) if name == "Softmax" else tc.nn.functional.log_softmax(x32, 0)
+            t.equal(out.dtype, tc.float32, f"dtype of F.{name.lower().replace('logs', 'log_s')}(x, 0) for a float32 x",
+                    hint="NumPy keeps float32 on float32 arrays; do not convert them")
+            t.close(out, numpy_op(x.astype(np.float32), 0), f"F.{name.lower()}(x, dim=0) for a float32 x",
+                    rtol=1e-5, atol=1e-6)
+        _second_derivatives(t, name, {name: cls}, lambda v: (call(v) * v).sum(-1), (x,), rng)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _gelu(x, approximate):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3)))
+    return x * 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def _gelu_grad(g, x, approximate):
+    if approximate == "tanh":
+        t_ = np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x ** 3))
+        return g * (0.5 * (1 + t_) + 0.5 * x * (1 - t_ * t_) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x))
+    cdf = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+
+
+@exercise("02b.2", title="GELU and dropout's multiply: Gelu, Dropout", points=4)
+def gelu_dropout_check(t, Gelu, Dropout):
+    rng = np.random.default_rng(22)
+    x = np.linspace(-3, 3, 12).reshape(3, 4)
+    g = rng.standard_normal((3, 4))
+    for approximate in ("none", "tanh"):
+        other = _gelu(x, "tanh" if approximate == "none" else "none")
+        cdf = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+        _forward(t, "Gelu", Gelu, (x, approximate), _gelu(x, approximate), {"x": x, "approximate": approximate}, [
+            mistakes.custom(_is(other), f"this is the {'tanh approximation' if approximate == 'none' else 'exact GELU'}"
+                            f", but approximate={approximate!r} asks for the "
+                            f"{'exact GELU, x * Phi(x)' if approximate == 'none' else 'tanh approximation'}",
+                            "read the approximate argument: 'none' is x * Phi(x) with erf, 'tanh' the formula with tanh"),
+            mistakes.custom(_is(cdf), "this is Phi(x), the normal CDF, without the factor x",
+                            "GELU(x) = x * Phi(x)")])
+        with _installed({"Gelu": Gelu}):
+            call = (lambda v, a=approximate: tc.nn.functional.gelu(v, approximate=a))
+            gx, = _backward(t, "Gelu", call, (x,), g)
+            t.close(gx, _gelu_grad(g, x, approximate), f"x.grad after F.gelu(x, approximate={approximate!r})"
+                    ".backward(grad), x = 12 points in [-3, 3]", given={"grad": g, "x": x}, mistakes=[
+                        mistakes.custom(_is(g * cdf), "this is grad * Phi(x), only one term of the product rule: "
+                                        "x * Phi(x) changes through x and through Phi(x)",
+                                        "d/dx x Phi(x) = Phi(x) + x phi(x), phi(x) = exp(-x**2/2) / sqrt(2 pi)"),
+                        mistakes.custom(_is(_gelu_grad(np.ones_like(g), x, approximate)),
+                                        "the upstream gradient `grad` is missing from your result",
+                                        "multiply the local derivative by grad")])
+            weight = rng.standard_normal((3, 4))
+            v = tc.tensor(x, requires_grad=True)
+            (call(v) * tc.tensor(weight)).sum().backward()
+            _numeric_close(t, "Gelu", call, (x,), weight, [v.grad])
+            out = tc.nn.GELU(approximate)(tc.tensor(x, dtype=tc.float32))
+            t.equal(out.dtype, tc.float32, f"dtype of nn.GELU({approximate!r}) on a float32 x",
+                    hint="keep the input's dtype: erf(x) and NumPy's arithmetic on float32 arrays stay float32")
+            t.close(out, _gelu(x, approximate).astype(np.float32), f"nn.GELU({approximate!r}) on a float32 x",
+                    rtol=1e-5, atol=1e-6)
+        _second_derivatives(t, "Gelu", {"Gelu": Gelu}, call, (x,), rng)
+    # dropout: the framework draws the mask (zeros and 1 / (1 - p)); the op multiplies by it
+    mask = (rng.random((3, 4)) > 0.25) / 0.75
+    _forward(t, "Dropout", Dropout, (x, mask), x * mask, {"x": x, "mask": mask})
+    with _installed({"Dropout": Dropout}):
+        tc.manual_seed(5)
+        v = tc.tensor(x, requires_grad=True)
+        out = tc.nn.functional.dropout(v, p=0.25)
+        if out.grad_fn is None or out.grad_fn._learner_backward is None:
+            t.fail("Dropout", "your Dropout did not compute F.dropout of a float tensor: the framework's ran instead")
+        out.backward(tc.tensor(g))
+    kept = out.detach().numpy() != 0
+    drawn = kept / 0.75
+    t.close(out, x * drawn, "F.dropout(x, p=0.25) in training through your Dropout (seed 5)")
+    t.close(v.grad, g * drawn, "x.grad after F.dropout(x, p=0.25).backward(grad)", given={"grad": g}, mistakes=[
+        mistakes.custom(_is(g), "the dropped elements still pass their gradient: they did not reach the output",
+                        "the output is x * mask, so its gradient with respect to x is grad * mask"),
+        mistakes.custom(_is(g * kept), "the kept elements' gradient is missing the factor 1 / (1 - p) that "
+                        "their values got", "the output is x * mask, so its gradient with respect to x is grad * mask")])
+
+
+@exercise("02b.3", title="embedding lookup and masked_fill: Embedding, MaskedFill", points=4)
+def embedding_masked_fill_check(t, Embedding, MaskedFill):
+    rng = np.random.default_rng(23)
+    weight = rng.standard_normal((5, 3))
+    indices = np.array([[0, 2, 2, 4], [1, 2, 0, 0]])
+    _forward(t, "Embedding", Embedding, (weight, indices, None), weight[indices],
+             {"weight": weight, "indices": indices, "padding_idx": None})
+    g = rng.standard_normal((2, 4, 3))
+    added = np.zeros_like(weight)
+    np.add.at(added, indices.reshape(-1), g.reshape(-1, 3))
+    assigned = np.zeros_like(weight)
+    assigned[indices.reshape(-1)] = g.reshape(-1, 3)
+    with _installed({"Embedding": Embedding}):
+        try:
+            gw, = _backward(t, "Embedding", lambda w: tc.nn.functional.embedding(tc.tensor(indices), w), (weight,), g)
+        except CheckFailed as failure:
+            if "for input 0 of shape (5, 3)" not in str(failure):
+                raise
+            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: weight's gradient "
+                              "has weight's shape (5, 3), one row per embedding; grad has one row per lookup (2 x 4 "
+                              "of them), and each must be added into the row its index looked up",
+                              "index_add(0, indices, rows) or scatter_add adds each row of grad.reshape(-1, dim) "
+                              "into its row of a zero (num_embeddings, dim) tensor") from None
+        t.close(gw, added, "weight.grad after F.embedding(indices, weight).backward(grad), weight (5, 3), "
+                "indices [[0, 2, 2, 4], [1, 2, 0, 0]]", given={"grad": g}, mistakes=[
+                    mistakes.custom(_is(assigned), "row 0 and row 2 are looked up three times each, but their "
+                                    "gradient holds only one of the three: an assignment keeps the last write",
+                                    "a row used k times receives the sum of its k gradients: scatter_add / "
+                                    "index_add adds where repeated indices meet"),
+                    mistakes.custom(lambda got, e: np.allclose(got, (np.abs(added) > 0) * np.abs(added)),
+                                    "the gradients were not signed as grad is", "add grad's rows as they are")])
+        weight_ = rng.standard_normal((5, 3))
+        v = tc.tensor(weight_, requires_grad=True)
+        w_mix = rng.standard_normal((2, 4, 3))
+        call = (lambda w: tc.nn.functional.embedding(tc.tensor(indices), w))
+        (call(v) * tc.tensor(w_mix)).sum().backward()
+        _numeric_close(t, "Embedding", call, (weight_,), w_mix, [v.grad])
+        tc.manual_seed(0)
+        layer = tc.nn.Embedding(7, 4)
+        tokens = tc.tensor([[6, 1, 6]])
+        out = layer(tokens)
+        out.sum().backward()
+        t.close(out, layer.weight.detach().numpy()[[[6, 1, 6]]], "nn.Embedding(7, 4)(tokens [[6, 1, 6]]) through "
+                "your Embedding")
+        t.close(layer.weight.grad.numpy()[[1, 6, 0]].sum(axis=1), np.array([4.0, 8.0, 0.0]),
+                "the row sums of nn.Embedding(7, 4).weight.grad for tokens [[6, 1, 6]] (rows 1, 6 and an unused 0)")
+    _second_derivatives(t, "Embedding", {"Embedding": Embedding},
+                        lambda w: tc.nn.functional.embedding(tc.tensor(indices), w) ** 2, (weight,), rng)
+    # masked_fill: the mask broadcasts to x's shape; filled positions do not depend on x
+    x = rng.standard_normal((3, 4))
+    mask = np.array([[True, False, False, True]])
+    for value in (-np.inf, 0.5):
+        _forward(t, "MaskedFill", MaskedFill, (x, mask, value), np.where(mask, value, x),
+                 {"x": x, "mask": mask, "value": value}, [
+                     mistakes.custom(_is(np.where(mask, x, value)), "the value went where the mask is False",
+                                     "masked_fill writes value where mask is True and keeps x elsewhere")])
+    g = rng.standard_normal((3, 4))
+    with _installed({"MaskedFill": MaskedFill}):
+        m = tc.tensor(mask)
+        gx, = _backward(t, "MaskedFill", lambda v: v.masked_fill(m, 0.5), (x,), g)
+        t.close(gx, np.where(mask, 0.0, g), "x.grad after x.masked_fill(mask, 0.5).backward(grad), mask [[True, "
+                "False, False, True]] broadcast over x (3, 4)", given={"grad": g}, mistakes=[
+                    mistakes.custom(_is(g), "the filled positions pass their gradient, but their output is the "
+                                    "constant value: it does not depend on x there", "zero grad where mask is True"),
+                    mistakes.custom(_is(np.where(mask, g, 0.0)), "the gradient was kept where the mask is True and "
+                                    "zeroed elsewhere: the other way round", "zero grad where mask is True")])
+        # used for real: a causal mask on attention scores, then softmax
+        scores = tc.tensor(rng.standard_normal((4, 4)), requires_grad=True)
+        causal = tc.tensor(np.tril(np.ones((4, 4), dtype=bool)))
+        p = scores.masked_fill(~causal, float("-inf")).softmax(-1)
+        p.sum().backward()
+    t.close(p, _softmax(np.where(np.tril(np.ones((4, 4), bool)), scores.detach().numpy(), -np.inf), -1),
+            "softmax of 4x4 scores masked with a causal mask through your MaskedFill")
+    t.close(np.triu(scores.grad.numpy(), 1), np.zeros((4, 4)), "the gradient of the masked (future) scores "
+            "(filled positions are constants: they get no gradient)")
+    _second_derivatives(t, "MaskedFill", {"MaskedFill": MaskedFill},
+                        lambda v: v.masked_fill(tc.tensor(mask), 0.5) ** 2, (x,), rng)
+
+
+@exercise("02b.4", title="joining tensors along a dim: Cat", points=2)
+def cat_check(t, Cat):
+    rng = np.random.default_rng(24)
+    same = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    got = Cat.forward(_Ctx(), *same, dim=1)
+    what = "Cat.forward(ctx, a, b, dim=1) with a and b of shape (2, 3)"
+    t.true(np.shape(got) == (2, 6), f"{what} to have shape (2, 6) (got {np.shape(got)})",
+           why="the arrays were joined along dim 0, not dim=1" if np.shape(got) == (4, 3) else
+           "the sizes add up along dim only", hint="np.concatenate(arrays, axis=dim)",
+           given={"a": same[0], "b": same[1]})
+    t.close(got, np.concatenate(same, axis=1), what, given={"a": same[0], "b": same[1]})
+    parts = [rng.standard_normal((2, 1, 3)), rng.standard_normal((2, 3, 3)), rng.standard_normal((2, 2, 3))]
+    for dim in (1, -2):
+        got = Cat.forward(_Ctx(), *parts, dim=dim)
+        t.true(isinstance(got, np.ndarray), f"Cat.forward(ctx, a, b, c, dim={dim}) to return a NumPy array (got "
+               f"{type(got).__name__})", hint="np.concatenate joins a list of arrays along axis=dim")
+        t.close(got, np.concatenate(parts, axis=1), f"Cat.forward(ctx, a, b, c, dim={dim}) with a (2, 1, 3), "
+                "b (2, 3, 3), c (2, 2, 3)", given={"a": parts[0], "b": parts[1], "c": parts[2]})
+    g = rng.standard_normal((2, 6, 3))
+    with _installed({"Cat": Cat}):
+        try:
+            grads = _backward(t, "Cat", lambda a, b, c: tc.cat([a, b, c], dim=1), parts, g)
+        except CheckFailed as failure:
+            if "returned a gradient of shape" not in str(failure) and "gradient(s)" not in str(failure):
+                raise
+            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: each input's "
+                              "gradient is the slice of grad that its elements became: sizes 1, 3 and 2 along dim 1, "
+                              "in order",
+                              "keep the sizes along dim in forward; grad.split(sizes, dim) cuts grad back into them") \
+                from None
+        for k, (got, start, stop) in enumerate(zip(grads, (0, 1, 4), (1, 4, 6))):
+            t.close(got, g[:, start:stop], f"the gradient of input {k} after tc.cat([a, b, c], dim=1).backward(grad)",
+                    given={"grad": g}, mistakes=[
+                        mistakes.custom(lambda got, e, k=k: np.shape(got) == e.shape and k and np.allclose(
+                            got, g[:, :e.shape[1]]), "every input got the first slice of grad: each one's slice "
+                            "starts where the previous input's ends", "split grad at the running sum of the sizes")])
+        weight = rng.standard_normal((2, 6, 3))
+        xs = [tc.tensor(v, requires_grad=True) for v in parts]
+        (tc.cat(xs, dim=1) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Cat", lambda a, b, c: tc.cat([a, b, c], dim=1), parts, weight, [x.grad for x in xs])
+        # used for real: a key/value cache grows by one position per generated token
+        cache = tc.tensor(rng.standard_normal((1, 2, 4, 3)), dtype=tc.float32)
+        step = tc.tensor(rng.standard_normal((1, 2, 1, 3)), dtype=tc.float32)
+        grown = tc.cat([cache, step], dim=2)
+        t.equal(tuple(grown.shape), (1, 2, 5, 3), "the shape of tc.cat([cache (1, 2, 4, 3), new (1, 2, 1, 3)], dim=2)")
+        t.equal(grown.dtype, tc.float32, "the dtype of a cache of float32 keys",
+                hint="np.concatenate keeps float32 arrays float32; do not convert them")
+    t.close(grown, np.concatenate([cache.numpy(), step.numpy()], axis=2), "a key/value cache grown by one position")
+    _second_derivatives(t, "Cat", {"Cat": Cat}, lambda a, b: tc.cat([a * a, b], dim=0) ** 2,
+                        (rng.standard_normal((2, 3)), rng.standard_normal((1, 3))), rng)
