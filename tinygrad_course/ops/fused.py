@@ -211,6 +211,32 @@ class NormalCdf(Op):
         return g * ((x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 
+def _normal_cdf_from_output(ctx, xp, a, a2):
+    """Phi(x) for GELU's backward on the CPU as a fresh array, given a2 = x * x. From the saved output
+    y = x Phi(x) when it is unchanged: Phi = y / x costs one division where computing erf again costs about 25
+    array passes (PyTorch keeps only x; the output is kept here anyway by the layer after GELU, so holding it
+    costs no memory). Where |x| is below 2^-60 (y / x would lose precision in subnormals, or be 0 / 0) Phi is
+    0.5 to float64 precision; an infinite x gives NaN, as PyTorch's gradient there."""
+    y = None
+    if ctx.save_output:
+        try:
+            y = ctx.saved_output._data
+        except RuntimeError:  # the output was modified in place: recompute from x, as PyTorch does
+            y = None
+    if y is None or y.dtype != a.dtype:
+        d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
+            _erf(xp, a * _SQRT_HALF)
+        d += 1.0
+        d *= 0.5
+        return d
+    with _errstate(xp):
+        d = xp.divide(y, a)
+    tiny = a2 < 2.0 ** -120
+    if tiny.any():
+        d[tiny] = 0.5
+    return d
+
+
 class Gelu(Op):
     """GELU: x * Phi(x) (approximate='none') or its tanh approximation (approximate='tanh')."""
 
@@ -227,7 +253,15 @@ class Gelu(Op):
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
         e = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
             _erf(xp, a * _SQRT_HALF)
-        return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
+        if e.dtype != a.dtype:
+            return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
+        # x * (0.5 * (1 + erf)) in e's own storage: the same values as (x * 0.5) * (1 + erf), since halving is exact
+        e += 1.0
+        e *= 0.5
+        e *= a
+        # the output is kept for the backward (the next layer keeps it anyway): Phi(x) = gelu(x) / x there
+        ctx.save_output = True
+        return e
 
     @staticmethod
     def fused_backward(ctx, g):
@@ -236,14 +270,10 @@ class Gelu(Op):
             return gpu_kernels.gelu_backward(x._data, g._data, ctx.approximate)
         if ctx.approximate == "tanh" or g.dtype is not x.dtype or x.dtype.name not in ("float32", "float64"):
             return NotImplemented
-        # Phi(x) again rather than kept from the forward: like PyTorch, only x is held between the passes;
         # in place, so that the backward holds two input-sized temporaries at a time
         xp, a = x._xp, x._data
-        d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
-            _erf(xp, a * _SQRT_HALF)
-        d += 1.0
-        d *= 0.5  # Phi(x)
         pdf = a * a
+        d = _normal_cdf_from_output(ctx, xp, a, pdf)
         pdf *= -0.5
         xp.exp(pdf, out=pdf)
         pdf *= a
