@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from .fused import Softmax
+from .fused import Softmax, _errstate
 
 
 def _masked_scores_t(xp, q, k, mask, scale):
@@ -18,37 +18,46 @@ def _masked_scores_t(xp, q, k, mask, scale):
     query's scores are a column. NumPy reduces a short contiguous row one row at a time, but reduces over
     the second-last axis with vector instructions across the columns: the softmax's max and sum over the
     keys run about twice as fast in this layout, and every product below takes it without a copy.
-    Bool masks keep where True, float masks are added."""
-    s = xp.matmul(k, xp.swapaxes(q, -1, -2))
-    s *= s.dtype.type(scale)  # in place: s is a fresh array, and one score array is all the step holds
+    The scale multiplies q (L x E numbers) rather than the scores (L x S): the same values when it is a
+    power of two (1/sqrt(E) for E = 4, 16, 64, ...), within a rounding otherwise. Bool masks keep where
+    True, float masks are added. Returns the scores and the scaled q."""
+    qs = q * q.dtype.type(scale)
+    s = xp.matmul(k, xp.swapaxes(qs, -1, -2))
     if mask is None:
-        return s
+        return s, qs
     m = xp.swapaxes(mask._data, -1, -2)
     if mask.dtype.name == "bool":
         xp.copyto(s, s.dtype.type(-xp.inf), where=~m)
-        return s
+        return s, qs
     s += m
-    return s
+    return s, qs
 
 
-def _attention_weights_t(xp, s, masked):
-    """softmax over the keys (axis -2) of transposed scores; with a mask, queries whose keys are all masked
-    give zeros (not NaN). `s` is overwritten (callers pass the fresh scores of `_masked_scores_t`)."""
-    dead = None
-    m = s.max(axis=-2, keepdims=True)  # one maximum per query, shared by the dead-query test and the softmax
+def _softmax_stats_t(xp, s, masked):
+    """exp(s - max) over the keys (axis -2) of transposed scores, in `s`'s storage, with each query's
+    maximum and 1 / sum of the exponentials: the weights are e * inv, never formed as an array (the
+    products below take the unnormalised e and scale their L-row results instead). Queries whose keys are
+    all masked get inv = 0, so their weights, output and gradients are zeros (not NaN), as in PyTorch."""
+    m = s.max(axis=-2, keepdims=True)  # one maximum per query
     if masked:
         dead = m == -xp.inf
         if dead.any():
-            s = xp.where(dead, xp.asarray(0, dtype=s.dtype), s)
-            m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)
-        else:
-            dead = None
-    p = xp.subtract(s, m, out=s)  # in place: the scores are a temporary of the caller's
-    xp.exp(p, out=p)
-    p /= p.sum(axis=-2, keepdims=True)
-    if dead is not None:
-        p = xp.where(dead, xp.asarray(0, dtype=p.dtype), p)
-    return p, dead
+            m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # exp(-inf - 0) = 0 for every key
+    e = xp.subtract(s, m, out=s)
+    xp.exp(e, out=e)
+    total = e.sum(axis=-2, keepdims=True)  # >= 1 for a live query (its maximum gives exp(0))
+    with _errstate(xp):
+        inv = 1.0 / total
+    if masked:
+        inv[total == 0] = 0
+    return e, m, inv
+
+
+def _exp_scores_t(xp, s, m):
+    """exp(s - m) in s's storage: the forward's exponentials again, bit for bit, from its maxima."""
+    e = xp.subtract(s, m, out=s)
+    xp.exp(e, out=e)
+    return e
 
 
 class ScaledDotProductAttention(Op):
@@ -63,11 +72,19 @@ class ScaledDotProductAttention(Op):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale):
         xp = q._xp
-        p_t, dead = _attention_weights_t(xp, _masked_scores_t(xp, q._data, k._data, mask, scale), mask is not None)
+        s_t, _ = _masked_scores_t(xp, q._data, k._data, mask, scale)
+        e_t, m, inv = _softmax_stats_t(xp, s_t, mask is not None)
         if ctx.needs_input_grad:
-            ctx.dead, ctx.mask, ctx.scale = (None if dead is None else xp.swapaxes(dead, -1, -2)), mask, scale
+            # besides q, k and v only each query's max and 1 / sum (2 L numbers per head), as PyTorch keeps
+            # its log-sum-exp: the backward rebuilds the weights from them without two reductions
+            ctx.mask, ctx.scale, ctx.row_max, ctx.row_inv = mask, scale, m, inv
+            ctx.dead = None
+            if mask is not None and not inv.all():
+                ctx.dead = xp.swapaxes(inv == 0, -1, -2)
             ctx.save_for_backward(q, k, v)
-        return xp.matmul(xp.swapaxes(p_t, -1, -2), v._data)
+        out = xp.matmul(xp.swapaxes(e_t, -1, -2), v._data)
+        out *= xp.swapaxes(inv, -1, -2)
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -100,24 +117,31 @@ class ScaledDotProductAttention(Op):
         if g.dtype is not q.dtype:
             return NotImplemented
         xp = q._xp
-        p_t = _attention_weights_t(xp, _masked_scores_t(xp, q._data, k._data, ctx.mask, ctx.scale), ctx.mask is not None)[0]
-        return _attention_grads_array(xp, g._data, p_t, q._data, k._data, v._data, ctx.scale, ctx.needs_input_grad)
+        s_t, qs = _masked_scores_t(xp, q._data, k._data, ctx.mask, ctx.scale)
+        e_t = _exp_scores_t(xp, s_t, ctx.row_max)
+        return _attention_grads_array(xp, g._data, e_t, ctx.row_inv, qs, k._data, v._data, ctx.scale,
+                                      ctx.needs_input_grad)
 
 
-def _attention_grads_array(xp, g, p_t, q, k, v, scale, need):
-    """The backward's five products and reduction on arrays (`fused_backward`), with the weights and their
-    gradient in the key-major layout of `_masked_scores_t` (p_t = p^T)."""
+def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
+    """The backward's products and reduction on arrays (`fused_backward`), with the unnormalised weights
+    e in the key-major layout of `_masked_scores_t` (weights p^T = e_t * inv) and qs = q * scale.
+
+    With gn = g * inv (each query's output gradient over its sum): gv = p^T g = e_t gn, and the scores'
+    gradient p * (gp - rowsum(gp * p)), gp = g v^T, is e * (a - inv * rowsum(a * e)) with a = gn v^T."""
     gq = gk = gv = None
+    gn = g * xp.swapaxes(inv, -1, -2)
     if need[2]:
-        gv = xp.matmul(p_t, g)
+        gv = xp.matmul(e_t, gn)
     if need[0] or need[1]:
-        gs_t = xp.matmul(v, xp.swapaxes(g, -1, -2))  # (g v^T)^T
-        # p * (gp - rowsum(gp * p)) * scale, transposed and in place on the fresh product
-        gs_t -= (gs_t * p_t).sum(axis=-2, keepdims=True)
-        gs_t *= p_t
-        gs_t *= scale
+        gs_t = xp.matmul(v, xp.swapaxes(gn, -1, -2))  # a^T, key-major
+        d = (gs_t * e_t).sum(axis=-2, keepdims=True)
+        d *= inv
+        gs_t -= d
+        gs_t *= e_t  # the gradient of the unscaled scores q k^T / scale, transposed
         if need[0]:
             gq = xp.matmul(xp.swapaxes(gs_t, -1, -2), k)
+            gq *= gq.dtype.type(scale)
         if need[1]:
-            gk = xp.matmul(gs_t, q)
+            gk = xp.matmul(gs_t, qs)
     return gq, gk, gv, None, None

@@ -15,7 +15,7 @@ from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import erf_float32
-from .normalize_grads import normalize_grads_array
+from .normalize_grads import normalize_grads_array, trailing_rows
 from ..shapes import normalize_dim
 
 
@@ -372,7 +372,17 @@ class Normalize(Op):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, param_shape, eps, stats=None):
         xp, a = x._xp, x._data
-        if stats is None:
+        rows = trailing_rows(a, dims) if stats is None else None
+        if rows is not None:  # layer norm: each row's statistics as products with a vector of ones
+            a2, n, keep = rows
+            ones = xp.ones((n, 1), dtype=a.dtype)
+            mean = xp.matmul(a2, ones)
+            mean /= n
+            xc = a2 - mean
+            var = xp.matmul(xc * xc, ones)
+            var /= n
+            mean, var, xc = mean.reshape(keep), var.reshape(keep), xc.reshape(a.shape)
+        elif stats is None:
             mean = a.mean(axis=dims, keepdims=True)
             xc = a - mean
             var = (xc * xc).mean(axis=dims, keepdims=True)
