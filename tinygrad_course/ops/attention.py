@@ -20,17 +20,37 @@ def _masked_scores_t(xp, q, k, mask, scale):
     keys run about twice as fast in this layout, and every product below takes it without a copy.
     The scale multiplies q (L x E numbers) rather than the scores (L x S): the same values when it is a
     power of two (1/sqrt(E) for E = 4, 16, 64, ...), within a rounding otherwise. Bool masks keep where
-    True, float masks are added. Returns the scores and the scaled q."""
+    True (they are added as 0 / -inf), float masks are added. Returns the scores and the scaled q."""
     qs = q * q.dtype.type(scale)
     s = xp.matmul(k, xp.swapaxes(qs, -1, -2))
     if mask is None:
         return s, qs
     m = xp.swapaxes(mask._data, -1, -2)
-    if mask.dtype.name == "bool":
-        xp.copyto(s, s.dtype.type(-xp.inf), where=~m)
-        return s, qs
-    s += m
+    if mask.dtype.name == "bool":  # as PyTorch: a bool mask becomes an additive one (0 or -inf)
+        m = xp.where(m, s.dtype.type(0), s.dtype.type(-xp.inf))
+    n = s.shape[-2] * s.shape[-1]
+    if m.size == n and m.shape[-2:] == s.shape[-2:] and s.flags.c_contiguous:
+        # one (S, L) mask for every batch and head: add it to rows of S * L numbers, not of L numbers
+        flat = s.reshape(-1, n)
+        flat += m.reshape(n)
+    else:
+        s += m
     return s, qs
+
+
+def _key_max(xp, s):
+    """s.max(axis=-2, keepdims=True), as a tree of element-wise maxima of halves: each step runs over
+    blocks of (S/2) * L contiguous numbers, where NumPy's reduction over axis -2 steps through rows of L."""
+    n = s.shape[-2]
+    if n < 4 or not s.flags.c_contiguous:
+        return s.max(axis=-2, keepdims=True)
+    h = (n + 1) // 2
+    m = xp.maximum(s[..., :h, :], s[..., n - h:, :])  # for odd n the middle key is in both halves
+    while h > 1:
+        k = (h + 1) // 2
+        m = xp.maximum(m[..., :k, :], m[..., h - k:, :])
+        h = k
+    return m
 
 
 def _softmax_stats_t(xp, s, masked):
@@ -38,7 +58,7 @@ def _softmax_stats_t(xp, s, masked):
     maximum and 1 / sum of the exponentials: the weights are e * inv, never formed as an array (the
     products below take the unnormalised e and scale their L-row results instead). Queries whose keys are
     all masked get inv = 0, so their weights, output and gradients are zeros (not NaN), as in PyTorch."""
-    m = s.max(axis=-2, keepdims=True)  # one maximum per query
+    m = _key_max(xp, s)  # one maximum per query
     if masked:
         dead = m == -xp.inf
         if dead.any():
