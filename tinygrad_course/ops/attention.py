@@ -53,19 +53,39 @@ def _key_max(xp, s):
     return m
 
 
-def _softmax_stats_t(xp, s, masked):
+_EXP_SAFE = 80.0  # exp(s) for |s| <= 80 is a normal float32 (its range is about e^-87 .. e^88)
+
+
+def _scores_bounded(xp, qs, k, mask):
+    """Whether every score is known to lie within +-80 before it is computed, from the largest row norms of
+    q * scale and k (|q_i . k_j| <= |q_i| |k_j|) with no mask or a bool one: then the softmax needs no
+    maximum subtracted, as it cannot overflow, and a live query's sum of exponentials stays above e^-80.
+    NaN or infinite inputs give False."""
+    if (mask is not None and mask.dtype.name != "bool") or qs.size == 0 or k.size == 0:
+        return False
+    ones = xp.ones((qs.shape[-1], 1), dtype=qs.dtype)
+    return bool(xp.matmul(qs * qs, ones).max() * xp.matmul(k * k, ones).max() <= _EXP_SAFE * _EXP_SAFE)
+
+
+def _softmax_stats_t(xp, s, masked, bounded):
     """exp(s - max) over the keys (axis -2) of transposed scores, in `s`'s storage, with each query's
     maximum and 1 / sum of the exponentials: the weights are e * inv, never formed as an array (the
-    products below take the unnormalised e and scale their L-row results instead). Queries whose keys are
-    all masked get inv = 0, so their weights, output and gradients are zeros (not NaN), as in PyTorch."""
-    m = _key_max(xp, s)  # one maximum per query
-    if masked:
-        dead = m == -xp.inf
-        if dead.any():
-            m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # exp(-inf - 0) = 0 for every key
-    e = xp.subtract(s, m, out=s)
-    xp.exp(e, out=e)
-    total = e.sum(axis=-2, keepdims=True)  # >= 1 for a live query (its maximum gives exp(0))
+    products below take the unnormalised e and scale their L-row results instead). With `bounded` scores
+    (`_scores_bounded`) the maximum is not needed (the same weights within roundings): exp(s), max None.
+    Queries whose keys are all masked get inv = 0, so their weights, output and gradients are zeros (not
+    NaN), as in PyTorch."""
+    if bounded:
+        m = None
+        e = xp.exp(s, out=s)
+    else:
+        m = _key_max(xp, s)  # one maximum per query
+        if masked:
+            dead = m == -xp.inf
+            if dead.any():
+                m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # exp(-inf - 0) = 0 for every key
+        e = xp.subtract(s, m, out=s)
+        xp.exp(e, out=e)
+    total = e.sum(axis=-2, keepdims=True)  # > 0 for a live query
     with _errstate(xp):
         inv = 1.0 / total
     if masked:
@@ -74,8 +94,8 @@ def _softmax_stats_t(xp, s, masked):
 
 
 def _exp_scores_t(xp, s, m):
-    """exp(s - m) in s's storage: the forward's exponentials again, bit for bit, from its maxima."""
-    e = xp.subtract(s, m, out=s)
+    """exp(s - m) in s's storage (exp(s) for m None): the forward's exponentials again, bit for bit."""
+    e = s if m is None else xp.subtract(s, m, out=s)
     xp.exp(e, out=e)
     return e
 
@@ -92,11 +112,11 @@ class ScaledDotProductAttention(Op):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale):
         xp = q._xp
-        s_t, _ = _masked_scores_t(xp, q._data, k._data, mask, scale)
-        e_t, m, inv = _softmax_stats_t(xp, s_t, mask is not None)
+        s_t, qs = _masked_scores_t(xp, q._data, k._data, mask, scale)
+        e_t, m, inv = _softmax_stats_t(xp, s_t, mask is not None, _scores_bounded(xp, qs, k._data, mask))
         if ctx.needs_input_grad:
-            # besides q, k and v only each query's max and 1 / sum (2 L numbers per head), as PyTorch keeps
-            # its log-sum-exp: the backward rebuilds the weights from them without two reductions
+            # besides q, k and v only each query's max (or None) and 1 / sum (L numbers per head), as PyTorch
+            # keeps its log-sum-exp: the backward rebuilds the weights from them without reductions
             ctx.mask, ctx.scale, ctx.row_max, ctx.row_inv = mask, scale, m, inv
             ctx.dead = None
             if mask is not None and not inv.all():
