@@ -14,7 +14,7 @@ from ..autograd.engine import Op
 from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
-from .erf import erf_float32
+from .erf import normal_cdf_float32
 from .normalize_grads import normalize_grads_array, trailing_rows
 from ..shapes import normalize_dim
 
@@ -211,6 +211,17 @@ class NormalCdf(Op):
         return g * ((x * x * -0.5).exp() * _INV_SQRT_2PI)
 
 
+def _normal_cdf(xp, a):
+    """Phi(x) = 0.5 * (1 + erf(x / sqrt(2))) as a fresh array: float32 arithmetic for a float32 NumPy array,
+    else `erf` of the array's dtype."""
+    if a.dtype.name == "float32" and xp.__name__ == "numpy":
+        return normal_cdf_float32(xp, a)
+    d = _erf(xp, a * _SQRT_HALF)
+    d += 1.0
+    d *= 0.5
+    return d
+
+
 def _normal_cdf_from_output(ctx, xp, a, a2):
     """Phi(x) for GELU's backward on the CPU as a fresh array, given a2 = x * x. From the saved output
     y = x Phi(x) when it is unchanged: Phi = y / x costs one division where computing erf again costs about 25
@@ -224,11 +235,7 @@ def _normal_cdf_from_output(ctx, xp, a, a2):
         except RuntimeError:  # the output was modified in place: recompute from x, as PyTorch does
             y = None
     if y is None or y.dtype != a.dtype:
-        d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
-            _erf(xp, a * _SQRT_HALF)
-        d += 1.0
-        d *= 0.5
-        return d
+        return _normal_cdf(xp, a)
     with _errstate(xp):
         d = xp.divide(y, a)
     tiny = a2 < 2.0 ** -120
@@ -251,14 +258,10 @@ class Gelu(Op):
             return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
-        e = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
-            _erf(xp, a * _SQRT_HALF)
+        e = _normal_cdf(xp, a)
         if e.dtype != a.dtype:
-            return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
-        # x * (0.5 * (1 + erf)) in e's own storage: the same values as (x * 0.5) * (1 + erf), since halving is exact
-        e += 1.0
-        e *= 0.5
-        e *= a
+            return (a * e).astype(a.dtype, copy=False)
+        e *= a  # x * Phi(x) in Phi's own storage
         # the output is kept for the backward (the next layer keeps it anyway): Phi(x) = gelu(x) / x there
         ctx.save_output = True
         return e
