@@ -62,4 +62,5 @@ def normal_cdf_float32(xp, a):
     p /= q
     p += f(0.5)
     # the approximation dips to -6e-8 at the clip point: Phi(x) >= 0, so that x * Phi(x) is -0.0 for x << 0
-    return xp.maximum(p, f(0), out=p)
+    # (clip with both bounds: NumPy's maximum with a scalar runs about 3 times slower)
+    return xp.clip(p, f(0), f(1), out=p)
