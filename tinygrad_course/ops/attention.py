@@ -106,6 +106,23 @@ def _exp_scores_t(xp, s, m):
     return e
 
 
+def _heads_last(xp, shape, dtype):
+    """An empty array of `shape` (..., H, L, E) stored as (..., L, H, E), as PyTorch's CPU kernel lays out
+    its output and input gradients: the usual `y.transpose(1, 2).reshape(B, L, H * E)` that merges the
+    heads is then a view, not a copy, and so is the reshape of the gradients back to (B, L, 3C) rows."""
+    if len(shape) < 3:
+        return xp.empty(shape, dtype=dtype)
+    return xp.swapaxes(xp.empty(shape[:-3] + (shape[-2], shape[-3], shape[-1]), dtype=dtype), -2, -3)
+
+
+def _product(xp, a, b):
+    """a @ b written into a `_heads_last` array (a BLAS product writes any row stride at no cost)."""
+    if xp.__name__ != "numpy":
+        return xp.matmul(a, b)
+    shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    return xp.matmul(a, b, out=_heads_last(xp, shape, xp.result_type(a, b)))
+
+
 class ScaledDotProductAttention(Op):
     """softmax(q k^T * scale + mask) v over the last two dims (PyTorch's CPU flash-attention node)."""
 
@@ -128,7 +145,7 @@ class ScaledDotProductAttention(Op):
             if mask is not None and not inv.all():
                 ctx.dead = xp.swapaxes(inv == 0, -1, -2)
             ctx.save_for_backward(q, k, v)
-        out = xp.matmul(xp.swapaxes(e_t, -1, -2), v._data)
+        out = _product(xp, xp.swapaxes(e_t, -1, -2), v._data)
         out *= xp.swapaxes(inv, -1, -2)
         return out
 
@@ -178,7 +195,7 @@ def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
     gq = gk = gv = None
     gn = g * xp.swapaxes(inv, -1, -2)
     if need[2]:
-        gv = xp.matmul(e_t, gn)
+        gv = _product(xp, e_t, gn)
     if need[0] or need[1]:
         gs_t = xp.matmul(v, xp.swapaxes(gn, -1, -2))  # a^T, key-major
         d = _key_sum(xp, gs_t * e_t)
@@ -186,8 +203,8 @@ def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
         gs_t -= d
         gs_t *= e_t  # the gradient of the unscaled scores q k^T / scale, transposed
         if need[0]:
-            gq = xp.matmul(xp.swapaxes(gs_t, -1, -2), k)
+            gq = _product(xp, xp.swapaxes(gs_t, -1, -2), k)
             gq *= gq.dtype.type(scale)
         if need[1]:
-            gk = xp.matmul(gs_t, qs)
+            gk = _product(xp, gs_t, qs)
     return gq, gk, gv, None, None
