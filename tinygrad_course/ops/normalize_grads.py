@@ -24,7 +24,7 @@ def normalize_grads_array(ctx, xp, g, a, weight, dims, param_dims):
     where that saves an input-sized temporary; arrays (or None) for x, weight and bias. For layer norm the
     row and column sums are products with vectors of ones (see `trailing_rows`)."""
     rows = None if ctx.frozen else trailing_rows(a, dims)
-    if rows is not None:
+    if rows is not None and tuple(ctx.param_shape) == a.shape[a.ndim - len(dims):]:  # layer norm's weight
         return _layer_norm_grads(ctx, xp, g, a, weight, rows)
     need = ctx.needs_input_grad
     rstd = ctx.rstd
