@@ -1,33 +1,43 @@
 """Scaled dot-product attention as one fused op: softmax(q k^T * scale + mask) v, with a hand-written backward.
 
 `nn.functional.scaled_dot_product_attention` uses it for the common case (no dropout, float32/float64,
-matching batch shapes). As PyTorch's CPU kernel, the forward keeps q, k and v but not the (..., L, S)
-attention weights, which the backward computes again (one more product and softmax, far less memory held
-between forward and backward); the backward is then five matrix products and one row reduction. The backward is written with framework
+matching batch shapes). As PyTorch's CPU kernel, the forward keeps q, k and v and two numbers per query (its
+maximum score and 1 / sum of exponentials, where PyTorch keeps the log-sum-exp), not the (..., L, S)
+attention weights: the backward computes the exponentials again (one more product and exp2, no reduction,
+far less memory held between forward and backward), then five matrix products and one sum over the keys.
+Output and input gradients are stored heads-last like PyTorch's. The backward is written with framework
 ops, so `create_graph=True` gives second derivatives (it then rebuilds the weights as recorded ops).
 """
 from __future__ import annotations
+
+import math
 
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
 from .fused import Softmax, _errstate
 
 
+_LOG2E = 1.0 / math.log(2.0)
+
+
 def _masked_scores_t(xp, q, k, mask, scale):
-    """(q k^T * scale with the mask applied)^T as an array of shape (..., S, L): key-major, so that each
-    query's scores are a column. NumPy reduces a short contiguous row one row at a time, but reduces over
-    the second-last axis with vector instructions across the columns: the softmax's max and sum over the
-    keys run about twice as fast in this layout, and every product below takes it without a copy.
-    The scale multiplies q (L x E numbers) rather than the scores (L x S): the same values when it is a
-    power of two (1/sqrt(E) for E = 4, 16, 64, ...), within a rounding otherwise. Bool masks keep where
-    True (they are added as 0 / -inf), float masks are added. Returns the scores and the scaled q."""
-    qs = q * q.dtype.type(scale)
+    """(q k^T * scale with the mask applied)^T * log2(e) as an array of shape (..., S, L): key-major, so that
+    each query's scores are a column. NumPy reduces a short contiguous row one row at a time, but reduces over
+    the second-last axis with vector instructions across the columns: the softmax's max over the keys runs
+    about twice as fast in this layout, and every product below takes it without a copy. In units of
+    log2(e), because NumPy's float32 exp2 runs twice as fast as its exp: softmax(s) = 2^(s log2 e) / sum.
+    The scale and log2(e) multiply q (L x E numbers) rather than the scores (L x S), which changes a score
+    by a rounding at most. Bool masks keep where True (they are added as 0 / -inf), float masks are added
+    (times log2 e). Returns the scores and q * scale * log2(e)."""
+    qs = q * q.dtype.type(scale * _LOG2E)
     s = xp.matmul(k, xp.swapaxes(qs, -1, -2))
     if mask is None:
         return s, qs
     m = xp.swapaxes(mask._data, -1, -2)
     if mask.dtype.name == "bool":  # as PyTorch: a bool mask becomes an additive one (0 or -inf)
         m = xp.where(m, s.dtype.type(0), s.dtype.type(-xp.inf))
+    else:
+        m = m * s.dtype.type(_LOG2E)
     n = s.shape[-2] * s.shape[-1]
     if m.size == n and m.shape[-2:] == s.shape[-2:] and s.flags.c_contiguous:
         # one (S, L) mask for every batch and head: add it to rows of S * L numbers, not of L numbers
@@ -53,13 +63,13 @@ def _key_max(xp, s):
     return m
 
 
-_EXP_SAFE = 80.0  # exp(s) for |s| <= 80 is a normal float32 (its range is about e^-87 .. e^88)
+_EXP_SAFE = 80.0 * _LOG2E  # 2^s for |s| <= 80 log2(e) is a normal float32 (its range is 2^-126 .. 2^128)
 
 
 def _scores_bounded(xp, qs, k, mask):
-    """Whether every score is known to lie within +-80 before it is computed, from the largest row norms of
-    q * scale and k (|q_i . k_j| <= |q_i| |k_j|) with no mask or a bool one: then the softmax needs no
-    maximum subtracted, as it cannot overflow, and a live query's sum of exponentials stays above e^-80.
+    """Whether every score is known to lie within +-80 (in natural units) before it is computed, from the
+    largest row norms of qs and k (|qs_i . k_j| <= |qs_i| |k_j|) with no mask or a bool one: then the softmax
+    needs no maximum subtracted, as it cannot overflow, and a live query's sum of exponentials stays above e^-80.
     NaN or infinite inputs give False."""
     if (mask is not None and mask.dtype.name != "bool") or qs.size == 0 or k.size == 0:
         return False
@@ -74,23 +84,23 @@ def _key_sum(xp, a):
 
 
 def _softmax_stats_t(xp, s, masked, bounded):
-    """exp(s - max) over the keys (axis -2) of transposed scores, in `s`'s storage, with each query's
-    maximum and 1 / sum of the exponentials: the weights are e * inv, never formed as an array (the
-    products below take the unnormalised e and scale their L-row results instead). With `bounded` scores
-    (`_scores_bounded`) the maximum is not needed (the same weights within roundings): exp(s), max None.
+    """2^(s - max) over the keys (axis -2) of transposed scores in `_masked_scores_t`'s units, in `s`'s
+    storage, with each query's maximum and 1 / sum of the exponentials: the weights are e * inv, never formed
+    as an array (the products below take the unnormalised e and scale their L-row results instead). With `bounded` scores
+    (`_scores_bounded`) the maximum is not needed (the same weights within roundings): 2^s, max None.
     Queries whose keys are all masked get inv = 0, so their weights, output and gradients are zeros (not
     NaN), as in PyTorch."""
     if bounded:
         m = None
-        e = xp.exp(s, out=s)
+        e = xp.exp2(s, out=s)
     else:
         m = _key_max(xp, s)  # one maximum per query
         if masked:
             dead = m == -xp.inf
             if dead.any():
-                m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # exp(-inf - 0) = 0 for every key
+                m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # 2^(-inf - 0) = 0 for every key
         e = xp.subtract(s, m, out=s)
-        xp.exp(e, out=e)
+        xp.exp2(e, out=e)
     total = _key_sum(xp, e)  # > 0 for a live query
     with _errstate(xp):
         inv = 1.0 / total
@@ -100,9 +110,9 @@ def _softmax_stats_t(xp, s, masked, bounded):
 
 
 def _exp_scores_t(xp, s, m):
-    """exp(s - m) in s's storage (exp(s) for m None): the forward's exponentials again, bit for bit."""
+    """2^(s - m) in s's storage (2^s for m None): the forward's exponentials again, bit for bit."""
     e = s if m is None else xp.subtract(s, m, out=s)
-    xp.exp(e, out=e)
+    xp.exp2(e, out=e)
     return e
 
 
@@ -188,7 +198,7 @@ class ScaledDotProductAttention(Op):
 
 def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
     """The backward's products and reduction on arrays (`fused_backward`), with the unnormalised weights
-    e in the key-major layout of `_masked_scores_t` (weights p^T = e_t * inv) and qs = q * scale.
+    e in the key-major layout of `_masked_scores_t` (weights p^T = e_t * inv) and qs = q * scale * log2(e).
 
     With gn = g * inv (each query's output gradient over its sum): gv = p^T g = e_t gn, and the scores'
     gradient p * (gp - rowsum(gp * p)), gp = g v^T, is e * (a - inv * rowsum(a * e)) with a = gn v^T."""
@@ -207,4 +217,5 @@ def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
             gq *= gq.dtype.type(scale)
         if need[1]:
             gk = _product(xp, gs_t, qs)
+            gk *= gk.dtype.type(1.0 / _LOG2E)  # qs holds q * scale * log2(e)
     return gq, gk, gv, None, None
