@@ -124,20 +124,25 @@ def test_fused_sdpa_at_a_language_models_size_matches_torch(spread, kwargs, dtyp
 
 
 def test_fused_sdpa_gives_the_same_weights_with_and_without_the_maximum():
-    from tinygrad_course.ops.attention import _masked_scores_t, _softmax_stats_t
+    from tinygrad_course.ops.attention import _LOG2E, _exponentials_t, _inverse_sums, _scaled_q
     rng = np.random.default_rng(6)
     q, k = rng.standard_normal((2, 3, 9, 8)) * 3, rng.standard_normal((2, 3, 9, 8)) * 3
-    mask = tc.tensor(np.tril(np.ones((9, 9), dtype=bool)))
+    keep = np.tril(np.ones((9, 9), dtype=bool))
+    keep[4] = False  # a query that sees no key
+    mask = tc.tensor(keep)
+    qs, bounded = _scaled_q(np, q, k, mask, 8 ** -0.5)
+    assert bounded  # scores within +-80: 2^(s log2 e), no maximum
+    np.testing.assert_allclose(qs, q * 8 ** -0.5 * _LOG2E, rtol=1e-15)
     weights = []
-    for bounded in (True, False):
-        s, _ = _masked_scores_t(np, q, k, mask, 8 ** -0.5)
-        e, m, inv = _softmax_stats_t(np, s, True, bounded)
-        assert (m is None) == bounded
-        weights.append(e * inv)
+    for scaled, m in ((qs, None), (q * 8 ** -0.5, True)):
+        e, m_out = _exponentials_t(np, scaled, k, mask, m)
+        assert (m_out is None) == (m is None)
+        weights.append(e * _inverse_sums(np, e, True))
     ref = torch.softmax(torch.tensor(q @ np.swapaxes(k, -1, -2) * 8 ** -0.5).masked_fill(
-        ~torch.tensor(np.tril(np.ones((9, 9), dtype=bool))), float("-inf")), -1).numpy()
+        ~torch.tensor(keep), float("-inf")), -1).nan_to_num(0.0).numpy()
     for w in weights:
         np.testing.assert_allclose(np.swapaxes(w, -1, -2), ref, rtol=1e-12, atol=1e-15)
+    assert not _scaled_q(np, q * 30, k, mask, 8 ** -0.5)[1]  # scores up to about 400: keep the maximum
 
 
 GELU_EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-39, -1e-30, 1e-20, 3e-8, -3e-8, 0.5, -0.5, -4.0, -5.5, -5.7, -6.0, -10.0,

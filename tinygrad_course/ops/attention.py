@@ -18,34 +18,68 @@ from .fused import Softmax, _errstate
 
 
 _LOG2E = 1.0 / math.log(2.0)
+_EXP_SAFE = 80.0  # exp(s) for |s| <= 80 is a normal float32 (its range is about e^-87 .. e^88)
 
 
-def _masked_scores_t(xp, q, k, mask, scale):
-    """(q k^T * scale with the mask applied)^T * log2(e) as an array of shape (..., S, L): key-major, so that
-    each query's scores are a column. NumPy reduces a short contiguous row one row at a time, but reduces over
-    the second-last axis with vector instructions across the columns: the softmax's max over the keys runs
-    about twice as fast in this layout, and every product below takes it without a copy. In units of
-    log2(e), because NumPy's float32 exp2 runs twice as fast as its exp: softmax(s) = 2^(s log2 e) / sum.
-    The scale and log2(e) multiply q (L x E numbers) rather than the scores (L x S), which changes a score
-    by a rounding at most. Bool masks keep where True (they are added as 0 / -inf), float masks are added
-    (times log2 e). Returns the scores and q * scale * log2(e)."""
-    qs = q * q.dtype.type(scale * _LOG2E)
+def _scaled_q(xp, q, k, mask, scale):
+    """(q * scale, whether every score is known to lie within +-80): from the largest row norms of q * scale
+    and k (|q_i . k_j| <= |q_i| |k_j|), with no mask or a bool one. Such scores need no maximum subtracted
+    in the softmax, as they cannot overflow and a live query's sum of exponentials stays above e^-80, and
+    they are exponentiated as 2^(s log2 e) (`_exponentials_t`); then q * scale * log2(e) is returned. NaN or
+    infinite inputs are not bounded."""
+    qs = q * q.dtype.type(scale)
+    if (mask is not None and mask.dtype.name != "bool") or qs.size == 0 or k.size == 0:
+        return qs, False
+    ones = xp.ones((qs.shape[-1], 1), dtype=qs.dtype)
+    bounded = bool(xp.matmul(qs * qs, ones).max() * xp.matmul(k * k, ones).max() <= _EXP_SAFE * _EXP_SAFE)
+    if bounded:
+        qs *= qs.dtype.type(_LOG2E)
+    return qs, bounded
+
+
+def _exponentials_t(xp, qs, k, mask, m):
+    """The softmax's exponentials, transposed to shape (..., S, L): key-major, so that each query's scores
+    are a column. NumPy reduces a short contiguous row one row at a time, but reduces over the second-last
+    axis with vector instructions across the columns: the maximum over the keys runs about twice as fast
+    in this layout, and every product below takes it without a copy. Scaling q (L x E numbers) rather than
+    the scores (L x S) changes a score by a rounding at most.
+
+    `m` says which of two ways (`_scaled_q`): bounded scores (m None) are 2^(k qs^T), with qs in units of
+    log2(e), since NumPy's float32 exp2 runs twice as fast as its exp on arguments within its range, a bool
+    mask then multiplying them by 0 or 1. Otherwise the mask is added (a bool one as 0 / -inf, as PyTorch
+    does), `m` is each query's maximum (True: take it here) and the result exp(s - m). Returns the
+    exponentials (a fresh array) and m."""
     s = xp.matmul(k, xp.swapaxes(qs, -1, -2))
-    if mask is None:
-        return s, qs
-    m = xp.swapaxes(mask._data, -1, -2)
-    if mask.dtype.name == "bool":  # as PyTorch: a bool mask becomes an additive one (0 or -inf)
-        m = xp.where(m, s.dtype.type(0), s.dtype.type(-xp.inf))
-    else:
-        m = m * s.dtype.type(_LOG2E)
+    if m is None:
+        xp.exp2(s, out=s)
+        if mask is not None:
+            _combine(xp, s, xp.swapaxes(mask._data, -1, -2), xp.multiply)
+        return s, None
+    if mask is not None:
+        mt = xp.swapaxes(mask._data, -1, -2)
+        if mask.dtype.name == "bool":
+            mt = xp.where(mt, s.dtype.type(0), s.dtype.type(-xp.inf))
+        _combine(xp, s, mt, xp.add)
+    if m is True:
+        m = _key_max(xp, s)  # one maximum per query
+        if mask is not None:
+            dead = m == -xp.inf
+            if dead.any():
+                m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # exp(-inf - 0) = 0 for every key
+    xp.subtract(s, m, out=s)
+    xp.exp(s, out=s)
+    return s, m
+
+
+def _combine(xp, s, mt, op):
+    """s = op(s, mt) in place for a mask mt broadcast over s; one (S, L) mask for every batch and head is
+    applied to rows of S * L numbers, not of L numbers."""
     n = s.shape[-2] * s.shape[-1]
-    if m.size == n and m.shape[-2:] == s.shape[-2:] and s.flags.c_contiguous:
-        # one (S, L) mask for every batch and head: add it to rows of S * L numbers, not of L numbers
+    if mt.size == n and mt.shape[-2:] == s.shape[-2:] and s.flags.c_contiguous:
         flat = s.reshape(-1, n)
-        flat += m.reshape(n)
+        op(flat, mt.reshape(n).astype(s.dtype, copy=False), out=flat)
     else:
-        s += m
-    return s, qs
+        op(s, mt, out=s, casting="unsafe")
 
 
 def _key_max(xp, s):
@@ -63,57 +97,21 @@ def _key_max(xp, s):
     return m
 
 
-_EXP_SAFE = 80.0 * _LOG2E  # 2^s for |s| <= 80 log2(e) is a normal float32 (its range is 2^-126 .. 2^128)
-
-
-def _scores_bounded(xp, qs, k, mask):
-    """Whether every score is known to lie within +-80 (in natural units) before it is computed, from the
-    largest row norms of qs and k (|qs_i . k_j| <= |qs_i| |k_j|) with no mask or a bool one: then the softmax
-    needs no maximum subtracted, as it cannot overflow, and a live query's sum of exponentials stays above e^-80.
-    NaN or infinite inputs give False."""
-    if (mask is not None and mask.dtype.name != "bool") or qs.size == 0 or k.size == 0:
-        return False
-    ones = xp.ones((qs.shape[-1], 1), dtype=qs.dtype)
-    return bool(xp.matmul(qs * qs, ones).max() * xp.matmul(k * k, ones).max() <= _EXP_SAFE * _EXP_SAFE)
-
-
 def _key_sum(xp, a):
     """a.sum(axis=-2, keepdims=True) as a product with a row of ones: one matrix-vector product per head
     instead of NumPy's pass over rows of L numbers (about 4 times faster at L = 64)."""
     return xp.matmul(xp.ones((1, a.shape[-2]), dtype=a.dtype), a)
 
 
-def _softmax_stats_t(xp, s, masked, bounded):
-    """2^(s - max) over the keys (axis -2) of transposed scores in `_masked_scores_t`'s units, in `s`'s
-    storage, with each query's maximum and 1 / sum of the exponentials: the weights are e * inv, never formed
-    as an array (the products below take the unnormalised e and scale their L-row results instead). With `bounded` scores
-    (`_scores_bounded`) the maximum is not needed (the same weights within roundings): 2^s, max None.
-    Queries whose keys are all masked get inv = 0, so their weights, output and gradients are zeros (not
-    NaN), as in PyTorch."""
-    if bounded:
-        m = None
-        e = xp.exp2(s, out=s)
-    else:
-        m = _key_max(xp, s)  # one maximum per query
-        if masked:
-            dead = m == -xp.inf
-            if dead.any():
-                m = xp.where(dead, xp.asarray(0, dtype=m.dtype), m)  # 2^(-inf - 0) = 0 for every key
-        e = xp.subtract(s, m, out=s)
-        xp.exp2(e, out=e)
+def _inverse_sums(xp, e, masked):
+    """1 / (each query's sum of exponentials); queries whose keys are all masked (sum 0) get 0, so that their
+    weights, output and gradients are zeros (not NaN), as in PyTorch."""
     total = _key_sum(xp, e)  # > 0 for a live query
     with _errstate(xp):
         inv = 1.0 / total
     if masked:
         inv[total == 0] = 0
-    return e, m, inv
-
-
-def _exp_scores_t(xp, s, m):
-    """2^(s - m) in s's storage (2^s for m None): the forward's exponentials again, bit for bit."""
-    e = s if m is None else xp.subtract(s, m, out=s)
-    xp.exp2(e, out=e)
-    return e
+    return inv
 
 
 def _heads_last(xp, shape, dtype):
@@ -145,11 +143,12 @@ class ScaledDotProductAttention(Op):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale):
         xp = q._xp
-        s_t, qs = _masked_scores_t(xp, q._data, k._data, mask, scale)
-        e_t, m, inv = _softmax_stats_t(xp, s_t, mask is not None, _scores_bounded(xp, qs, k._data, mask))
+        qs, bounded = _scaled_q(xp, q._data, k._data, mask, scale)
+        e_t, m = _exponentials_t(xp, qs, k._data, mask, None if bounded else True)
+        inv = _inverse_sums(xp, e_t, mask is not None)
         if ctx.needs_input_grad:
-            # besides q, k and v only each query's max (or None) and 1 / sum (L numbers per head), as PyTorch
-            # keeps its log-sum-exp: the backward rebuilds the weights from them without reductions
+            # besides q, k and v only each query's max (None when bounded) and 1 / sum (L numbers per head), as
+            # PyTorch keeps its log-sum-exp: the backward rebuilds the exponentials from them without reductions
             ctx.mask, ctx.scale, ctx.row_max, ctx.row_inv = mask, scale, m, inv
             ctx.dead = None
             if mask is not None and not inv.all():
@@ -190,15 +189,22 @@ class ScaledDotProductAttention(Op):
         if g.dtype is not q.dtype:
             return NotImplemented
         xp = q._xp
-        s_t, qs = _masked_scores_t(xp, q._data, k._data, ctx.mask, ctx.scale)
-        e_t = _exp_scores_t(xp, s_t, ctx.row_max)
-        return _attention_grads_array(xp, g._data, e_t, ctx.row_inv, qs, k._data, v._data, ctx.scale,
-                                      ctx.needs_input_grad)
+        m = ctx.row_max
+        qs = q._data * q._data.dtype.type(ctx.scale)
+        if m is None:  # bounded scores, as `_scaled_q` computed them
+            qs *= qs.dtype.type(_LOG2E)
+        e_t, _ = _exponentials_t(xp, qs, k._data, ctx.mask, m)  # the forward's, bit for bit
+        grads = _attention_grads_array(xp, g._data, e_t, ctx.row_inv, qs, k._data, v._data, ctx.scale,
+                                       ctx.needs_input_grad)
+        gk = grads[1]
+        if m is None and gk is not None:
+            gk *= gk.dtype.type(1.0 / _LOG2E)  # qs held q * scale * log2(e)
+        return grads
 
 
 def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
     """The backward's products and reduction on arrays (`fused_backward`), with the unnormalised weights
-    e in the key-major layout of `_masked_scores_t` (weights p^T = e_t * inv) and qs = q * scale * log2(e).
+    e in the key-major layout of `_exponentials_t` (weights p^T = e_t * inv) and qs = q * scale.
 
     With gn = g * inv (each query's output gradient over its sum): gv = p^T g = e_t gn, and the scores'
     gradient p * (gp - rowsum(gp * p)), gp = g v^T, is e * (a - inv * rowsum(a * e)) with a = gn v^T."""
@@ -217,5 +223,4 @@ def _attention_grads_array(xp, g, e_t, inv, qs, k, v, scale, need):
             gq *= gq.dtype.type(scale)
         if need[1]:
             gk = _product(xp, gs_t, qs)
-            gk *= gk.dtype.type(1.0 / _LOG2E)  # qs holds q * scale * log2(e)
     return gq, gk, gv, None, None
