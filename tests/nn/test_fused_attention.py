@@ -126,12 +126,13 @@ def test_fused_sdpa_at_a_language_models_size_matches_torch(spread, kwargs, dtyp
 def test_fused_sdpa_gives_the_same_weights_with_and_without_the_maximum():
     from tinygrad_course.ops.attention import _LOG2E, _exponentials_t, _inverse_sums, _scaled_q
     rng = np.random.default_rng(6)
-    q, k = rng.standard_normal((2, 3, 9, 8)) * 3, rng.standard_normal((2, 3, 9, 8)) * 3
-    keep = np.tril(np.ones((9, 9), dtype=bool))
+    q, k = rng.standard_normal((2, 3, 17, 8)) * 3, rng.standard_normal((2, 3, 17, 8)) * 3
+    keep = np.tril(np.ones((17, 17), dtype=bool))
     keep[4] = False  # a query that sees no key
     mask = tc.tensor(keep)
     qs, bounded = _scaled_q(np, q, k, mask, 8 ** -0.5)
     assert bounded  # scores within +-80: 2^(s log2 e), no maximum
+    assert not _scaled_q(np, q[..., :8, :], k[..., :8, :], mask, 8 ** -0.5)[1]  # 64 scores a head: plain path
     np.testing.assert_allclose(qs, q * 8 ** -0.5 * _LOG2E, rtol=1e-15)
     weights = []
     for scaled, m in ((qs, None), (q * 8 ** -0.5, True)):
@@ -205,6 +206,8 @@ CASES = {
                         lambda: (_x(1, 2, 3), _x(1, 3, 3, seed=1), _x(1, 3, 2, seed=2))),
     "sdpa_large_scores": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
                           lambda: (_x(1, 2, 5, 3) * 60, _x(1, 2, 5, 3, seed=1) * 4, _x(1, 2, 5, 2, seed=2))),
+    "sdpa_bounded_causal": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                            lambda: (_x(1, 1, 16, 2), _x(1, 1, 16, 2, seed=1), _x(1, 1, 16, 2, seed=2))),
     "gelu": (lambda x: F.gelu(x), lambda: (_x(7) * 3,)),
     "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), lambda: (_x(7) * 3,)),
 }

@@ -19,6 +19,7 @@ from .fused import Softmax, _errstate
 
 _LOG2E = 1.0 / math.log(2.0)
 _EXP_SAFE = 80.0  # exp(s) for |s| <= 80 is a normal float32 (its range is about e^-87 .. e^88)
+_FEW_SCORES = 256  # per head: below, the plain reductions cost less than the calls that avoid them
 
 
 def _scaled_q(xp, q, k, mask, scale):
@@ -28,8 +29,8 @@ def _scaled_q(xp, q, k, mask, scale):
     they are exponentiated as 2^(s log2 e) (`_exponentials_t`); then q * scale * log2(e) is returned. NaN or
     infinite inputs are not bounded."""
     qs = q * q.dtype.type(scale)
-    if (mask is not None and mask.dtype.name != "bool") or qs.size == 0 or k.size == 0:
-        return qs, False
+    if (mask is not None and mask.dtype.name != "bool") or q.shape[-2] * k.shape[-2] < _FEW_SCORES or k.size == 0:
+        return qs, False  # few scores per head (generation: one query) are not worth the bound's six calls
     ones = xp.ones((qs.shape[-1], 1), dtype=qs.dtype)
     bounded = bool(xp.matmul(qs * qs, ones).max() * xp.matmul(k * k, ones).max() <= _EXP_SAFE * _EXP_SAFE)
     if bounded:
@@ -86,7 +87,7 @@ def _key_max(xp, s):
     """s.max(axis=-2, keepdims=True), as a tree of element-wise maxima of halves: each step runs over
     blocks of (S/2) * L contiguous numbers, where NumPy's reduction over axis -2 steps through rows of L."""
     n = s.shape[-2]
-    if n < 4 or not s.flags.c_contiguous:
+    if n * s.shape[-1] < _FEW_SCORES or not s.flags.c_contiguous:
         return s.max(axis=-2, keepdims=True)
     h = (n + 1) // 2
     m = xp.maximum(s[..., :h, :], s[..., n - h:, :])  # for odd n the middle key is in both halves
@@ -127,7 +128,7 @@ def _product(xp, a, b):
     """a @ b written into a `_heads_last` array (a BLAS product writes any row stride at no cost)."""
     if xp.__name__ != "numpy":
         return xp.matmul(a, b)
-    shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    shape = a.shape[:-1] + (b.shape[-1],)  # the fused op's operands share their batch shape
     return xp.matmul(a, b, out=_heads_last(xp, shape, xp.result_type(a, b)))
 
 
