@@ -14,7 +14,7 @@ import math
 
 from ..autograd.engine import Op
 from ..tensor_base import _wrap
-from .fused import Softmax, _errstate
+from .fused import Softmax
 
 
 _LOG2E = 1.0 / math.log(2.0)
@@ -101,6 +101,8 @@ def _key_max(xp, s):
 def _key_sum(xp, a):
     """a.sum(axis=-2, keepdims=True) as a product with a row of ones: one matrix-vector product per head
     instead of NumPy's pass over rows of L numbers (about 4 times faster at L = 64)."""
+    if a.shape[-2] * a.shape[-1] < _FEW_SCORES:
+        return a.sum(axis=-2, keepdims=True)
     return xp.matmul(xp.ones((1, a.shape[-2]), dtype=a.dtype), a)
 
 
@@ -108,10 +110,10 @@ def _inverse_sums(xp, e, masked):
     """1 / (each query's sum of exponentials); queries whose keys are all masked (sum 0) get 0, so that their
     weights, output and gradients are zeros (not NaN), as in PyTorch."""
     total = _key_sum(xp, e)  # > 0 for a live query
-    with _errstate(xp):
-        inv = 1.0 / total
-    if masked:
-        inv[total == 0] = 0
+    if not masked:
+        return 1.0 / total
+    inv = xp.zeros_like(total)
+    xp.divide(1.0, total, out=inv, where=total != 0)
     return inv
 
 
