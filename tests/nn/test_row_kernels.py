@@ -1,5 +1,6 @@
-"""Array kernels of layer norm (row statistics as products with vectors of ones, ops/normalize_grads.py) and
-of Embedding's weight gradient (a stable sort and add.reduceat, ops/embedding.py): parity with PyTorch."""
+"""Array kernels of layer norm (row statistics as products with vectors of ones from 4096 numbers on,
+ops/normalize_grads.py) and of Embedding's weight gradient (a stable sort and add.reduceat,
+ops/embedding.py): parity with PyTorch."""
 import numpy as np
 import pytest
 import torch
@@ -10,7 +11,7 @@ from nn_helpers import assert_close, to_torch
 TOL = {tc.float32: dict(atol=2e-5, rtol=1e-4), tc.float64: dict(atol=1e-12, rtol=1e-10)}
 
 
-@pytest.mark.parametrize("shape, normalized", [((4, 16, 64), (64,)), ((3, 5, 4, 6), (4, 6)), ((7, 3), (3,))])
+@pytest.mark.parametrize("shape, normalized", [((4, 16, 64), (64,)), ((40, 5, 4, 6), (4, 6)), ((1400, 3), (3,)), ((3, 5), (5,))])
 @pytest.mark.parametrize("options", [{}, {"elementwise_affine": False}, {"bias": False}])
 @pytest.mark.parametrize("dtype", [tc.float32, tc.float64])
 def test_layer_norm_rows_match_torch_forward_and_backward(shape, normalized, options, dtype):

@@ -128,7 +128,7 @@ def _heads_last(xp, shape, dtype):
 
 def _product(xp, a, b):
     """a @ b written into a `_heads_last` array (a BLAS product writes any row stride at no cost)."""
-    if xp.__name__ != "numpy":
+    if xp.__name__ != "numpy" or a.shape[-2] * b.shape[-1] < _FEW_SCORES:
         return xp.matmul(a, b)
     shape = a.shape[:-1] + (b.shape[-1],)  # the fused op's operands share their batch shape
     return xp.matmul(a, b, out=_heads_last(xp, shape, xp.result_type(a, b)))

@@ -4,15 +4,18 @@ step, writing in place where that saves an input-sized temporary."""
 from __future__ import annotations
 
 
+_MANY = 4096
+
+
 def trailing_rows(a, dims):
     """(a as rows of the normalised numbers, their count, the statistics' keepdims shape) when `dims` are
     a's trailing dims (layer norm), else None. NumPy reduces each short row of a C-ordered array in a
     loop of its own; one matrix-vector product with a vector of ones sums all rows at once, several
     times faster at a transformer's widths (64-1024), in float32 as NumPy's sum."""
     k = len(dims)
-    if k == 0 or tuple(dims) != tuple(range(a.ndim - k, a.ndim)) or a.size == 0 or \
+    if k == 0 or tuple(dims) != tuple(range(a.ndim - k, a.ndim)) or a.size < _MANY or \
             a.dtype.name not in ("float32", "float64"):
-        return None
+        return None  # a few numbers (generation's one row) cost less the plain way
     n = 1
     for d in a.shape[a.ndim - k:]:
         n *= d
