@@ -112,8 +112,9 @@ def _inverse_sums(xp, e, masked):
     total = _key_sum(xp, e)  # > 0 for a live query
     if not masked:
         return 1.0 / total
-    inv = xp.zeros_like(total)
-    xp.divide(1.0, total, out=inv, where=total != 0)
+    dead = total == 0
+    inv = 1.0 / xp.where(dead, total.dtype.type(1), total)
+    inv[dead] = 0
     return inv
 
 
