@@ -34,6 +34,7 @@ _CDF_CLIP = 4.0 * 2.0 ** 0.5
 
 
 def _cdf_coefficients():
+    """P' and Q' (without Q''s leading 1) from P and Q, computed in float64 and rounded once to float32."""
     lead = _ERF_Q[0] / 2.0 ** 4
     p = [c / 2.0 ** (len(_ERF_P) - 1 - i) / (2.0 * 2.0 ** 0.5) / lead for i, c in enumerate(_ERF_P)]
     q = [c / 2.0 ** (len(_ERF_Q) - 1 - i) / lead for i, c in enumerate(_ERF_Q)]
