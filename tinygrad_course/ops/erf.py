@@ -27,21 +27,41 @@ _ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -
           -1.42647390514189e-02)
 
 
-def erf_float32(xp, a):
-    """erf of a float32 array in float32 arithmetic (GELU's fast path on the CPU). `a` is overwritten (the
-    callers pass a temporary), so that the whole computation holds three arrays of its size."""
-    x = xp.clip(a, -4.0, 4.0, out=a)
+# Phi(x) = 0.5 + x * P'(x^2) / Q'(x^2), the same approximation with x / sqrt(2) folded into the
+# coefficients (P'(t) = P(t / 2) / (2 sqrt(2)), Q'(t) = Q(t / 2), both divided by Q's leading coefficient so
+# that Q' starts with t^4): two array passes fewer than 0.5 * (1 + erf(x / sqrt(2))), within 2.2e-7 of Phi.
+_CDF_CLIP = 4.0 * 2.0 ** 0.5
+
+
+def _cdf_coefficients():
+    """P' and Q' (without Q''s leading 1) from P and Q, computed in float64 and rounded once to float32."""
+    lead = _ERF_Q[0] / 2.0 ** 4
+    p = [c / 2.0 ** (len(_ERF_P) - 1 - i) / (2.0 * 2.0 ** 0.5) / lead for i, c in enumerate(_ERF_P)]
+    q = [c / 2.0 ** (len(_ERF_Q) - 1 - i) / lead for i, c in enumerate(_ERF_Q)]
+    return tuple(p), tuple(q[1:])
+
+
+_CDF_P, _CDF_Q = _cdf_coefficients()
+
+
+def normal_cdf_float32(xp, a):
+    """Phi(x) = 0.5 * (1 + erf(x / sqrt(2))) of a float32 array in float32 arithmetic, as a fresh array (GELU's
+    fast path on the CPU): 25 array passes, three arrays of a's size at a time."""
+    f = xp.float32
+    x = xp.clip(a, f(-_CDF_CLIP), f(_CDF_CLIP))
     x2 = x * x
-    p = x2 * xp.float32(_ERF_P[0])
-    p += xp.float32(_ERF_P[1])
-    for c in _ERF_P[2:]:
+    p = x2 * f(_CDF_P[0])
+    p += f(_CDF_P[1])
+    for c in _CDF_P[2:]:
         p *= x2
-        p += xp.float32(c)
+        p += f(c)
     p *= x
-    q = xp.multiply(x2, xp.float32(_ERF_Q[0]), out=x)  # x is not needed any more
-    q += xp.float32(_ERF_Q[1])
-    for c in _ERF_Q[2:]:
+    q = xp.add(x2, f(_CDF_Q[0]), out=x)  # x is not needed any more
+    for c in _CDF_Q[1:]:
         q *= x2
-        q += xp.float32(c)
+        q += f(c)
     p /= q
-    return p
+    p += f(0.5)
+    # the approximation dips to -6e-8 at the clip point: Phi(x) >= 0, so that x * Phi(x) is -0.0 for x << 0
+    # (clip with both bounds: NumPy's maximum with a scalar runs about 3 times slower)
+    return xp.clip(p, f(0), f(1), out=p)

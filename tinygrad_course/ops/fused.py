@@ -18,8 +18,8 @@ from ..autograd.engine import Op, profilers
 from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
-from .erf import erf_float32
-from .normalize_grads import normalize_grads_array
+from .erf import normal_cdf_float32
+from .normalize_grads import normalize_grads_array, trailing_rows
 from ..shapes import normalize_dim
 
 
@@ -222,9 +222,42 @@ class NormalCdf(Op):
 
 
 # Up to this many elements SciPy's erf (a loop per element, when SciPy is installed) takes less time than
-# `erf_float32`'s twenty array operations (2 us against 17 us for 256 float32 values: a token through a
+# `normal_cdf_float32`'s array operations (2 us against 17 us for 256 float32 values: a token through a
 # small model's MLP); above it the array operations win.
 _SMALL_ERF = 1024
+
+
+def _normal_cdf(xp, a):
+    """Phi(x) = 0.5 * (1 + erf(x / sqrt(2))) as a fresh array: float32 arithmetic for a float32 NumPy array of
+    more than `_SMALL_ERF` numbers, else `erf` of the array's dtype."""
+    if xp is np and a.dtype == np.float32 and a.size > _SMALL_ERF:
+        return normal_cdf_float32(xp, a)
+    d = _erf(xp, a * _SQRT_HALF)
+    d += 1.0
+    d *= 0.5
+    return d
+
+
+def _normal_cdf_from_output(ctx, xp, a, a2):
+    """Phi(x) for GELU's backward on the CPU as a fresh array, given a2 = x * x. From the saved output
+    y = x Phi(x) when it is unchanged: Phi = y / x costs one division where computing erf again costs about 25
+    array passes (PyTorch keeps only x; the output is kept here anyway by the layer after GELU, so holding it
+    costs no memory). Where |x| is below 2^-60 (y / x would lose precision in subnormals, or be 0 / 0) Phi is
+    0.5 to float64 precision; an infinite x gives NaN, as PyTorch's gradient there."""
+    y = None
+    if ctx.save_output:
+        try:
+            y = ctx.saved_output._data
+        except RuntimeError:  # the output was modified in place: recompute from x, as PyTorch does
+            y = None
+    if y is None or y.dtype != a.dtype:
+        return _normal_cdf(xp, a)
+    with _errstate(xp):
+        d = xp.divide(y, a)
+    tiny = a2 < 2.0 ** -120
+    if tiny.any():
+        d[tiny] = 0.5
+    return d
 
 
 class Gelu(Op):
@@ -241,10 +274,13 @@ class Gelu(Op):
             return gpu_kernels.gelu_forward(a, approximate)
         if approximate == "tanh":
             return (0.5 * a * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (a + 0.044715 * a * a * a)))).astype(a.dtype, copy=False)
-        # (the framework dtype's name: NumPy computes `ndarray.dtype.name` in Python, slowly)
-        e = erf_float32(xp, a * _SQRT_HALF) if x.dtype.name == "float32" and xp is np and a.size > _SMALL_ERF \
-            else _erf(xp, a * _SQRT_HALF)
-        return (a * 0.5 * (1.0 + e)).astype(a.dtype, copy=False)
+        e = _normal_cdf(xp, a)
+        if e.dtype != a.dtype:
+            return (a * e).astype(a.dtype, copy=False)
+        e *= a  # x * Phi(x) in Phi's own storage
+        # the output is kept for the backward (the next layer keeps it anyway): Phi(x) = gelu(x) / x there
+        ctx.save_output = True
+        return e
 
     @staticmethod
     def fused_backward(ctx, g):
@@ -253,16 +289,12 @@ class Gelu(Op):
             return gpu_kernels.gelu_backward(x._data, g._data, ctx.approximate)
         if ctx.approximate == "tanh" or g.dtype is not x.dtype or x.dtype.name not in ("float32", "float64"):
             return NotImplemented
-        # Phi(x) again rather than kept from the forward: like PyTorch, only x is held between the passes;
         # in place, so that the backward holds two input-sized temporaries at a time
         xp, a = x._xp, x._data
-        d = erf_float32(xp, a * _SQRT_HALF) if a.dtype.name == "float32" and xp.__name__ == "numpy" else \
-            _erf(xp, a * _SQRT_HALF)
-        d += 1.0
-        d *= 0.5  # Phi(x)
         pdf = a * a
-        pdf *= -0.5
-        xp.exp(pdf, out=pdf)
+        d = _normal_cdf_from_output(ctx, xp, a, pdf)
+        pdf *= -0.5 / math.log(2.0)
+        xp.exp2(pdf, out=pdf)  # exp(-x^2 / 2) as 2^(-x^2 log2(e) / 2): NumPy's exp2 runs twice as fast
         pdf *= a
         pdf *= _INV_SQRT_2PI  # x phi(x)
         d += pdf
@@ -360,7 +392,17 @@ def _mean(xp, a, dims):
 
 def normalized(xp, a, w, b, dims, param_shape, eps, stats=None):
     """`Normalize`'s forward on arrays: (the result in a's dtype, mean, variance, 1 / sqrt(variance + eps))."""
-    if stats is None:
+    rows = trailing_rows(a, dims) if stats is None else None
+    if rows is not None:  # layer norm: each row's statistics as products with a vector of ones
+        a2, n, keep = rows
+        ones = xp.ones((n, 1), dtype=a.dtype)
+        mean = xp.matmul(a2, ones)
+        mean /= n
+        xc = a2 - mean
+        var = xp.matmul(xc * xc, ones)
+        var /= n
+        mean, var, xc = mean.reshape(keep), var.reshape(keep), xc.reshape(a.shape)
+    elif stats is None:
         mean = _mean(xp, a, dims)
         xc = a - mean
         var = _mean(xp, xc * xc, dims)
