@@ -254,3 +254,24 @@ def test_the_cnn_milestone_trains_on_the_learners_convolution_and_names_a_plante
     bad = _cli("milestone", "cnn", str(folder))
     assert bad.returncode == 1, bad.stdout
     assert "your Conv2d.forward (05b_lab.ipynb, cell ex05b_7) fails its check: x.grad" in bad.stdout, bad.stdout
+
+
+def test_a_pass_recorded_against_an_earlier_check_is_checked_again(tmp_path):
+    """A component saved and passed under an earlier version of the course (its check has changed since, e.g.
+    a new argument of its contract) is checked again rather than installed on the old verdict."""
+    wrong = SGD_FLIPPED  # fails today's check
+    save(tmp_path, BY_NAME["SGD.step"], wrong, [], "05_training.ipynb, the cell defining SGD")
+    manifest_path = tmp_path / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    entry = manifest["components"]["SGD.step"]
+    entry["check"], entry["detail"] = "pass", ""
+    entry["sha256"] = build.checks.digest(tmp_path / entry["file"])  # the file's own hash: what an old course stored
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.warns(UserWarning, match=r"your SGD.step .* is not installed: its check failed"):
+        build.use_learner(tmp_path, quiet=True)
+    assert "SGD.step" not in seams.installed()
+    # a pass recorded against today's check is trusted without running it again
+    entry["sha256"] = build.checks.digest(tmp_path / entry["file"], "SGD.step")
+    manifest_path.write_text(json.dumps(manifest))
+    build.use_learner(tmp_path, quiet=True)
+    assert "SGD.step" in seams.installed()

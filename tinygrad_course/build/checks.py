@@ -5,11 +5,14 @@ so a component that scores 0 points is never the one the framework runs.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 from pathlib import Path
 
 from .. import seams
 from ..grading.check import also_in_framework, verdict as graded_verdict
+from ..grading.registry import get_exercise
 from .components import BY_NAME, COMPONENTS, check_names, exercise_id, sources
 from .probes import PROBES, compare
 
@@ -70,9 +73,24 @@ def verdict(name: str, namespace, chapter: str | None = None) -> str | None:
         return f"no check: {error}"
 
 
-def digest(path) -> str:
-    """The SHA-256 of a saved component file, so a file edited by hand is checked again before it runs."""
+@functools.lru_cache(maxsize=None)
+def _checked_against(name: str) -> bytes:
+    """What component `name` is checked against: the code of its exercise's check module (the same for every
+    method of a class the cell defines)."""
+    run = get_exercise(exercise_id(BY_NAME[name].exercise)).run
+    return Path(inspect.getsourcefile(run)).read_bytes()
+
+
+def digest(path, name: str | None = None) -> str:
+    """The SHA-256 of a saved component file and, for component `name`, of what it is checked against: a file
+    edited by hand, or a course whose check changed since, is checked again before it runs."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        h = hashlib.sha256(Path(path).read_bytes())
     except OSError:
         return ""
+    if name is not None:
+        try:
+            h.update(_checked_against(name))
+        except (KeyError, OSError, TypeError):  # no check in this version of the course: the file alone
+            pass
+    return h.hexdigest()

@@ -153,7 +153,7 @@ def _checked(item: Loaded, folder) -> str | None:
     when it passes, else what failed."""
     manifest = read_manifest(folder).get("components", {})
     entry = manifest.get(item.component.name, {})
-    now = digest(Path(folder) / item.file)
+    now = digest(Path(folder) / item.file, item.component.name)
     if entry.get("sha256") == now and entry.get("check") in ("pass", "fail"):
         return None if entry["check"] == "pass" else (entry.get("detail") or "failed")
     for other in manifest.values():  # another method of the same class, saved in this file, checked this code
@@ -323,7 +323,8 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
                 verdicts[key] = verdict(component.name, shell.user_ns, chapter)
             problem = verdicts[key]
             for member in group:
-                record_check(folder, member.name, "fail" if problem else "pass", problem or "", digest(path))
+                record_check(folder, member.name, "fail" if problem else "pass", problem or "",
+                             digest(path, member.name))
             outcome = ("check passed" if problem is None else
                        f"check failed: {problem.splitlines()[0]}; not installed: the reference runs until it passes")
             yours = (component.name if len(group) == 1 else
