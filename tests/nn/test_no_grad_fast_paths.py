@@ -229,3 +229,97 @@ def test_layer_norm_falls_back_to_the_op_for_other_dtypes_and_autocast(ops_run):
         with tc.autocast("cpu", dtype=tc.bfloat16):
             layer(x)
         assert ops_run == ["Normalize"]  # autocast decides the op's dtypes
+
+
+@pytest.mark.parametrize("shape, normalized", [((64,), (64,)), ((1, 1, 64), (64,)), ((1, 2, 3), (2, 3)),
+                                               ((1, 1, 5), (1, 5))])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_of_one_row_runs_no_op_and_gives_the_ops_bits(ops_run, shape, normalized, affine, dtype):
+    """Generation's single position: torch's values, and the recorded op's bits (the same sums in the same order)."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(shape) * 10 + 3).astype(dtype)
+    w = rng.standard_normal(normalized).astype(dtype) if affine else None
+    b = rng.standard_normal(normalized).astype(dtype) if affine else None
+    ops_run.clear()
+    with tc.no_grad():
+        y = F.layer_norm(tc.tensor(a), normalized, _tc(w), _tc(b), eps=1e-5)
+    assert ops_run == [] and y.grad_fn is None and y.shape == shape and y.dtype is tc.tensor(a).dtype
+    recorded = F.layer_norm(tc.tensor(a, requires_grad=True), normalized, _tc(w), _tc(b), eps=1e-5)
+    assert ops_run == ["Normalize"]
+    np.testing.assert_array_equal(y.numpy(), recorded.detach().numpy())
+    expected = torch.nn.functional.layer_norm(torch.tensor(a), normalized, _torch(w), _torch(b), eps=1e-5)
+    np.testing.assert_allclose(y.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_layer_norm_of_one_long_row_and_of_half_rows_take_the_general_paths(ops_run):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((1, 5000)).astype(np.float32)  # from 4096 numbers on the sums are products
+    with tc.no_grad():
+        y = F.layer_norm(tc.tensor(a), (5000,))
+        x16 = tc.tensor(a[:, :64]).half()
+        assert ops_run == ["ToCopy"]
+        ops_run.clear()
+        half = F.layer_norm(x16, (64,))
+    assert ops_run == ["Normalize"] and half.dtype is tc.float16
+    recorded = F.layer_norm(tc.tensor(a, requires_grad=True), (5000,))
+    np.testing.assert_array_equal(y.numpy(), recorded.detach().numpy())
+    np.testing.assert_allclose(y.numpy(), torch.nn.functional.layer_norm(torch.tensor(a), (5000,)).numpy(),
+                               rtol=1e-5, atol=1e-5)
+
+
+def _qkv(length, source, dtype=np.float32, heads=3, kv_heads=3, seed=5):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((2, heads, length, 8)).astype(dtype),
+            rng.standard_normal((2, kv_heads, source, 8)).astype(dtype),
+            rng.standard_normal((2, kv_heads, source, 8)).astype(dtype))
+
+
+@pytest.mark.parametrize("source", [1, 5, 40, 255])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scale", [None, 0.7])
+def test_one_query_attention_runs_no_op_and_gives_the_ops_bits(ops_run, source, dtype, scale):
+    """One query against a key/value cache: torch's values, and the fused op's bits."""
+    q, k, v = _qkv(1, source, dtype)
+    ops_run.clear()
+    with tc.no_grad():
+        y = F.scaled_dot_product_attention(_tc(q), _tc(k), _tc(v), scale=scale)
+    assert ops_run == [] and y.grad_fn is None and y.shape == (2, 3, 1, 8)
+    recorded = F.scaled_dot_product_attention(_tc(q, True), _tc(k), _tc(v), scale=scale)
+    assert ops_run == ["ScaledDotProductAttention"]
+    np.testing.assert_array_equal(y.numpy(), recorded.detach().numpy())
+    expected = torch.nn.functional.scaled_dot_product_attention(_torch(q), _torch(k), _torch(v), scale=scale)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(y.numpy(), expected.numpy(), rtol=tol, atol=tol)
+
+
+def test_one_query_attention_with_grouped_heads_and_extreme_scores():
+    q, k, v = _qkv(1, 6, heads=4, kv_heads=2)
+    q[0, 0, 0] *= 1e3  # scores far beyond exp's range: the maximum is subtracted
+    with tc.no_grad():
+        y = F.scaled_dot_product_attention(_tc(q), _tc(k), _tc(v), enable_gqa=True)
+    expected = torch.nn.functional.scaled_dot_product_attention(_torch(q), _torch(k), _torch(v), enable_gqa=True)
+    assert np.isfinite(y.numpy()).all()
+    np.testing.assert_allclose(y.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["mask", "causal", "long", "grad", "two queries", "dropout-free float16"])
+def test_one_query_attention_falls_back_to_the_op(ops_run, case):
+    """A mask (a causal one keeps only the first key for one query), 256 keys or more (the op bounds the
+    scores), a graph, several queries and other dtypes go through the op, with torch's values."""
+    length, source = (2, 5) if case == "two queries" else (1, 300 if case == "long" else 5)
+    q, k, v = _qkv(length, source)
+    mask = np.random.default_rng(6).random((1, source)) > 0.3 if case == "mask" else None
+    kwargs = {"is_causal": case == "causal"}
+    ours = [_tc(q, case == "grad"), _tc(k), _tc(v)]
+    theirs = [_torch(q), _torch(k), _torch(v)]
+    if case == "dropout-free float16":
+        ours = [t.half() for t in ours]
+    ops_run.clear()
+    with tc.set_grad_enabled(case == "grad"):
+        y = F.scaled_dot_product_attention(*ours, attn_mask=_tc(mask), **kwargs)
+    assert ops_run[-1:] == ["ScaledDotProductAttention"] or case == "dropout-free float16" and ops_run
+    assert (y.grad_fn is not None) == (case == "grad")
+    expected = torch.nn.functional.scaled_dot_product_attention(*theirs, attn_mask=_torch(mask), **kwargs)
+    tol = 2e-3 if case == "dropout-free float16" else 1e-5
+    np.testing.assert_allclose(y.detach().float().numpy(), expected.numpy(), rtol=tol, atol=tol)

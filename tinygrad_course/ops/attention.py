@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.engine import Op
+import numpy as np
+
+from .. import seams
+from ..autograd.autocast_state import autocast_state as _autocast
+from ..autograd.engine import Op, profilers
 from ..tensor_base import _wrap
 from .fused import Softmax
 
 
+_max_reduce, _add_reduce = np.maximum.reduce, np.add.reduce  # ndarray.max/.sum without their Python wrappers
 _LOG2E = 1.0 / math.log(2.0)
 _EXP_SAFE = 80.0  # exp(s) for |s| <= 80 is a normal float32 (its range is about e^-87 .. e^88)
 _FEW_SCORES = 256  # per head: below, the plain reductions cost less than the calls that avoid them
@@ -133,6 +138,28 @@ def _product(xp, a, b):
         return xp.matmul(a, b)
     shape = a.shape[:-1] + (b.shape[-1],)  # the fused op's operands share their batch shape
     return xp.matmul(a, b, out=_heads_last(xp, shape, xp.result_type(a, b)))
+
+
+def one_query_unrecorded(q, k, v, scale):
+    """The fused op's output array for one query per head (generation with a key/value cache: q is
+    (..., 1, E), k and v (..., S, E)) and no mask, for a call that records no graph (the caller checks, and
+    that the op could take the inputs) while nothing intercepts ops (no profiler, autocast or build-mode
+    component), on NumPy arrays; None for every other case, which the op handles. The same calls as the
+    op's forward for so few scores (`_scaled_q`, `_exponentials_t`, `_inverse_sums`, `_product`), hence the
+    same bits, without the op's bookkeeping and helpers."""
+    if profilers or _autocast.active or seams.ACTIVE:
+        return None
+    qd, kd, vd = q._data, k._data, v._data
+    if (type(qd) is not np.ndarray or type(kd) is not np.ndarray or type(vd) is not np.ndarray
+            or qd.shape[-2] != 1 or not 0 < kd.shape[-2] < _FEW_SCORES):
+        return None
+    s = np.matmul(kd, (qd * qd.dtype.type(scale)).swapaxes(-1, -2))  # (..., S, 1): key-major scores
+    s -= _max_reduce(s, axis=-2, keepdims=True)
+    np.exp(s, out=s)
+    inv = 1.0 / _add_reduce(s, axis=-2, keepdims=True)
+    out = np.matmul(s.swapaxes(-1, -2), vd)
+    out *= inv.swapaxes(-1, -2)
+    return out
 
 
 class ScaledDotProductAttention(Op):

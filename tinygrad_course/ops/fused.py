@@ -19,7 +19,7 @@ from ..tensor_base import _wrap
 from . import gpu_kernels
 from .erf import erf as _erf
 from .erf import normal_cdf_float32
-from .normalize_grads import normalize_grads_array, trailing_rows
+from .normalize_grads import _MANY, normalize_grads_array, trailing_rows
 from ..shapes import normalize_dim
 
 
@@ -420,6 +420,25 @@ def normalized(xp, a, w, b, dims, param_shape, eps, stats=None):
     return out.astype(a.dtype, copy=False), mean, var, rstd
 
 
+_add_reduce = np.add.reduce
+
+
+def _one_row(a, w, b, n, eps):
+    """Layer norm of an array holding a single row of n numbers (generation's one position): `normalized`'s
+    formulas in its order (so the same bits as the recorded op), with the statistics as NumPy scalars of a's
+    dtype, the sums as `np.add.reduce` (`_mean`'s) on the flat row and the affine map in place: half the
+    NumPy calls and none of the reshapes and Python wrappers, which dominate on 64 numbers."""
+    row = a.reshape(n)
+    xc = row - _add_reduce(row) / n
+    rstd = 1.0 / np.sqrt(_add_reduce(xc * xc) / n + eps)
+    xc *= rstd
+    if w is not None:
+        xc *= w.reshape(n)
+    if b is not None:
+        xc += b.reshape(n)
+    return xc.reshape(a.shape)
+
+
 def layer_norm_unrecorded(x, weight, bias, dims, param_shape, eps):
     """`F.layer_norm`'s array for a call that records no graph (the caller checks) while nothing intercepts
     ops (no profiler, autocast or build-mode component), for NumPy float32/float64 operands of one dtype;
@@ -438,6 +457,9 @@ def layer_norm_unrecorded(x, weight, bias, dims, param_shape, eps):
         b = bias._data
         if bias.dtype is not dtype or type(b) is not np.ndarray:
             return None
+    n = a.shape[-1] if len(dims) == 1 else math.prod(a.shape[a.ndim - len(dims):])
+    if a.size == n and 0 < n < _MANY:  # (from _MANY numbers on, `normalized` sums with products)
+        return _one_row(a, w, b, n, eps)
     return normalized(np, a, w, b, dims, param_shape, eps)[0]
 
 

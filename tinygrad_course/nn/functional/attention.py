@@ -10,9 +10,10 @@ import math
 import warnings
 
 from ...autograd.autocast_state import autocast_state
+from ...autograd.grad_mode import _state
 from ...dtypes import bool_, float32, float64
 from ...factories import ones, zeros
-from ...ops.attention import ScaledDotProductAttention
+from ...ops.attention import ScaledDotProductAttention, one_query_unrecorded
 from ...ops.concat import cat
 from ...tensor_base import _wrap
 from .dropout import dropout
@@ -107,6 +108,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                "is_causal=True")
         attn_mask = _causal_keep(length, source, query.device)
     if dropout_p == 0.0 and _fusable(query, key, value, attn_mask, scale):
+        if attn_mask is None and length == 1 and not (_state.enabled and (
+                query._requires_grad or key._requires_grad or value._requires_grad)):
+            out = one_query_unrecorded(query, key, value, scale)
+            if out is not None:  # one query, no graph recorded: computed on the arrays, no op to run
+                return _wrap(out)
         return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale)
     scores = (query @ key.transpose(-2, -1)) * scale
     if attn_mask is None:
