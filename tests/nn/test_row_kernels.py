@@ -61,3 +61,13 @@ def test_embedding_gradient_of_no_indices_is_zero():
     emb = tc.nn.Embedding(5, 3)
     emb(tc.zeros(2, 0, dtype=tc.int64)).sum().backward()
     assert tc.equal(emb.weight.grad, tc.zeros(5, 3))
+
+
+@pytest.mark.parametrize("fn", ["layer_norm", "rms_norm"])
+def test_an_empty_normalized_shape_is_refused_with_pytorchs_error(fn):
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(RuntimeError) as expected:
+        getattr(torch.nn.functional, fn)(torch.from_numpy(x), ())
+    with pytest.raises(RuntimeError) as got:
+        getattr(tc.nn.functional, fn)(tc.from_numpy(x), ())
+    assert str(got.value) == str(expected.value)

@@ -19,6 +19,9 @@ def _normalized_dims(input, normalized_shape, star="*, "):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
     shape = input._data.shape
     if shape[len(shape) - k:] != normalized_shape:
         raise RuntimeError(
