@@ -336,6 +336,9 @@ def runner(learner_class, name: str | None = None):
     routed = {}  # the reference op -> the op class the learner's Function.apply records
 
     def checked_forward(ctx, *arrays):
+        if checked_forward.contiguous:  # the operands the reference's preparation made contiguous (matmul)
+            arrays = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in arrays)
+        checked_forward.received = arrays
         try:
             result = forward(ctx, *arrays, **checked_forward.options)
             problem = _forward_problem(name, result, arrays, *checked_forward.expect)
@@ -366,6 +369,7 @@ def runner(learner_class, name: str | None = None):
             cls = routed[op] = type(name, (learner_class,), {"node_name": op._Node.__name__,
                                                              "forward": staticmethod(checked_forward)})
         checked_forward.expect, checked_forward.options = (shape, dtype), options
+        checked_forward.contiguous = any(isinstance(t, TensorBase) and x is not t._data for t, x in zip(args, arrays))
         args = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim, keepdim)
         result = seams.learner("Function.apply")(cls, *args)
         if isinstance(result, OpFailed):
@@ -376,8 +380,8 @@ def runner(learner_class, name: str | None = None):
         if node is not None:  # recorded: the framework numbers the node; backward runs the learner's
             node._seq = next(_sequence)
             node.modules = module_stack.modules
-            if "_saved" in node.__dict__:
-                _keep_saved(node, args, arrays)
+            if "_saved" in node.__dict__:  # the arrays forward received, in the order of the tensors passed
+                _keep_saved(node, args, checked_forward.received)
             if node.save_output:
                 node._out_alias = alias = _wrap(result._data)
                 alias._version = result._version
