@@ -19,7 +19,9 @@ and the arguments, and it
 
 Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
 same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
-keyword, as `tc.cat` passes it).
+keyword, as `tc.cat` passes it). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
+copy is an error naming the op); `Op._apply` then makes the result a view of x as for the reference's (x's
+version counter, `_base`), and their recording stays the framework's even with the learner's engine installed.
 
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
@@ -212,10 +214,46 @@ def _joined(args, kwargs):
     return arrays, (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:]), dtype, {"dim": dim}
 
 
+def _swapped(args):
+    """Transpose (x, dim0, dim1): the array of an x of at least one dimension and two int dims in range (negative
+    ones counting from the end); the result has x's shape with those two sizes swapped."""
+    if len(args) != 3 or type(args[1]) is not int or type(args[2]) is not int:
+        return None
+    got = _operands(args[:1], ())
+    if got is None:
+        return None
+    (data,), (shape,), dtype = got
+    n = data.ndim
+    if n == 0 or not (-n <= args[1] < n and -n <= args[2] < n):
+        return None  # a 0-d transpose, or the reference's IndexError
+    sizes = list(shape)
+    sizes[args[1]], sizes[args[2]] = shape[args[2]], shape[args[1]]
+    return [data, args[1], args[2]], tuple(sizes), dtype
+
+
+def _expanded(args):
+    """Expand (x, shape): x's array and a tuple of sizes (no -1) that x's shape broadcasts to; the result has
+    that shape."""
+    if len(args) != 2 or not isinstance(args[1], tuple) or any(type(s) is not int or s < 0 for s in args[1]):
+        return None
+    got = _operands(args[:1], ())
+    if got is None or len(args[1]) < got[0][0].ndim:
+        return None
+    (data,), (shape,), dtype = got
+    try:
+        if np.broadcast_shapes(shape, args[1]) != args[1]:
+            return None
+    except ValueError:
+        return None  # the reference raises PyTorch's error
+    return [data, tuple(args[1])], tuple(args[1]), dtype
+
+
 # chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
 KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
-          "MaskedFill": _masked}
+          "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded}
+# view ops: their result must share x's memory (the engine makes it a view of x: one version counter, `_base`)
+VIEWS = ("Transpose", "Expand")
 
 # the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
 # or "shaped" (chapter 02b: SHAPED reads the arguments)
@@ -254,6 +292,9 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
+    if name in VIEWS and arrays[0].size and not np.may_share_memory(result, arrays[0]):
+        return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
+                            "numbers move), so that a change of x in place shows in its result as in PyTorch")
     return None
 
 
@@ -407,6 +448,8 @@ def runner(learner_class, name: str | None = None):
             return NotImplemented
         arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
         if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
+            if name in VIEWS:  # a view's recording stays the framework's (it shares x's version counter and base)
+                return NotImplemented
             return recorded_by_learner(ctx, args, arrays, shape, dtype, options[0] if options else {})
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__
