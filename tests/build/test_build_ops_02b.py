@@ -18,7 +18,7 @@ from tinygrad_course.ops.learner_op import runner
 from build_helpers import solution_cell
 
 CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
-                                                                            "ex02b_4", "ex02b_5")}
+                                                                            "ex02b_4", "ex02b_5", "ex02b_6")}
 SETUP = ("import math\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.autograd.engine import Op\n"
          "from tinygrad_course.ops.erf import erf as _erf, normal_cdf_float32 as _cdf_float32\n\n\n"
@@ -41,10 +41,10 @@ def _reference_after():
     seams.reset_calls()
 
 
-def test_the_nine_ops_are_components_of_chapter_02b_with_a_probe_each():
+def test_the_ten_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
                                                                      "Embedding", "MaskedFill", "Cat", "Transpose",
-                                                                     "Expand"]
+                                                                     "Expand", "Gather"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -166,3 +166,19 @@ def test_a_learner_view_that_copies_is_an_error_naming_it():
     seams.install("Transpose", runner(ns["Transpose"], "Transpose"))
     with pytest.raises(RuntimeError, match="your Transpose.forward returned a copy of x"):
         tc.randn(2, 3).T
+
+
+def test_a_learner_gather_computes_full_size_indices_and_the_reference_the_others():
+    seams.install("Gather", runner(_namespace("ex02b_6")["Gather"], "Gather"))
+    x = tc.randn(3, 4, requires_grad=True)
+    labels = tc.tensor([3, 0, 0])
+    picked = x.gather(1, labels[:, None])
+    assert picked.grad_fn._learner_backward is not None and seams.calls() == {"Gather": 1}
+    picked.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
+    seams.reset_calls()
+    x.gather(1, tc.tensor([[0], [1]]))  # an index smaller than x apart from dim (PyTorch allows it)
+    tc.arange(4).reshape(2, 2).gather(0, tc.tensor([[1, 0]]).expand(2, 2))  # an integer x
+    with pytest.raises(RuntimeError, match="out of bounds for dimension 1 with size 4"):  # PyTorch's error
+        x.gather(1, tc.tensor([[4], [0], [0]]))
+    assert seams.calls() == {}

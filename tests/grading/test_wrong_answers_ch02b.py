@@ -7,8 +7,9 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, erf = solution(
-    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "erf")
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, erf = solution(
+    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "Gather",
+    "erf")
 
 
 def op(base, forward=None, backward=None):
@@ -125,6 +126,28 @@ ExpandTiled = op(Expand, forward=_expand_tiled)
 ExpandPassingGrad = op(Expand, backward=lambda ctx, grad: grad)
 ExpandMean = op(Expand, backward=_expand_mean)
 
+
+def _gather_rows(ctx, x, dim, index):
+    ctx.dim, ctx.shape = dim, x.shape
+    ctx.save_for_backward(index)
+    return x[index]
+
+
+def _gather_along_zero(ctx, x, dim, index):
+    ctx.dim, ctx.shape = dim, x.shape
+    ctx.save_for_backward(index)
+    return np.take_along_axis(x, index, axis=0)
+
+
+def _gather_assigned(ctx, grad):
+    index, = ctx.saved_tensors
+    return tc.zeros(ctx.shape, dtype=grad.dtype).scatter(ctx.dim, index, grad)
+
+
+GatherRows = op(Gather, forward=_gather_rows)
+GatherAlongZero = op(Gather, forward=_gather_along_zero)
+GatherAssigned = op(Gather, backward=_gather_assigned)
+
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -153,6 +176,9 @@ CATALOGUE = [
     ("02b.5", (Transpose, ExpandPassingGrad), ["to have x's shape (3, 1) (got (2, 3, 4))",
                                                "read at every position of the stretched dims"]),
     ("02b.5", (Transpose, ExpandMean), ["this averages: each element of x reached 8 positions"]),
+    ("02b.6", (GatherRows,), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
+    ("02b.6", (GatherAlongZero,), ["this picks along dim 0"]),
+    ("02b.6", (GatherAssigned,), ["a position picked twice receives only one of its gradients", "input: grad = "]),
 ]
 
 
@@ -171,9 +197,10 @@ def test_the_solutions_pass():
     check("02b.3", Embedding, MaskedFill)
     check("02b.4", Cat)
     check("02b.5", Transpose, Expand)
+    check("02b.6", Gather)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand")}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

@@ -19,7 +19,7 @@ and the arguments, and it
 
 Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
 same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
-keyword, as `tc.cat` passes it). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
+keyword, as `tc.cat` passes it; Gather's index as an int64 array). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
 copy is an error naming the op); `Op._apply` then makes the result a view of x as for the reference's (x's
 version counter, `_base`), and their recording stays the framework's even with the learner's engine installed.
 
@@ -248,10 +248,32 @@ def _expanded(args):
     return [data, tuple(args[1])], tuple(args[1]), dtype
 
 
+def _gathered(args):
+    """Gather (x, dim, index): x's array, an int dim in range and an int64 index array of x's rank whose sizes
+    equal x's except along dim, every index in [0, x.shape[dim]); the result has the index's shape. Smaller
+    index sizes (PyTorch allows them) and bad indices stay the reference's."""
+    if len(args) != 3 or type(args[1]) is not int or not isinstance(args[2], TensorBase):
+        return None
+    got = _operands(args[:1], ())
+    idx = args[2]._data
+    if got is None or type(idx) is not np.ndarray or idx.dtype != np.int64:
+        return None
+    (data,), (shape,), dtype = got
+    n = data.ndim
+    if n == 0 or idx.ndim != n or not -n <= args[1] < n:
+        return None
+    d = args[1] % n
+    if idx.shape[:d] + idx.shape[d + 1:] != shape[:d] + shape[d + 1:]:
+        return None
+    if idx.size and (idx.min() < 0 or idx.max() >= shape[d]):
+        return None  # the reference raises PyTorch's error
+    return [data, args[1], idx], idx.shape, dtype
+
+
 # chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
 KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
-          "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded}
+          "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered}
 # view ops: their result must share x's memory (the engine makes it a view of x: one version counter, `_base`)
 VIEWS = ("Transpose", "Expand")
 

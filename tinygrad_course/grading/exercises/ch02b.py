@@ -1,5 +1,5 @@
-"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat and
-the views Transpose/Expand.
+"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat, the
+views Transpose/Expand and Gather.
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
@@ -391,3 +391,51 @@ def views_check(t, Transpose, Expand):
            hint="return np.broadcast_to(x, shape) itself, not a copy of it")
     _second_derivatives(t, "Expand", {"Expand": Expand}, lambda a: a.expand(2, 3, 4) ** 3,
                         (rng.standard_normal((3, 1)),), rng)
+
+
+@exercise("02b.6", title="picking along a dim: Gather", points=2)
+def gather_check(t, Gather):
+    rng = np.random.default_rng(26)
+    x = rng.standard_normal((3, 4))
+    index = np.array([[0], [2], [1]])
+    what = "Gather.forward(ctx, x, 1, index) with x of shape (3, 4) and index [[0], [2], [1]]"
+    got = Gather.forward(_Ctx(), x, 1, index)
+    along_zero = np.take_along_axis(x, index, 0)  # rows picked whole, broadcast along dim 1
+    why = "the result has one element per index"
+    if np.shape(got) == (3, 1, 4):
+        why = "x[index] picks whole rows of x (NumPy's indexing along dim 0)"
+    elif np.shape(got) == (3, 4) and np.allclose(got, along_zero):
+        why = "this picks along dim 0 (whole rows): the index gives, for each row, the column to read"
+    t.true(np.shape(got) == (3, 1), f"{what} to have the index's shape (3, 1) (got {np.shape(got)})", why=why,
+           hint="np.take_along_axis(x, index, axis=dim), along the dim forward receives", given={"x": x})
+    t.close(got, np.take_along_axis(x, index, 1), what, given={"x": x})
+    x3 = rng.standard_normal((2, 3, 4))
+    index3 = rng.integers(0, 3, (2, 5, 4))
+    got = Gather.forward(_Ctx(), x3, -2, index3)
+    t.close(got, np.take_along_axis(x3, index3, -2), "Gather.forward(ctx, x, -2, index) with x (2, 3, 4) and "
+            "index (2, 5, 4) (an index may repeat a position, and be longer than x along dim)")
+    idx = np.array([[0, 0, 3], [2, 1, 2], [1, 1, 1]])
+    g = rng.standard_normal((3, 3))
+    want = np.zeros((3, 4))
+    np.add.at(want, (np.arange(3)[:, None], idx), g)
+    last = np.zeros((3, 4))
+    last[np.arange(3)[:, None], idx] = g
+    with _installed({"Gather": Gather}):
+        gx, = _backward(t, "Gather", lambda v: v.gather(1, tc.tensor(idx)), (x,), g)
+        t.close(gx, want, "the gradient of x after x.gather(1, index).backward(grad), index [[0, 0, 3], [2, 1, 2], "
+                "[1, 1, 1]]", given={"grad": g}, mistakes=[
+                    mistakes.custom(_is(last), "a position picked twice receives only one of its gradients: "
+                                    "writing grad into the zeros keeps the last write", "add the gradients of "
+                                    "repeated positions: zeros(...).scatter_add(dim, index, grad)")])
+        weight = rng.standard_normal((3, 3))
+        v = tc.tensor(x, requires_grad=True)
+        (v.gather(1, tc.tensor(idx)) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Gather", lambda a: a.gather(1, tc.tensor(idx)), (x,), weight, [v.grad])
+        # used for real: a classification loss picks each row's log-probability of its label
+        scores = tc.tensor(rng.standard_normal((4, 3)), dtype=tc.float32, requires_grad=True)
+        labels = tc.tensor([2, 0, 0, 1])
+        picked = scores.log_softmax(1).gather(1, labels[:, None])
+    t.close(picked.detach()[:, 0], scores.detach().log_softmax(1).numpy()[np.arange(4), labels.numpy()],
+            "log_softmax(scores).gather(1, labels[:, None]), each row's log-probability of its label")
+    _second_derivatives(t, "Gather", {"Gather": Gather}, lambda a: a.gather(0, tc.tensor([[1, 0, 1]])) ** 3,
+                        (rng.standard_normal((2, 3)),), rng)
