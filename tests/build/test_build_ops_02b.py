@@ -8,7 +8,7 @@ import pytest
 
 import tinygrad_course as tc
 from tinygrad_course import build, seams
-from tinygrad_course.build import gpt_milestone
+from tinygrad_course.build import gpt_milestone, session
 from tinygrad_course.build.checks import in_framework, verdict
 from tinygrad_course.build.components import BY_NAME, OPS_02B, for_chapter
 from tinygrad_course.build.package import save
@@ -16,6 +16,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.ops.learner_op import runner
 
 from build_helpers import solution_cell
+from test_build_engine import _solution
 
 CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
                                                                             "ex02b_4", "ex02b_5", "ex02b_6")}
@@ -182,3 +183,27 @@ def test_a_learner_gather_computes_full_size_indices_and_the_reference_the_other
     with pytest.raises(RuntimeError, match="out of bounds for dimension 1 with size 4"):  # PyTorch's error
         x.gather(1, tc.tensor([[4], [0], [0]]))
     assert seams.calls() == {}
+
+
+def test_a_matrix_product_of_a_transposed_stack_recorded_by_the_learners_engine_saves_its_tensors():
+    """With the learner's Function.apply, forward receives the tensors' own arrays (not the row-contiguous copies
+    the runner reads a batched product into): what it saves is still found as the operands' tensors."""
+    class Matmul(tc.autograd.engine.Op):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            return grad @ b.mT, a.mT @ grad
+
+    seams.install("Matmul", runner(Matmul, "Matmul"))
+    for name, obj in _solution().items():
+        seams.install(name, session._guarded(BY_NAME[name].adapt(obj), name, "a test", seams.reference(name)))
+    a = tc.randn(2, 3, 4, requires_grad=True)
+    w = tc.randn(5, 4, requires_grad=True)
+    (a @ w.mT).sum().backward()  # w.mT: not row-contiguous, so the runner copies it
+    assert np.allclose(a.grad.numpy(), np.broadcast_to(w.detach().numpy().sum(0), (2, 3, 4)), atol=1e-5)
+    assert np.allclose(w.grad.numpy(), np.broadcast_to(a.detach().numpy().sum((0, 1)), (5, 4)), atol=1e-5)
