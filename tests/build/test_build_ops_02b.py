@@ -8,7 +8,7 @@ import pytest
 
 import tinygrad_course as tc
 from tinygrad_course import build, seams
-from tinygrad_course.build import gpt_milestone
+from tinygrad_course.build import gpt_milestone, session
 from tinygrad_course.build.checks import in_framework, verdict
 from tinygrad_course.build.components import BY_NAME, OPS_02B, for_chapter
 from tinygrad_course.build.package import save
@@ -16,9 +16,10 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.ops.learner_op import runner
 
 from build_helpers import solution_cell
+from test_build_engine import _solution
 
 CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
-                                                                            "ex02b_4")}
+                                                                            "ex02b_4", "ex02b_5", "ex02b_6")}
 SETUP = ("import math\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.autograd.engine import Op\n"
          "from tinygrad_course.ops.erf import erf as _erf\n\n\n"
@@ -40,9 +41,10 @@ def _reference_after():
     seams.reset_calls()
 
 
-def test_the_six_ops_are_components_of_chapter_02b_with_a_probe_each():
+def test_the_ten_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
-                                                                     "Embedding", "MaskedFill", "Cat"]
+                                                                     "Embedding", "MaskedFill", "Cat", "Transpose",
+                                                                     "Expand", "Gather"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -125,3 +127,82 @@ def test_a_learner_matmul_of_a_transposed_stack_gets_row_contiguous_operands():
     out = a @ w.T
     assert seen == [(True, True)]
     assert np.allclose(out.numpy(), a.numpy() @ w.numpy().T, atol=1e-6)
+
+
+def test_the_learners_views_are_views_of_their_input_sharing_its_version_counter():
+    ns = _namespace("ex02b_5")
+    for name in ("Transpose", "Expand"):
+        seams.install(name, runner(ns[name], name))
+    seams.reset_calls()
+    w = tc.randn(3, 2, requires_grad=True)
+    wt, mt, wide = w.T, w.mT, w[:1].expand(4, 2)
+    assert seams.calls() == {"Transpose": 2, "Expand": 1}
+    assert wt.grad_fn.name() == "TBackward0" and wt.grad_fn._learner_backward is not None
+    assert wt._base is w and mt._base is w and wide._base is w  # x[:1] is a view of w: the base is w's
+    assert wt._version is w._version and wide._version is w._version
+    loss = (wt * wt).sum()  # saves wt at w's current version
+    with tc.no_grad():
+        w.mul_(2.0)  # the views see it, and their version counter moved with w's
+    d = w.detach().numpy()
+    assert np.array_equal(wt.detach().numpy(), d.T) and np.array_equal(wide.detach().numpy(), np.broadcast_to(d[:1], (4, 2)))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+    (wt * mt).sum().backward()  # the learner's backward: d/dw of sum(w * w) = 2 w
+    assert np.allclose(w.grad.numpy(), 2 * d)
+    # not covered: a 0-d transpose, out-of-range dims, an expand with -1 or to an incompatible shape
+    seams.reset_calls()
+    s = tc.tensor(2.0)
+    assert s.t().item() == 2.0
+    with pytest.raises(IndexError):
+        w.transpose(0, 2)
+    assert tuple(w[:1].expand(-1, 2).shape) == (1, 2)
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor"):
+        w.expand(4, 2)
+    assert seams.calls() == {}
+
+
+def test_a_learner_view_that_copies_is_an_error_naming_it():
+    ns = _namespace("ex02b_5", "return x.swapaxes(dim0, dim1)", "return x.swapaxes(dim0, dim1).copy()")
+    seams.install("Transpose", runner(ns["Transpose"], "Transpose"))
+    with pytest.raises(RuntimeError, match="your Transpose.forward returned a copy of x"):
+        tc.randn(2, 3).T
+
+
+def test_a_learner_gather_computes_full_size_indices_and_the_reference_the_others():
+    seams.install("Gather", runner(_namespace("ex02b_6")["Gather"], "Gather"))
+    x = tc.randn(3, 4, requires_grad=True)
+    labels = tc.tensor([3, 0, 0])
+    picked = x.gather(1, labels[:, None])
+    assert picked.grad_fn._learner_backward is not None and seams.calls() == {"Gather": 1}
+    picked.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
+    seams.reset_calls()
+    x.gather(1, tc.tensor([[0], [1]]))  # an index smaller than x apart from dim (PyTorch allows it)
+    tc.arange(4).reshape(2, 2).gather(0, tc.tensor([[1, 0]]).expand(2, 2))  # an integer x
+    with pytest.raises(RuntimeError, match="out of bounds for dimension 1 with size 4"):  # PyTorch's error
+        x.gather(1, tc.tensor([[4], [0], [0]]))
+    assert seams.calls() == {}
+
+
+def test_a_matrix_product_of_a_transposed_stack_recorded_by_the_learners_engine_saves_its_tensors():
+    """With the learner's Function.apply, forward receives the tensors' own arrays (not the row-contiguous copies
+    the runner reads a batched product into): what it saves is still found as the operands' tensors."""
+    class Matmul(tc.autograd.engine.Op):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            return grad @ b.mT, a.mT @ grad
+
+    seams.install("Matmul", runner(Matmul, "Matmul"))
+    for name, obj in _solution().items():
+        seams.install(name, session._guarded(BY_NAME[name].adapt(obj), name, "a test", seams.reference(name)))
+    a = tc.randn(2, 3, 4, requires_grad=True)
+    w = tc.randn(5, 4, requires_grad=True)
+    (a @ w.mT).sum().backward()  # w.mT: not row-contiguous, so the runner copies it
+    assert np.allclose(a.grad.numpy(), np.broadcast_to(w.detach().numpy().sum(0), (2, 3, 4)), atol=1e-5)
+    assert np.allclose(w.grad.numpy(), np.broadcast_to(a.detach().numpy().sum((0, 1)), (5, 4)), atol=1e-5)

@@ -7,8 +7,9 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, erf = solution(
-    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "erf")
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, erf = solution(
+    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "Gather",
+    "erf")
 
 
 def op(base, forward=None, backward=None):
@@ -86,6 +87,67 @@ CatEqualChunks = op(Cat, backward=lambda ctx, grad: grad.chunk(len(ctx.sizes), c
 CatWholeGrad = op(Cat, backward=lambda ctx, grad: tuple(grad * 1.0 for _ in ctx.sizes))
 CatFirstSliceEach = op(Cat, backward=lambda ctx, grad: tuple(grad.narrow(ctx.dim, 0, n) for n in ctx.sizes))
 
+
+
+def _transpose_reshaped(ctx, x, dim0, dim1):
+    ctx.dims = (dim0, dim1)
+    sizes = list(x.shape)
+    sizes[dim0], sizes[dim1] = sizes[dim1], sizes[dim0]
+    return x.reshape(sizes)
+
+
+def _transpose_copied(ctx, x, dim0, dim1):
+    ctx.dims = (dim0, dim1)
+    return np.ascontiguousarray(x.swapaxes(dim0, dim1))
+
+
+def _transpose_keeping_shape(ctx, x, dim0, dim1):
+    ctx.dims, ctx.shape = (dim0, dim1), x.shape
+    return x.swapaxes(dim0, dim1)
+
+
+def _expand_tiled(ctx, x, shape):
+    ctx.lead = len(shape) - x.ndim
+    ctx.stretched = tuple(ctx.lead + i for i, n in enumerate(x.shape) if n == 1 and shape[ctx.lead + i] != 1)
+    return np.tile(x, tuple(s // n for s, n in zip(shape, (1,) * ctx.lead + x.shape)))
+
+
+def _expand_mean(ctx, grad):
+    if ctx.stretched:
+        grad = grad.mean(ctx.stretched, keepdim=True)
+    return grad.mean(tuple(range(ctx.lead))) if ctx.lead else grad
+
+
+TransposeReshaped = op(Transpose, forward=_transpose_reshaped)
+TransposeCopied = op(Transpose, forward=_transpose_copied)
+TransposeGradReshaped = op(Transpose, forward=_transpose_keeping_shape,
+                          backward=lambda ctx, grad: grad.reshape(ctx.shape))
+ExpandTiled = op(Expand, forward=_expand_tiled)
+ExpandPassingGrad = op(Expand, backward=lambda ctx, grad: grad)
+ExpandMean = op(Expand, backward=_expand_mean)
+
+
+def _gather_rows(ctx, x, dim, index):
+    ctx.dim, ctx.shape = dim, x.shape
+    ctx.save_for_backward(index)
+    return x[index]
+
+
+def _gather_along_zero(ctx, x, dim, index):
+    ctx.dim, ctx.shape = dim, x.shape
+    ctx.save_for_backward(index)
+    return np.take_along_axis(x, index, axis=0)
+
+
+def _gather_assigned(ctx, grad):
+    index, = ctx.saved_tensors
+    return tc.zeros(ctx.shape, dtype=grad.dtype).scatter(ctx.dim, index, grad)
+
+
+GatherRows = op(Gather, forward=_gather_rows)
+GatherAlongZero = op(Gather, forward=_gather_along_zero)
+GatherAssigned = op(Gather, backward=_gather_assigned)
+
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -107,6 +169,16 @@ CATALOGUE = [
     ("02b.4", (CatWholeGrad,), ["returned a gradient of shape (2, 6, 3) for input 1", "the slice of grad that its "
                                                                                       "elements became"]),
     ("02b.4", (CatFirstSliceEach,), ["every input got the first slice of grad"]),
+    ("02b.5", (TransposeReshaped, Expand), ["this reshapes: the elements keep their row-major order", "input: x = "]),
+    ("02b.5", (TransposeCopied, Expand), ["to return a view of x's array", "it returned a new array"]),
+    ("02b.5", (TransposeGradReshaped, Expand), ["this reshapes grad to x's shape", "input: grad = "]),
+    ("02b.5", (Transpose, ExpandTiled), ["to return a view of x's array", "it returned a new array"]),
+    ("02b.5", (Transpose, ExpandPassingGrad), ["to have x's shape (3, 1) (got (2, 3, 4))",
+                                               "read at every position of the stretched dims"]),
+    ("02b.5", (Transpose, ExpandMean), ["this averages: each element of x reached 8 positions"]),
+    ("02b.6", (GatherRows,), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
+    ("02b.6", (GatherAlongZero,), ["this picks along dim 0"]),
+    ("02b.6", (GatherAssigned,), ["a position picked twice receives only one of its gradients", "input: grad = "]),
 ]
 
 
@@ -124,9 +196,11 @@ def test_the_solutions_pass():
     check("02b.2", Gelu, Dropout)
     check("02b.3", Embedding, MaskedFill)
     check("02b.4", Cat)
+    check("02b.5", Transpose, Expand)
+    check("02b.6", Gather)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",)}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

@@ -94,7 +94,8 @@ ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
 OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
-                 ("ex02b_3", ("Embedding", "MaskedFill")), ("ex02b_4", ("Cat",)))
+                 ("ex02b_3", ("Embedding", "MaskedFill")), ("ex02b_4", ("Cat",)), ("ex02b_5", ("Transpose", "Expand")),
+                 ("ex02b_6", ("Gather",)))
 OPS_02B = tuple(op for _, ops in OPS_02B_CELLS for op in ops)
 OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "LogSoftmax": "x.log_softmax(dim) and F.log_softmax(x, dim) without a dtype",
@@ -102,7 +103,10 @@ OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "Dropout": "multiply of F.dropout and nn.Dropout by the mask they draw",
                 "Embedding": "F.embedding and nn.Embedding lookup without a padding_idx",
                 "MaskedFill": "x.masked_fill(mask, number)",
-                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache)"}
+                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache)",
+                "Transpose": "x.transpose(dim0, dim1), x.t(), x.T and x.mT of a tensor of at least 1 dim (a view)",
+                "Expand": "x.expand(*sizes) and x.expand_as(y) without -1 (a view)",
+                "Gather": "x.gather(dim, index) with an index of x's sizes except along dim (nll_loss's pick)"}
 
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 

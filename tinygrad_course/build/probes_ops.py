@@ -1,6 +1,7 @@
 """Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
 `nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
-softmax and `tc.cat`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
+softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand` and `gather`
+with repeated indices; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +26,10 @@ _CALLS = {
     "MaskedFill": lambda x: x.masked_fill(F.ones(3, 4, dtype=np.bool_).tril().logical_not(), float("-inf")).softmax(-1)
     + x.masked_fill(F.tensor([True, False, True, False]), 0.5) * x,
     "Cat": lambda x: cat([x, x * x, x[:, :1]], dim=1) * cat([x, x], dim=-1).sum(-1, keepdim=True)[:, :1],
+    "Transpose": lambda x: (x.transpose(0, -1) * 2).transpose(0, 2) * x + (x[0].T @ x[1]).sum() + x.mT.sum(1)[:, :3, None],
+    "Expand": lambda x: x[:, :1].expand(2, 3, 4) * x + x.sum(0, keepdim=True).expand_as(x) * x,
+    "Gather": lambda x: x.gather(2, F.tensor([[[3], [0], [3]], [[1], [1], [2]]])) * x
+    + x.gather(-1, F.tensor([0, 3, 3, 1]).expand(2, 3, 4)) ** 2,
 }
 
 

@@ -19,7 +19,9 @@ and the arguments, and it
 
 Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
 same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
-keyword, as `tc.cat` passes it).
+keyword, as `tc.cat` passes it; Gather's index as an int64 array). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
+copy is an error naming the op); `Op._apply` then makes the result a view of x as for the reference's (x's
+version counter, `_base`), and their recording stays the framework's even with the learner's engine installed.
 
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
@@ -212,10 +214,68 @@ def _joined(args, kwargs):
     return arrays, (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:]), dtype, {"dim": dim}
 
 
+def _swapped(args):
+    """Transpose (x, dim0, dim1): the array of an x of at least one dimension and two int dims in range (negative
+    ones counting from the end); the result has x's shape with those two sizes swapped."""
+    if len(args) != 3 or type(args[1]) is not int or type(args[2]) is not int:
+        return None
+    got = _operands(args[:1], ())
+    if got is None:
+        return None
+    (data,), (shape,), dtype = got
+    n = data.ndim
+    if n == 0 or not (-n <= args[1] < n and -n <= args[2] < n):
+        return None  # a 0-d transpose, or the reference's IndexError
+    sizes = list(shape)
+    sizes[args[1]], sizes[args[2]] = shape[args[2]], shape[args[1]]
+    return [data, args[1], args[2]], tuple(sizes), dtype
+
+
+def _expanded(args):
+    """Expand (x, shape): x's array and a tuple of sizes (no -1) that x's shape broadcasts to; the result has
+    that shape."""
+    if len(args) != 2 or not isinstance(args[1], tuple) or any(type(s) is not int or s < 0 for s in args[1]):
+        return None
+    got = _operands(args[:1], ())
+    if got is None or len(args[1]) < got[0][0].ndim:
+        return None
+    (data,), (shape,), dtype = got
+    try:
+        if np.broadcast_shapes(shape, args[1]) != args[1]:
+            return None
+    except ValueError:
+        return None  # the reference raises PyTorch's error
+    return [data, tuple(args[1])], tuple(args[1]), dtype
+
+
+def _gathered(args):
+    """Gather (x, dim, index): x's array, an int dim in range and an int64 index array of x's rank whose sizes
+    equal x's except along dim, every index in [0, x.shape[dim]); the result has the index's shape. Smaller
+    index sizes (PyTorch allows them) and bad indices stay the reference's."""
+    if len(args) != 3 or type(args[1]) is not int or not isinstance(args[2], TensorBase):
+        return None
+    got = _operands(args[:1], ())
+    idx = args[2]._data
+    if got is None or type(idx) is not np.ndarray or idx.dtype != np.int64:
+        return None
+    (data,), (shape,), dtype = got
+    n = data.ndim
+    if n == 0 or idx.ndim != n or not -n <= args[1] < n:
+        return None
+    d = args[1] % n
+    if idx.shape[:d] + idx.shape[d + 1:] != shape[:d] + shape[d + 1:]:
+        return None
+    if idx.size and (idx.min() < 0 or idx.max() >= shape[d]):
+        return None  # the reference raises PyTorch's error
+    return [data, args[1], idx], idx.shape, dtype
+
+
 # chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
 KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
-          "MaskedFill": _masked}
+          "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered}
+# view ops: their result must share x's memory (the engine makes it a view of x: one version counter, `_base`)
+VIEWS = ("Transpose", "Expand")
 
 # the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
 # or "shaped" (chapter 02b: SHAPED reads the arguments)
@@ -238,9 +298,11 @@ for _name in OPS:
 
 
 def _tensor_of(saved, args, arrays):
-    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number)."""
+    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number). Forward
+    received either the arrays the call was read into (a matrix product's row-contiguous copies) or, through the
+    learner's Function.apply, the tensors' own arrays."""
     for t, x in zip(args, arrays):
-        if x is saved:
+        if x is saved or (isinstance(t, TensorBase) and t._data is saved):
             return t
     return saved
 
@@ -254,6 +316,9 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
+    if name in VIEWS and arrays[0].size and not np.may_share_memory(result, arrays[0]):
+        return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
+                            "numbers move), so that a change of x in place shows in its result as in PyTorch")
     return None
 
 
@@ -411,6 +476,8 @@ def runner(learner_class, name: str | None = None):
             return NotImplemented
         arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
         if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
+            if name in VIEWS:  # a view's recording stays the framework's (it shares x's version counter and base)
+                return NotImplemented
             return recorded_by_learner(ctx, args, arrays, shape, dtype, options[0] if options else {})
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__

@@ -149,6 +149,7 @@ class Transpose(Op):
 
 class T(Transpose):
     node_name = "TBackward0"
+    component = "Transpose"  # build mode: a learner's Transpose computes t() and .T too
 
 
 class Expand(Op):

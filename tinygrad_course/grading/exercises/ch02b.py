@@ -1,4 +1,5 @@
-"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill and Cat.
+"""Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat, the
+views Transpose/Expand and Gather.
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
@@ -305,3 +306,136 @@ def cat_check(t, Cat):
     t.close(grown, np.concatenate([cache.numpy(), step.numpy()], axis=2), "a key/value cache grown by one position")
     _second_derivatives(t, "Cat", {"Cat": Cat}, lambda a, b: tc.cat([a * a, b], dim=0) ** 2,
                         (rng.standard_normal((2, 3)), rng.standard_normal((1, 3))), rng)
+
+
+def _view_of(t, name, got, x, what, hint):
+    """The learner's forward returned a view of x's array (it shares x's memory), not a copy."""
+    t.true(isinstance(got, np.ndarray) and np.may_share_memory(got, x), f"{what} to return a view of x's array",
+           why="it returned a new array: a change of x in place would not show in it, as it does in PyTorch",
+           hint=hint, given={"x": x})
+
+
+@exercise("02b.5", title="views that move no numbers: Transpose, Expand", points=3)
+def views_check(t, Transpose, Expand):
+    rng = np.random.default_rng(25)
+    x = rng.standard_normal((2, 3))
+    what = "Transpose.forward(ctx, x, 0, 1) with x of shape (2, 3)"
+    got = Transpose.forward(_Ctx(), x, 0, 1)
+    t.true(np.shape(got) == (3, 2), f"{what} to have shape (3, 2) (got {np.shape(got)})",
+           hint="x.swapaxes(dim0, dim1) swaps the two sizes (and strides)", given={"x": x})
+    t.close(got, x.T, what, given={"x": x}, mistakes=[
+        mistakes.custom(_is(x.reshape(3, 2)), "this reshapes: the elements keep their row-major order, while a "
+                        "transpose moves element [i, j] to [j, i]", "x.swapaxes(dim0, dim1), not x.reshape")])
+    _view_of(t, "Transpose", got, x, what, "x.swapaxes(dim0, dim1) returns a view (np.ascontiguousarray or .copy() "
+             "make a copy)")
+    x3 = rng.standard_normal((2, 3, 4))
+    got = Transpose.forward(_Ctx(), x3, 1, -1)
+    t.true(np.shape(got) == (2, 4, 3), f"Transpose.forward(ctx, x, 1, -1) with x of shape (2, 3, 4) to have shape "
+           f"(2, 4, 3) (got {np.shape(got)})", why="x.T reverses every dim; transpose swaps only dim0 and dim1"
+           if np.shape(got) == (4, 3, 2) else None, hint="use the dims forward receives: x.swapaxes(dim0, dim1)")
+    t.close(got, x3.swapaxes(1, 2), "Transpose.forward(ctx, x, 1, -1) with x of shape (2, 3, 4)")
+    g = rng.standard_normal((2, 4, 3))
+    with _installed({"Transpose": Transpose}):
+        gx, = _backward(t, "Transpose", lambda v: v.transpose(1, -1), (x3,), g)
+        t.close(gx, g.swapaxes(1, 2), "the gradient of x after x.transpose(1, -1).backward(grad)", given={"grad": g},
+                mistakes=[mistakes.custom(_is(g.reshape(2, 3, 4)), "this reshapes grad to x's shape: its elements "
+                                          "keep their order, but element [i, j, k] of the output came from x[i, k, j]",
+                                          "transpose grad back along the same two dims")])
+        weight = rng.standard_normal((2, 4, 3))
+        v = tc.tensor(x3, requires_grad=True)
+        (v.transpose(1, -1) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Transpose", lambda a: a.transpose(1, -1), (x3,), weight, [v.grad])
+        # used for real: Linear's x @ w.T, and a view that sees its base change in place
+        w = tc.tensor(rng.standard_normal((3, 2)))
+        wt = w.T
+        w.mul_(2.0)
+    t.true(np.allclose(wt.numpy(), w.numpy().T), "w.T to show w.mul_(2.0) (a view sees its base change in place)",
+           why="w.T kept w's old numbers", hint="return x.swapaxes(dim0, dim1) itself, not a copy of it")
+    _second_derivatives(t, "Transpose", {"Transpose": Transpose}, lambda a: a.transpose(0, 1) ** 3,
+                        (rng.standard_normal((2, 3)),), rng)
+
+    # Expand: a size-1 dim (or a new leading one) read many times, with stride 0
+    x = rng.standard_normal((3, 1))
+    what = "Expand.forward(ctx, x, (2, 3, 4)) with x of shape (3, 1)"
+    got = Expand.forward(_Ctx(), x, (2, 3, 4))
+    t.true(np.shape(got) == (2, 3, 4), f"{what} to have shape (2, 3, 4) (got {np.shape(got)})",
+           hint="np.broadcast_to(x, shape)", given={"x": x})
+    t.close(got, np.broadcast_to(x, (2, 3, 4)), what, given={"x": x})
+    _view_of(t, "Expand", got, x, what, "np.broadcast_to(x, shape) makes a view whose stretched dims have stride 0 "
+             "(np.tile and np.repeat copy)")
+    ctx = _Ctx()
+    Expand.forward(ctx, x, (2, 3, 4))
+    g = rng.standard_normal((2, 3, 4))
+    back = Expand.backward(ctx, tc.tensor(g))
+    back = back[0] if isinstance(back, (tuple, list)) else back
+    shape = tuple(back.shape) if isinstance(back, tc.Tensor) else np.shape(back)
+    t.true(shape == (3, 1), f"Expand.backward(ctx, grad) with grad of shape (2, 3, 4) to have x's shape (3, 1) "
+           f"(got {shape})", why="each element of x was read at every position of the stretched dims",
+           hint="sum grad over the dims forward added in front, and (keepdim=True) over the dims that were 1",
+           given={"grad": g})
+    t.close(back, g.sum(axis=(0, 2), keepdims=True)[0], "Expand.backward(ctx, grad) with grad of shape (2, 3, 4)",
+            given={"grad": g}, mistakes=[
+                mistakes.custom(_is(g.mean(axis=(0, 2), keepdims=True)[0]), "this averages: each element of x "
+                                "reached 8 positions of the output, and a change of it moves all 8",
+                                "sum over the stretched dims, not mean")])
+    with _installed({"Expand": Expand}):
+        weight = rng.standard_normal((2, 3, 4))
+        v = tc.tensor(x, requires_grad=True)
+        (v.expand(2, 3, 4) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Expand", lambda a: a.expand(2, 3, 4), (x,), weight, [v.grad])
+        b = tc.tensor(rng.standard_normal((1, 4)))
+        wide = b.expand(3, 4)
+        b.add_(1.0)
+    t.true(np.allclose(wide.numpy(), np.broadcast_to(b.numpy(), (3, 4))), "b.expand(3, 4) to show b.add_(1.0) (a "
+           "view sees its base change in place)", why="the expanded tensor kept b's old numbers",
+           hint="return np.broadcast_to(x, shape) itself, not a copy of it")
+    _second_derivatives(t, "Expand", {"Expand": Expand}, lambda a: a.expand(2, 3, 4) ** 3,
+                        (rng.standard_normal((3, 1)),), rng)
+
+
+@exercise("02b.6", title="picking along a dim: Gather", points=2)
+def gather_check(t, Gather):
+    rng = np.random.default_rng(26)
+    x = rng.standard_normal((3, 4))
+    index = np.array([[0], [2], [1]])
+    what = "Gather.forward(ctx, x, 1, index) with x of shape (3, 4) and index [[0], [2], [1]]"
+    got = Gather.forward(_Ctx(), x, 1, index)
+    along_zero = np.take_along_axis(x, index, 0)  # rows picked whole, broadcast along dim 1
+    why = "the result has one element per index"
+    if np.shape(got) == (3, 1, 4):
+        why = "x[index] picks whole rows of x (NumPy's indexing along dim 0)"
+    elif np.shape(got) == (3, 4) and np.allclose(got, along_zero):
+        why = "this picks along dim 0 (whole rows): the index gives, for each row, the column to read"
+    t.true(np.shape(got) == (3, 1), f"{what} to have the index's shape (3, 1) (got {np.shape(got)})", why=why,
+           hint="np.take_along_axis(x, index, axis=dim), along the dim forward receives", given={"x": x})
+    t.close(got, np.take_along_axis(x, index, 1), what, given={"x": x})
+    x3 = rng.standard_normal((2, 3, 4))
+    index3 = rng.integers(0, 3, (2, 5, 4))
+    got = Gather.forward(_Ctx(), x3, -2, index3)
+    t.close(got, np.take_along_axis(x3, index3, -2), "Gather.forward(ctx, x, -2, index) with x (2, 3, 4) and "
+            "index (2, 5, 4) (an index may repeat a position, and be longer than x along dim)")
+    idx = np.array([[0, 0, 3], [2, 1, 2], [1, 1, 1]])
+    g = rng.standard_normal((3, 3))
+    want = np.zeros((3, 4))
+    np.add.at(want, (np.arange(3)[:, None], idx), g)
+    last = np.zeros((3, 4))
+    last[np.arange(3)[:, None], idx] = g
+    with _installed({"Gather": Gather}):
+        gx, = _backward(t, "Gather", lambda v: v.gather(1, tc.tensor(idx)), (x,), g)
+        t.close(gx, want, "the gradient of x after x.gather(1, index).backward(grad), index [[0, 0, 3], [2, 1, 2], "
+                "[1, 1, 1]]", given={"grad": g}, mistakes=[
+                    mistakes.custom(_is(last), "a position picked twice receives only one of its gradients: "
+                                    "writing grad into the zeros keeps the last write", "add the gradients of "
+                                    "repeated positions: zeros(...).scatter_add(dim, index, grad)")])
+        weight = rng.standard_normal((3, 3))
+        v = tc.tensor(x, requires_grad=True)
+        (v.gather(1, tc.tensor(idx)) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Gather", lambda a: a.gather(1, tc.tensor(idx)), (x,), weight, [v.grad])
+        # used for real: a classification loss picks each row's log-probability of its label
+        scores = tc.tensor(rng.standard_normal((4, 3)), dtype=tc.float32, requires_grad=True)
+        labels = tc.tensor([2, 0, 0, 1])
+        picked = scores.log_softmax(1).gather(1, labels[:, None])
+    t.close(picked.detach()[:, 0], scores.detach().log_softmax(1).numpy()[np.arange(4), labels.numpy()],
+            "log_softmax(scores).gather(1, labels[:, None]), each row's log-probability of its label")
+    _second_derivatives(t, "Gather", {"Gather": Gather}, lambda a: a.gather(0, tc.tensor([[1, 0, 1]])) ** 3,
+                        (rng.standard_normal((2, 3)),), rng)
