@@ -5,7 +5,7 @@ import pytest
 
 import tinygrad_course as tc
 
-from .wrong_answers import assert_names_mistake, catalogue_tests, solution
+from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
 Add, Sub, Mul, Div, Pow = solution("02", "Add", "Sub", "Mul", "Div", "Pow")
 Neg, Exp, Log, Tanh, Relu, Sigmoid = solution("02", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")
@@ -21,16 +21,6 @@ def binary(**replaced):
 
 def unary(**replaced):
     return tuple(replaced.get(c.__name__, c) for c in UNARY)
-
-
-def op(base, forward=None, backward=None):
-    """A wrong variant of the solution's op class `base`, keeping its name (the framework's op it computes)."""
-    body = {}
-    if forward is not None:
-        body["forward"] = staticmethod(forward)
-    if backward is not None:
-        body["backward"] = staticmethod(backward)
-    return type(base.__name__, (base,), body)
 
 
 def _saved_pair(ctx):

@@ -5,21 +5,11 @@ import pytest
 
 import tinygrad_course as tc
 
-from .wrong_answers import assert_names_mistake, catalogue_tests, solution
+from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
 Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, erf = solution(
     "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "Gather",
     "erf")
-
-
-def op(base, forward=None, backward=None):
-    """A wrong variant of the solution's op class `base`, keeping its name (the framework's op it computes)."""
-    body = {}
-    if forward is not None:
-        body["forward"] = staticmethod(forward)
-    if backward is not None:
-        body["backward"] = staticmethod(backward)
-    return type(base.__name__, (base,), body)
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -76,7 +66,6 @@ MaskedFillSwapped = op(MaskedFill, forward=lambda ctx, x, mask, value: (
     ctx.save_for_backward(mask), np.where(mask, x, np.asarray(value, dtype=x.dtype)))[1])
 
 
-
 def _cat_along_zero(ctx, *tensors, dim=0):
     ctx.dim, ctx.sizes = dim, [t.shape[dim] for t in tensors]
     return np.concatenate(tensors)
@@ -86,7 +75,6 @@ CatAlongZero = op(Cat, forward=_cat_along_zero)
 CatEqualChunks = op(Cat, backward=lambda ctx, grad: grad.chunk(len(ctx.sizes), ctx.dim))
 CatWholeGrad = op(Cat, backward=lambda ctx, grad: tuple(grad * 1.0 for _ in ctx.sizes))
 CatFirstSliceEach = op(Cat, backward=lambda ctx, grad: tuple(grad.narrow(ctx.dim, 0, n) for n in ctx.sizes))
-
 
 
 def _transpose_reshaped(ctx, x, dim0, dim1):

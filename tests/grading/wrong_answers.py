@@ -131,3 +131,13 @@ def catalogue_tests(names: dict, catalogue, chapter: str | None = None):
         assert min(counts.values()) >= 2, counts
 
     return test_the_stub_fails, test_every_exercise_has_two_wrong_answers
+
+
+def op(base, forward=None, backward=None):
+    """A wrong variant of the solution's op class `base`, keeping its name (the framework's op it computes)."""
+    body = {}
+    if forward is not None:
+        body["forward"] = staticmethod(forward)
+    if backward is not None:
+        body["backward"] = staticmethod(backward)
+    return type(base.__name__, (base,), body)
