@@ -14,7 +14,7 @@ import pytest
 
 import tinygrad_course as tc
 from tinygrad_course import build, seams
-from tinygrad_course.build.components import COMPONENTS, for_chapter
+from tinygrad_course.build.components import COMPONENTS, for_chapter, sources
 from tinygrad_course.build.package import load, save
 from tinygrad_course.build.runs import MILESTONES
 
@@ -48,6 +48,12 @@ def test_there_are_components_in_every_chapter_each_with_a_contract():
     assert len(COMPONENTS) >= 33
     assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 10)} | {"02b", "05b"}
     assert all(c.contract and c.seam and c.exercise.startswith("ex" + c.chapter) for c in COMPONENTS)
+
+
+def test_the_welcome_notebook_counts_the_components_and_their_cells():
+    text = (ROOT / "notebooks" / "00_welcome.ipynb").read_text(encoding="utf-8")
+    pieces, cells = map(int, re.search(r"\((\d+) pieces, in (\d+) solution cells\)", text).groups())
+    assert (pieces, cells) == (len(COMPONENTS), len({sources(c)[-1] for c in COMPONENTS}))
 
 
 def test_solutions_make_every_component_the_learners_and_pass():
