@@ -46,6 +46,7 @@ def device(request):
 # build mode's learner ops (a learner's op computes on NumPy arrays: GPU tensors stay the reference's).
 HOST_ONLY = (
     "tests/core/test_learner_op.py",
+    "tests/nn/test_no_grad_fast_paths.py",  # the no-graph shortcuts are for NumPy arrays: on a GPU the ops run
     "tests/core/test_random_streams.py",
     "tests/core/test_dense_sparse_products.py",
     "tests/core/test_printing.py",
