@@ -16,6 +16,7 @@ counts how often each installed component ran since `reset_calls()` (the build-m
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 ACTIVE: dict = {}  # name -> the learner's implementation currently installed
@@ -124,6 +125,26 @@ def uninstall(name: str | None = None) -> None:
         ACTIVE.clear()
     else:
         ACTIVE.pop(name, None)
+
+
+@contextlib.contextmanager
+def replaced(implementations: dict):
+    """Within the block, each component named in `implementations` runs the implementation given (None: the
+    reference); afterwards whatever was installed before is back."""
+    previous = {name: ACTIVE.get(name) for name in implementations}
+    for name, implementation in implementations.items():
+        if implementation is None:
+            ACTIVE.pop(name, None)
+        else:
+            install(name, implementation)
+    try:
+        yield
+    finally:
+        for name, implementation in previous.items():
+            if implementation is None:
+                ACTIVE.pop(name, None)
+            else:
+                ACTIVE[name] = implementation
 
 
 def installed() -> dict:

@@ -22,18 +22,13 @@ def in_framework(name: str, learner_obj) -> str | None:
     None when they agree, else what differs."""
     component = BY_NAME[name]
     probe = PROBES[name]
-    previous = seams.installed().get(component.seam)
-    seams.uninstall(component.seam)
     try:
-        expected = probe()
-        seams.install(component.seam, component.adapt(learner_obj))
-        got = probe()
+        with seams.replaced({component.seam: None}):
+            expected = probe()
+        with seams.replaced({component.seam: component.adapt(learner_obj)}):
+            got = probe()
     except Exception as error:  # the learner's code raised inside the framework: name the component
         return f"raised {type(error).__name__}: {error}"
-    finally:
-        seams.uninstall(component.seam)
-        if previous is not None:
-            seams.install(component.seam, previous)
     return compare(name, got, expected)
 
 

@@ -64,16 +64,8 @@ def _model_run():
 
 def engine_probe():
     """The model run with `ENGINE_OPS` as the learner's ops (the seams restored after)."""
-    previous = {name: seams.installed().get(name) for name in ENGINE_OPS}
-    for name, op in ENGINE_OPS.items():
-        seams.install(name, runner(op, name))
-    try:
+    with seams.replaced({name: runner(op, name) for name, op in ENGINE_OPS.items()}):
         return _model_run()
-    finally:
-        for name, implementation in previous.items():
-            seams.uninstall(name)
-            if implementation is not None:
-                seams.install(name, implementation)
 
 
 PROBES = {"Function.apply": engine_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe}

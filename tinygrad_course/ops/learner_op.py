@@ -298,11 +298,10 @@ for _name in OPS:
 
 
 def _tensor_of(saved, args, arrays):
-    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number). Forward
-    received either the arrays the call was read into (a matrix product's row-contiguous copies) or, through the
-    learner's Function.apply, the tensors' own arrays."""
+    """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number);
+    `arrays` are what forward received, in the order of `args` (a matrix product's row-contiguous copies)."""
     for t, x in zip(args, arrays):
-        if x is saved or (isinstance(t, TensorBase) and t._data is saved):
+        if x is saved:
             return t
     return saved
 

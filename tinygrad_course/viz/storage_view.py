@@ -8,6 +8,7 @@ from html import escape
 
 import numpy as np
 
+from ..shapes import contiguous_strides
 from ._tensors import to_numpy
 from .names import caller_frame
 
@@ -84,7 +85,7 @@ class StorageView:
             parts.append(self._cell(k * CELL, y, _num(self.storage[k]), f"[{k}]", k, f"storage[{k}]"))
         y += CELL + 30
         for name, shape, strides, offset, addr, vals in self.views:
-            contiguous = strides == _contiguous_strides(shape)
+            contiguous = strides == contiguous_strides.__wrapped__(shape)
             parts.append(f'<text x="0" y="{y}" font-weight="bold">{escape(name)}</text>'
                          f'<text x="{len(name) * 8 + 12}" y="{y}">shape {tuple(shape)}  strides {tuple(strides)}  '
                          f'offset {offset}  {"contiguous" if contiguous else "not contiguous"}</text>')
@@ -111,14 +112,6 @@ class StorageView:
         for name, shape, strides, offset, *_ in self.views:
             lines.append(f"{name}: shape {tuple(shape)} strides {tuple(strides)} offset {offset}")
         return "\n".join(lines)
-
-
-def _contiguous_strides(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
 
 
 def _num(v):

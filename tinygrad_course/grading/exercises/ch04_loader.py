@@ -33,17 +33,8 @@ def _own_code_only():
                                f"write it yourself")
         return called
 
-    before = {name: seams.installed().get(name) for name in ("DataLoader.__init__", "DataLoader.__iter__",
-                                                                   "DataLoader.__len__")}
-    for name in before:
-        seams.install(name, trap(name.split(".")[1]))
-    try:
+    with seams.replaced({f"DataLoader.{name}": trap(name) for name in ("__init__", "__iter__", "__len__")}):
         yield
-    finally:
-        for name, previous in before.items():
-            seams.uninstall(name)
-            if previous is not None:
-                seams.install(name, previous)
 
 
 class _IndexOnly(tc.utils.data.Dataset):
