@@ -117,10 +117,12 @@ _LOG_P = tuple(_d(_f(c)) for c in (7.0376836292E-2, -1.1514610310E-1, 1.16769987
                                    1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
                                    3.3333331174E-1))
 _SQRTHF_BITS = int(np.array([0.707106781186547524], np.float32).view(np.int32)[0])
+_ONE_BITS = 0x3F800000
 _LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4), _f(0.693359375)
 _TWO_PI_ULP = _f(_f(2.0 * math.pi) * _f(2.0 ** -24))  # 2pi (float32) times the uniforms' step, exactly
-_FOPI = _f(1.27323954473516)
-_DP1, _DP2, _DP3 = _f(-0.78515625), _f(-2.4187564849853515625e-4), _d(_f(-3.77489497744594108e-8))
+# times 2: the kernel multiplies them by j / 2
+_DP1_2, _DP2_2 = _f(2 * -0.78515625), _f(2 * -2.4187564849853515625e-4)
+_DP3_2 = _f(2 * _f(-3.77489497744594108e-8))
 _COS_P = tuple(_d(_f(c)) for c in (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002))
 _SIN_P = tuple(_d(_f(c)) for c in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1))
 
@@ -149,11 +151,18 @@ class _Block:
         self._d = [np.empty(lanes, np.float64) for _ in range(3)]
         self._poly, self._poly32 = np.empty(2 * lanes), np.empty(2 * lanes, np.float32)
         self._i = [np.empty(lanes, np.int32) for _ in range(3)]
+        self._orders = {}
 
     def _use(self, rows):
         """Work on the first `rows` blocks of the buffers."""
         lanes = rows * 8
         self.rows = rows
+        # a block's two halves of eight words apart and back: gathers of 32-byte items by index (NumPy's
+        # take is faster than a copy through a transposed view)
+        if rows not in self._orders:
+            self._orders[rows] = (np.arange(2 * rows).reshape(rows, 2).T.reshape(-1),
+                                  np.arange(2 * rows).reshape(2, rows).T.reshape(-1))
+        self.split, self.join = self._orders[rows]
         self.k = self._k[:2 * lanes].reshape(2, rows, 8)
         self.o = self._o[:2 * lanes].reshape(2, rows, 8)
         self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
@@ -164,33 +173,32 @@ class _Block:
         `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin."""
         if self.rows != len(words):
             self._use(len(words))
-        np.copyto(self.k.view(_V8)[..., 0], words.view(_V8).T)
+        np.take(words.view(_V8).reshape(-1), self.split, out=self.k.view(_V8).reshape(-1), mode="clip")
         np.bitwise_and(self.k, _MASK24, out=self.k)
         r = self._radius(self.k[0].reshape(-1))
         s, c = self._sincos(self.k[1].reshape(-1))
         np.multiply(r, c, out=self.o[0].reshape(-1))
         np.multiply(r, s, out=self.o[1].reshape(-1))
-        np.copyto(out.view(_V8), self.o.view(_V8)[..., 0].T)
+        np.take(self.o.view(_V8).reshape(-1), self.join, out=out.view(_V8).reshape(-1), mode="clip")
 
     def _radius(self, k):
         """sqrt(-2 * log256_ps(1 - k * 2^-24)) for 24-bit integers `k` (uint32), in float32."""
         nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
         x, y, t = self.d
-        e, dd, _ = self.i
+        e = self.i[0]
         np.subtract(1 << 24, k, out=e.view(np.uint32))
         np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
+        # log256_ps splits 1 - u into e and a mantissa m in [0.5, 1), then where m < sqrt(1/2) doubles m and
+        # lowers e by one. Adding 1.0's bits minus sqrt(1/2)'s to n's bits carries into the exponent exactly
+        # where m >= sqrt(1/2), so one shift gives the final e (less the bias 127 and the 24 of
+        # 1 - u = n * 2^-24, taken off the exponent field first) and the low bits give the final mantissa
         bits = nf.view(np.int32)
+        np.add(bits, _ONE_BITS - _SQRTHF_BITS - (151 << 23), out=bits)
         np.right_shift(bits, 23, out=e)
-        np.subtract(e, 150, out=e)                       # log256_ps's e + 1 for 1 - u = n * 2^-24
         np.bitwise_and(bits, 0x007FFFFF, out=bits)
-        np.bitwise_or(bits, 0x3F000000, out=bits)        # mantissa m in [0.5, 1)
-        np.subtract(bits, _SQRTHF_BITS, out=dd)
-        np.right_shift(dd, 31, out=dd)                   # -1 where m < sqrt(1/2): there m -> 2m, e -> e - 1
-        np.add(e, dd, out=e)
-        np.left_shift(dd, 23, out=dd)
-        np.subtract(bits, dd, out=bits)
+        np.add(bits, _SQRTHF_BITS, out=bits)             # m in [sqrt(1/2), sqrt(2))
         x32 = nf
-        np.subtract(x32, _f(1), out=x32)                 # x = m - 1 (or 2m - 1), exact: a multiple of 2^-24
+        np.subtract(x32, _f(1), out=x32)                 # x = m - 1, exact: a multiple of 2^-24
         np.copyto(x, x32)
         # Horner steps: |y| >= 2^-4 and |x| < 2^-1 throughout, so y * x + c is a multiple of 2^-51 below
         # 2^-1 (at most 50 bits): the float64 sum is exact
@@ -222,28 +230,33 @@ class _Block:
 
     def _sincos(self, k):
         """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: (sin, cos) in float32."""
-        th, _, x32, a32, yj, _ = self.f
+        th, _, x32, a32, yj, z32 = self.f  # f[1] holds the radius
         x, t, z = self.d
         j, mask, sign = self.i
         np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, out=th)             # theta = 2pi * u, one float32 rounding
-        np.multiply(th, _FOPI, out=a32)
-        np.copyto(j, a32, casting="unsafe")              # truncated, as _mm256_cvttps_epi32
-        np.add(j, 1, out=j)
-        np.bitwise_and(j, -2, out=j)                     # j in {0, 2, 4, 6, 8}
+        # j = (int(theta * 4/pi) + 1) & ~1 in {0, 2, 4, 6, 8}; int(theta * 4/pi) steps up exactly at the
+        # multiples of 2^21 (checked for every input), so j / 2 = (k + 2^21) >> 22, kept as j/2 here
+        ju = j.view(np.uint32)
+        np.add(k, np.uint32(1 << 21), out=ju)
+        np.right_shift(ju, 22, out=ju)
         np.copyto(yj, j, casting="unsafe")
-        np.multiply(yj, _DP1, out=a32)                   # the first two products are exact
+        np.multiply(yj, _DP1_2, out=a32)                 # the first two products are exact
         np.add(th, a32, out=x32)
-        np.multiply(yj, _DP2, out=a32)
+        np.multiply(yj, _DP2_2, out=a32)
         np.add(x32, a32, out=x32)
-        np.copyto(t, j)                                  # x = fma(j, DP3, x): checked for every input
-        np.multiply(t, _DP3, out=t)
-        np.copyto(x, x32)
-        np.add(t, x, out=t)
-        np.copyto(x32, t, casting="unsafe")
-        np.copyto(x, x32)
-        z32 = th
+        # x = fma(j, DP3, x): the float32 product is exact but for j = 6, and rounding the float32 sum gives
+        # the fused result on every input but three, where |x| < 1e-6 (checked for every input); wherever
+        # x is that small (22 of the 2^24 inputs), the sum is redone exactly
+        np.multiply(yj, _DP3_2, out=a32)
+        np.add(x32, a32, out=x32)
         np.multiply(x32, x32, out=z32)
+        if z32.min() < 1e-12:
+            tiny = np.flatnonzero(z32 < 1e-12)
+            xt, jt = th[tiny] + yj[tiny] * _DP1_2 + yj[tiny] * _DP2_2, yj[tiny].astype(np.float64)
+            x32[tiny] = jt * _d(_DP3_2) + xt
+            z32[tiny] = x32[tiny] * x32[tiny]
+        np.copyto(x, x32)
         np.copyto(z, z32)
         # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first two steps stay in one
         # binade each for every z (2^-10, 2^-5 and 2^-7, 2^-3), so adding the constant rounds them
@@ -267,7 +280,7 @@ class _Block:
         np.add(yc32, _f(1), out=yc32)
         # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
         ys, yc, octant = ys32.view(np.int32), yc32.view(np.int32), j.view(np.uint32)
-        np.left_shift(octant, 29, out=octant)            # j's bits 1 and 2 on top
+        np.left_shift(octant, 30, out=octant)            # j's bits 1 and 2 on top
         np.left_shift(octant, 1, out=mask.view(np.uint32))
         np.right_shift(mask, 31, out=mask)
         np.bitwise_xor(ys, yc, out=sign)
