@@ -4,6 +4,7 @@ computation runs on the learner's components.
 
     .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR MILESTONE     # MILESTONE: autograd, lab, cnn, resume or gpt
     .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR gpt --steps 20
+    .venv/bin/python scripts/learner_share.py NOTEBOOK_DIR lab --files    # and the lines run per file
 
 `gpt` trains chapter 10's GPT (build/gpt_milestone.py) on the learner's chapter-10 cells and earlier
 components; the milestone trains 2000 steps, and `--steps N` measures a shorter run of the same code (a
@@ -119,15 +120,19 @@ def measure(folder: Path, milestone: str, steps: int = gpt_milestone.STEPS) -> d
             seams.uninstall()
         data = cov.get_data()
         learner = framework = 0
+        files = []
         for name in data.measured_files():
             path, lines = Path(name), len(data.lines(name) or ())
             if path.resolve().parent in learner_dirs:
                 learner += lines
+                files.append((lines, f"learner {path.name}"))
             elif framework_file(path):
                 framework += lines
+                files.append((lines, str(path.resolve().relative_to(PACKAGE))))
         share = learner / (learner + framework) if learner + framework else 0.0
         return {"learner": learner, "framework": framework, "share": share, "components": component_lines(folder),
-                "installed": sorted(item.component.name for item in good), "needed": needed}
+                "installed": sorted(item.component.name for item in good), "needed": needed,
+                "files": sorted(files, reverse=True)}
 
 
 def main(argv=None) -> int:
@@ -136,6 +141,7 @@ def main(argv=None) -> int:
     parser.add_argument("milestone", choices=[m for m in MILESTONES if m != "ddp"] + ["gpt"])
     parser.add_argument("--steps", type=int, default=gpt_milestone.STEPS,
                         help=f"training steps of the gpt milestone to measure (the milestone's: {gpt_milestone.STEPS})")
+    parser.add_argument("--files", action="store_true", help="also print the lines run in each file, most first")
     args = parser.parse_args(argv)
     if not args.notebook_dir.is_dir():
         print(f"no such folder: {args.notebook_dir}", file=sys.stderr)
@@ -150,6 +156,9 @@ def main(argv=None) -> int:
     print(f"learner's share:                    {result['share']:.0%}")
     print(f"the learner's components:           {result['components']} non-blank lines written "
           f"(solution regions of the {len(component_cells())} component cells)")
+    if args.files:
+        for lines, name in result["files"]:
+            print(f"{lines:6d}  {name}")
     return 0
 
 
