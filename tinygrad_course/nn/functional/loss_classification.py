@@ -93,6 +93,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             probs = probs * (1 - label_smoothing) + label_smoothing / c
         coeff = probs * weight._data.astype(dtype)[None, :] if weight is not None else probs
         denom = rows.shape[0]
+    elif "log_softmax" in ACTIVE and weight is None and not label_smoothing:
+        # build mode: PyTorch's composite, nll_loss(log_softmax(input, 1), target), so the loss runs on the
+        # learner's log_softmax (chapter 05) and pick (chapter 01)
+        out = nll_loss(log_softmax(rows, 1), tgt, ignore_index=ignore_index, reduction=reduction)
+        return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
     elif weight is None and not label_smoothing and rows._device.type == "cpu" and _plain(tgt._data, c, ignore_index):
         out = CrossEntropyTargets.apply(rows, tgt._data, reduction, float(tgt._data.shape[0]))
         return out.reshape(out_shape) if reduction == "none" and tuple(out.shape) != out_shape else out
