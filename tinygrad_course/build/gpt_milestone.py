@@ -395,7 +395,7 @@ def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
         return False, "milestone gpt: the run gave no finite logits for the held-out windows"
     loss = val_loss(logits)
     chars = sorted(set(shakespeare()))
-    sample = "".join(chars[int(i)] for i in arrays.get("sample", []))
+    sample = "".join(chars[int(i)] if 0 <= int(i) < len(chars) else "?" for i in arrays.get("sample", []))
     earlier = ", ".join(report["earlier"]) or "none"
     lines = [f"  validation loss {loss:.4f} nats per character (computed here from your model's logits); "
              f"reference {REFERENCE_LOSS:.4f}, bound {BOUND}",
