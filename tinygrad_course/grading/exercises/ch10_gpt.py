@@ -253,8 +253,9 @@ class _Block(nn.Module):
         return x + self.mlp(self.ln2(x))
 
 
-class _GPT(nn.Module):
-    """The chapter's GPT (the solution of 10.8), recording the length of every input it is called on."""
+class ReferenceGPT(nn.Module):
+    """The chapter's GPT (the solution of 10.8) as the checks use it, recording the length of every input it is
+    called on and whether it was given the caches."""
 
     def __init__(self, vocab_size=11, block_size=16, n_embd=16, n_head=4, n_layer=2):
         super().__init__()
@@ -290,7 +291,7 @@ def _sampled(model, prompt, n, temperature, top_k, generator, keep_prompt=True):
 @exercise("10.10", title="generation through the key/value caches", points=2)
 def generate_check(t, generate):
     tc.manual_seed(0)
-    model = _GPT()
+    model = ReferenceGPT()
     with tc.no_grad():
         model.wte.weight.mul_(0.2)  # a flatter next-token distribution, so that sampling differs from argmax
     prompt = tc.tensor([[1, 2, 3], [4, 5, 6]])
