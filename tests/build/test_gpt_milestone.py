@@ -41,6 +41,7 @@ def test_a_short_run_on_the_solutions_matches_the_reference_and_a_post_norm_bloc
     passed, message = gm.gpt_milestone(ROOT / "solutions", steps=40)
     assert passed, message
     assert "earlier components of yours: " in message and "sample:\n    ROMEO:" in message
+    assert "fails its check" not in message
     nb = json.loads((ROOT / "solutions" / "10_gpt.ipynb").read_text())
     for cell in nb["cells"]:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex10_3":
@@ -52,6 +53,8 @@ def test_a_short_run_on_the_solutions_matches_the_reference_and_a_post_norm_bloc
     (tmp_path / "10_gpt.ipynb").write_text(json.dumps(nb))
     passed, message = gm.gpt_milestone(tmp_path, steps=40)
     assert not passed and "differs from the reference's by more than 2%" in message, message
+    assert "your Block (10_gpt.ipynb, cell ex10_3) fails its check: block(x)" in message, message
+    assert "post-norm" in message and "your GPT" not in message  # the culprit, and only it
 
 
 @pytest.mark.slow
@@ -72,3 +75,17 @@ def test_each_learner_piece_calls_the_learners_other_pieces_and_the_sample_is_th
     assert all(gm._namespace(gm.REFERENCE[holder]) is vars(gm) for holder in gm.USES)  # the reference untouched
     assert gm._namespace(gm.REFERENCE["GPT"])["_RefBlock"] is gm._RefBlock
     assert out["sample"].shape == (gm.CONFIG["block_size"] + 1,)  # the prompt and what generate drew after it
+
+
+@pytest.mark.slow
+def test_a_piece_that_fails_its_check_fails_the_milestone_by_name_even_when_the_loss_agrees(tmp_path):
+    nb = json.loads((ROOT / "solutions" / "10_gpt.ipynb").read_text())
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex10_8":
+            untied = "".join(cell["source"]).replace("        self.lm_head.weight = self.wte.weight\n", "")
+            assert untied != "".join(cell["source"])
+            cell["source"] = untied
+    (tmp_path / "10_gpt.ipynb").write_text(json.dumps(nb))
+    passed, message = gm.gpt_milestone(tmp_path, steps=20)
+    assert not passed and "differs from the reference" not in message, message  # 20 steps: the loss agrees
+    assert "your GPT (10_gpt.ipynb, cell ex10_8) fails its check" in message and "not tied" in message, message

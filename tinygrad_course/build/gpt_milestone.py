@@ -9,7 +9,9 @@ the learner's parameter groups at the learner's `lr_at` rates, and writes the lo
 sample drawn by the learner's `generate` (their key/value cache and sampling distribution). This process
 computes the validation loss from those logits and the held-out text itself; the run passes when that loss is
 within 2% of the reference's (`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the
-reference pieces below) and below `BOUND`, and when the child's CPU time is at most 3 times the reference's.
+reference pieces below) and below `BOUND`, when the child's CPU time is at most 3 times the reference's, and
+when every piece passes its exercise's check (run in the child after the training); a piece whose check fails
+is named with its cell.
 
 The reference numbers were measured with `reference_run()` (this module's own pieces in a child process);
 re-measure them with `python -c "from tinygrad_course.build.gpt_milestone import reference_run; print(reference_run())"`.
@@ -37,6 +39,7 @@ from ..nn import functional as F
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
+from ..grading.check import verdict as graded_verdict
 from .components import OPS_02B
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
@@ -320,8 +323,31 @@ def child(package: str, pieces_dir: str, out: str, steps: int) -> None:
     except Exception as error:  # the learner's code raised inside the training
         report["raised"] = f"{type(error).__name__}: {error}"
     report["calls"] = seams.calls()
+    report["failing"] = _failing_checks(pieces) if pieces_dir else {}
     np.savez(out, **arrays)
     Path(out + ".json").write_text(json.dumps(report))
+
+
+def _failing_checks(pieces: dict) -> dict:
+    """{name: the first lines of what its exercise's check finds wrong} for each chapter-10 piece whose check
+    fails (run after the training, so the checks' seeds do not change the run)."""
+    failing = {}
+    for name, grade_id, _ in PIECES:
+        exercise = grade_id[len("ex"):].replace("_", ".")  # ex10_7 -> 10.7
+        try:
+            problem = graded_verdict(exercise, pieces[name])
+        except Exception as error:  # a check that cannot even run on the piece is a failed check
+            problem = f"raised {type(error).__name__}: {error}"
+        if problem:
+            failing[name] = "\n".join(problem.splitlines()[:3])
+    return failing
+
+
+def _culprits(report: dict) -> list[str]:
+    """A line naming each chapter-10 piece whose check failed in the child, with its cell and the check's words."""
+    cells = {name: grade_id for name, grade_id, _ in PIECES}
+    return [f"  your {name} ({NOTEBOOK}, cell {cells.get(name, '?')}) fails its check: "
+            + problem.replace("\n", "\n      ") for name, problem in report.get("failing", {}).items()]
 
 
 def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
@@ -388,8 +414,9 @@ def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
             return False, "milestone gpt: not all its components are yours yet; missing: " + ", ".join(missing)
         extract(folder, package)
         arrays, report, cpu = _run_child(package, pieces_dir, steps)
+    culprits = _culprits(report)
     if report["raised"]:
-        return False, f"milestone gpt: your components raised {report['raised']}"
+        return False, "\n".join([f"milestone gpt: your components raised {report['raised']}", *culprits])
     logits = arrays.get("logits")
     if logits is None or logits.shape[:2] != val_windows()[1].shape or not np.isfinite(logits).all():
         return False, "milestone gpt: the run gave no finite logits for the held-out windows"
@@ -412,6 +439,8 @@ def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
         problems.append(f"the loss is above {BOUND}")
     if full and cpu > 3 * REFERENCE_CPU:
         problems.append("training took more than 3 times the reference's CPU time")
+    if culprits:  # no milestone passes while one of its pieces fails its own check
+        problems.append("some of your pieces fail their checks")
     if problems:
-        return False, "milestone gpt: " + "; ".join(problems) + "\n" + "\n".join(lines)
+        return False, "milestone gpt: " + "; ".join(problems) + "\n" + "\n".join([*culprits, *lines])
     return True, "milestone gpt: passed\n" + "\n".join(lines)
