@@ -53,8 +53,18 @@ def framework_file(path: Path) -> bool:
 
 
 def component_cells() -> list[tuple[str, str]]:
-    """The (chapter, grade_id) cells that define the components, each once."""
-    return list(dict.fromkeys(sources(component)[-1] for component in COMPONENTS))
+    """The (chapter, grade_id) cells that define the components, each once: build mode's components and the
+    chapter-10 pieces the GPT milestone builds its model from."""
+    cells = [sources(component)[-1] for component in COMPONENTS]
+    cells += [("10", grade_id) for _, grade_id, _ in gpt_milestone.PIECES]
+    return list(dict.fromkeys(cells))
+
+
+def _notebook(folder: Path, chapter: str) -> Path | None:
+    if chapter == "10":  # the capstone has no build-mode components, only the milestone's pieces
+        path = folder / gpt_milestone.NOTEBOOK
+        return path if path.is_file() and not path.is_symlink() else None
+    return find_notebook(folder, chapter)
 
 
 def component_lines(folder: Path) -> int:
@@ -63,7 +73,7 @@ def component_lines(folder: Path) -> int:
     counted once (one cell may define several components: chapter 02's ops, chapter 07's checkpoint pair)."""
     total = 0
     for chapter, grade_id in component_cells():
-        path = find_notebook(folder, chapter)
+        path = _notebook(folder, chapter)
         if path is None:
             continue
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:

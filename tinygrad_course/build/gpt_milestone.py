@@ -1,14 +1,17 @@
 """Chapter 10's milestone: the chapter's GPT trained on the learner's components, judged from plain data.
 
-`python -m tinygrad_course.build milestone gpt NOTEBOOK_DIR` reads the six chapter-10 solution cells of
-`10_gpt.ipynb` (the causal mask, attention, the pre-norm Block, the sampling distribution, the cached attention
-and the weight-decay groups) and the earlier chapters' components (`extract`), then, in a child process, builds
-the GPT from them (the learner's Block, whose attention is the learner's `attention` with the learner's mask),
-trains it with AdamW on the learner's parameter groups, and writes the logits of held-out windows and a sample
-drawn with the learner's cache and sampling distribution. This process computes the validation loss from
-those logits and the held-out text itself; the run passes when that loss is within 2% of the reference's
-(`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the reference pieces below) and below
-`BOUND`, and when the child's CPU time is at most 3 times the reference's.
+`python -m tinygrad_course.build milestone gpt NOTEBOOK_DIR` reads the ten chapter-10 solution cells of
+`10_gpt.ipynb` (the causal mask, attention, the pre-norm Block, the sampling distribution, the cached attention,
+the weight-decay groups, CausalSelfAttention, the GPT, the learning-rate schedule and the generation loop) and
+the earlier chapters' components (`extract`), then, in a child process, builds the learner's GPT (its Blocks,
+their CausalSelfAttention calling the learner's `attention` with the learner's mask), trains it with AdamW on
+the learner's parameter groups at the learner's `lr_at` rates, and writes the logits of held-out windows and a
+sample drawn by the learner's `generate` (their key/value cache and sampling distribution). This process
+computes the validation loss from those logits and the held-out text itself; the run passes when that loss is
+within 2% of the reference's (`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the
+reference pieces below) and below `BOUND`, when the child's CPU time is at most 3 times the reference's, and
+when every piece passes its exercise's check (run in the child after the training); a piece whose check fails
+is named with its cell.
 
 The reference numbers were measured with `reference_run()` (this module's own pieces in a child process);
 re-measure them with `python -c "from tinygrad_course.build.gpt_milestone import reference_run; print(reference_run())"`.
@@ -29,12 +32,14 @@ import numpy as np
 from .. import seams
 from .._functions import cat
 from ..datasets import shakespeare
-from ..factories import from_numpy, tensor
+from ..factories import from_numpy, multinomial, tensor
+from ..generator import Generator
 from ..nn import GELU, Embedding, LayerNorm, Linear, Module, ModuleList, Sequential
 from ..nn import functional as F
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
+from ..grading.check import verdict as graded_verdict
 from .components import OPS_02B
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
@@ -44,9 +49,10 @@ from .session import install
 CONFIG = dict(block_size=64, n_embd=64, n_head=4, n_layer=2)
 STEPS, BATCH, MAX_LR, WARMUP, WEIGHT_DECAY = 2000, 32, 3e-3, 100, 0.1
 VAL_WINDOWS = 64
-REFERENCE_LOSS = 1.7351     # validation loss of reference_run() (nats per character)
+REFERENCE_LOSS = 1.7380     # validation loss of reference_run() (nats per character)
 REFERENCE_CPU = 130.0       # its CPU seconds (128 s measured on the course's 2-core AMD EPYC machine, and 128 s
-                            # again with the child's BLAS on one thread, on the same machine under load)
+                            # again with the child's BLAS on one thread, on the same machine under load; 94 s on
+                            # a faster 2-core machine, where the loss was re-measured for the nanoGPT-named model)
 BOUND = 1.9                 # the loss the reference reaches, with room to spare
 TIMEOUT = 3600
 # the child's BLAS runs on one thread: on a busy machine idle BLAS threads spin and count as CPU time, so a
@@ -58,7 +64,8 @@ NOTEBOOK = "10_gpt.ipynb"
 # (name, grade_id of the solution cell in 10_gpt.ipynb, the name the cell defines)
 PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "attention"), ("Block", "ex10_3", "Block"),
           ("next_token_probs", "ex10_4", "next_token_probs"), ("cached_attention", "ex10_5", "cached_attention"),
-          ("param_groups", "ex10_6", "param_groups"))
+          ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
+          ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
 # chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
 # LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it) and gradient clipping
@@ -141,6 +148,22 @@ def _ref_param_groups(model, weight_decay):
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
 
 
+class _RefCausalSelfAttention(Module):
+    """Multi-head causal self-attention: one c_attn for the queries, keys and values of every head, c_proj."""
+
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.c_attn = Linear(n_embd, 3 * n_embd)
+        self.c_proj = Linear(n_embd, n_embd)
+
+    def forward(self, x, cache=None):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in self.c_attn(x).split(C, dim=2))
+        y = _ref_attention(q, k, v) if cache is None else _ref_cached_attention(q, k, v, cache)
+        return self.c_proj(y.transpose(1, 2).reshape(B, T, C))
+
+
 def _mlp(n_embd):
     return Sequential(Linear(n_embd, 4 * n_embd), GELU(), Linear(4 * n_embd, n_embd))
 
@@ -149,73 +172,82 @@ class _RefBlock(Module):
     def __init__(self, n_embd, n_head):
         super().__init__()
         self.ln1 = LayerNorm(n_embd)
-        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.attn = _RefCausalSelfAttention(n_embd, n_head)
         self.ln2 = LayerNorm(n_embd)
         self.mlp = _mlp(n_embd)
 
-    def forward(self, x):
-        x = x + self.attn(self.ln1(x))
+    def forward(self, x, cache=None):
+        x = x + self.attn(self.ln1(x), cache)
         return x + self.mlp(self.ln2(x))
+
+
+class _RefGPT(Module):
+    """Token + position embeddings, blocks, a final LayerNorm and a head tied to the token embedding."""
+
+    def __init__(self, vocab_size, block_size, n_embd, n_head, n_layer):
+        super().__init__()
+        self.block_size = block_size
+        self.wte = Embedding(vocab_size, n_embd)
+        self.wpe = Embedding(block_size, n_embd)
+        self.h = ModuleList([_RefBlock(n_embd, n_head) for _ in range(n_layer)])
+        self.ln_f = LayerNorm(n_embd)
+        self.lm_head = Linear(n_embd, vocab_size, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, idx, targets=None, caches=None, start=0):
+        B, T = idx.shape
+        x = self.wte(idx) + self.wpe(from_numpy(np.arange(start, start + T)))
+        for i, block in enumerate(self.h):
+            x = block(x, None if caches is None else caches[i])
+        logits = self.lm_head(self.ln_f(x))
+        loss = None if targets is None else F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
+        return logits, loss
+
+
+def _ref_lr_at(step, max_steps, max_lr=3e-3, warmup=20):
+    if step < warmup:
+        return max_lr * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, max_steps - warmup))
+    min_lr = max_lr / 10
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+
+
+def _ref_generate(model, idx, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    model.eval()
+    with no_grad():
+        caches = [{} for _ in model.h]
+        for position in range(idx.shape[1] - 1):
+            model(idx[:, position:position + 1], caches=caches, start=position)
+        for _ in range(max_new_tokens):
+            logits, _ = model(idx[:, -1:], caches=caches, start=idx.shape[1] - 1)
+            probs = _ref_probs(logits[:, -1, :], temperature, top_k)
+            idx = cat([idx, multinomial(probs, 1, generator=generator)], dim=1)
+    return idx
 
 
 REFERENCE = {"causal_mask": _ref_causal_mask, "attention": _ref_attention, "Block": _RefBlock,
              "next_token_probs": _ref_probs, "cached_attention": _ref_cached_attention,
-             "param_groups": _ref_param_groups}
+             "param_groups": _ref_param_groups, "CausalSelfAttention": _RefCausalSelfAttention, "GPT": _RefGPT,
+             "lr_at": _ref_lr_at, "generate": _ref_generate}
+# the names each piece calls: in the learner's modules they are bound to the learner's pieces (a cell saved as
+# a module carries its own copy of the earlier cells it uses; these names are made the pieces of their cells)
+USES = {"attention": ("causal_mask",), "CausalSelfAttention": ("attention", "cached_attention"),
+        "Block": ("CausalSelfAttention",), "GPT": ("Block",), "generate": ("next_token_probs",)}
 
 
-# ---- the model around the pieces ---------------------------------------------------------------------------
-class CausalSelfAttention(Module):
-    """The chapter's multi-head attention; the attention itself is the piece in `attend` (the learner's)."""
-
-    attend = staticmethod(_ref_attention)
-
-    def __init__(self, n_embd, n_head):
-        super().__init__()
-        self.n_head = n_head
-        self.qkv = Linear(n_embd, 3 * n_embd)
-        self.proj = Linear(n_embd, n_embd)
-
-    def heads(self, x):
-        B, T, C = x.shape
-        return (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in self.qkv(x).split(C, dim=2))
-
-    def forward(self, x):
-        B, T, C = x.shape
-        q, k, v = self.heads(x)
-        return self.proj(type(self).attend(q, k, v).transpose(1, 2).reshape(B, T, C))
+def _namespace(piece):
+    """The globals of the module a piece (a function, or a class with its own methods) was defined in."""
+    if not isinstance(piece, type):
+        return getattr(piece, "__globals__", None)
+    return next((f.__globals__ for f in vars(piece).values() if hasattr(f, "__globals__")), None)
 
 
-def _attention_class(attend):
-    return type("CausalSelfAttention", (CausalSelfAttention,), {"attend": staticmethod(attend)})
-
-
-class GPT(Module):
-    """Token + position embeddings, `Block`s, a final LayerNorm and a head tied to the token embedding."""
-
-    def __init__(self, Block, vocab_size, block_size, n_embd, n_head, n_layer):
-        super().__init__()
-        self.tok_emb = Embedding(vocab_size, n_embd)
-        self.pos_emb = Embedding(block_size, n_embd)
-        self.blocks = ModuleList([Block(n_embd, n_head) for _ in range(n_layer)])
-        self.ln_f = LayerNorm(n_embd)
-        self.head = Linear(n_embd, vocab_size, bias=False)
-        self.head.weight = self.tok_emb.weight
-
-    def forward(self, idx, start=0):
-        x = self.tok_emb(idx) + self.pos_emb(from_numpy(np.arange(start, start + idx.shape[1])))
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.ln_f(x))
-
-    def step_with_cache(self, token, position, caches, cached_attention):
-        """Logits (B, V) after one new token (B, 1) at `position`, the past coming from `caches`."""
-        x = self.tok_emb(token) + self.pos_emb(from_numpy(np.array([position])))
-        for block, cache in zip(self.blocks, caches):
-            B, T, C = x.shape
-            q, k, v = block.attn.heads(block.ln1(x))
-            x = x + block.attn.proj(cached_attention(q, k, v, cache).transpose(1, 2).reshape(B, T, C))
-            x = x + block.mlp(block.ln2(x))
-        return self.head(self.ln_f(x))[:, -1, :]
+def _wire(pieces: dict) -> None:
+    """Make each learner's piece call the learner's other pieces (the reference pieces call each other)."""
+    for holder, names in USES.items():
+        namespace = _namespace(pieces[holder])
+        if namespace is not None and namespace is not globals():
+            namespace.update({name: pieces[name] for name in names})
 
 
 def _initialise(model):
@@ -230,22 +262,13 @@ def _initialise(model):
             p.copy_(from_numpy(value.astype(np.float32)))
 
 
-def _lr(step):
-    if step < WARMUP:
-        return MAX_LR * (step + 1) / WARMUP
-    progress = (step - WARMUP) / (STEPS - WARMUP)
-    return MAX_LR / 10 + 0.5 * (MAX_LR - MAX_LR / 10) * (1 + math.cos(math.pi * progress))
-
-
 def train(pieces: dict, steps: int = STEPS) -> dict:
-    """Build the GPT from `pieces`, train it `steps` steps; the held-out logits and a sample, as arrays."""
-    Block = pieces["Block"]
-    names = getattr(Block.__init__, "__globals__", None)  # the module the Block was defined in
-    if names is not None and "CausalSelfAttention" in names:
-        names["CausalSelfAttention"] = _attention_class(pieces["attention"])  # it builds the given attention
+    """Build the learner's GPT from `pieces`, train it `steps` steps at the learner's `lr_at` rates; the held-out
+    logits and a sample drawn by the learner's `generate`, as arrays."""
+    _wire(pieces)
     ids, vocab = token_ids()
     train_ids, _ = split()
-    model = GPT(Block, vocab, **CONFIG)
+    model = pieces["GPT"](vocab, **CONFIG)
     _initialise(model)
     optimizer = AdamW(pieces["param_groups"](model, WEIGHT_DECAY), lr=MAX_LR, betas=(0.9, 0.99))
     rng = np.random.default_rng(1)
@@ -256,8 +279,8 @@ def train(pieces: dict, steps: int = STEPS) -> dict:
         x = from_numpy(np.stack([train_ids[s:s + T] for s in starts]))
         y = from_numpy(np.stack([train_ids[s + 1:s + T + 1] for s in starts]))
         for group in optimizer.param_groups:
-            group["lr"] = _lr(step)
-        loss = F.cross_entropy(model(x).reshape(-1, vocab), y.reshape(-1))
+            group["lr"] = pieces["lr_at"](step, STEPS, MAX_LR, WARMUP)
+        _, loss = model(x, y)
         optimizer.zero_grad()
         loss.backward()
         clip_grad_norm_(model.parameters(), 1.0)
@@ -266,24 +289,19 @@ def train(pieces: dict, steps: int = STEPS) -> dict:
     model.eval()
     inputs, _ = val_windows()
     with no_grad():
-        logits = np.concatenate([model(from_numpy(inputs[i:i + 16])).numpy() for i in range(0, len(inputs), 16)])
-        sample = _sample(model, pieces, vocab)
+        logits = np.concatenate([model(from_numpy(inputs[i:i + 16]))[0].numpy() for i in range(0, len(inputs), 16)])
+    sample = _sample(model, pieces)
     return {"logits": logits.astype(np.float32), "losses": np.array(losses), "sample": np.array(sample)}
 
 
-def _sample(model, pieces, vocab):
-    """Character ids of PROMPT and what follows it, drawn with the learner's cache and sampling distribution."""
+def _sample(model, pieces):
+    """Character ids of PROMPT and what follows it up to the context's length, drawn by the learner's
+    `generate` (through their key/value caches and sampling distribution)."""
     chars = sorted(set(shakespeare()))
-    idx = [chars.index(c) for c in PROMPT]
-    caches = [{} for _ in model.blocks]
-    rng = np.random.default_rng(2)
-    for position in range(CONFIG["block_size"]):
-        logits = model.step_with_cache(tensor([[idx[position]]]), position, caches, pieces["cached_attention"])
-        if position + 1 < len(idx):
-            continue
-        probs = pieces["next_token_probs"](logits, 0.8, 10).numpy()[0].astype(np.float64)
-        idx.append(int(rng.choice(vocab, p=probs / probs.sum())))
-    return idx
+    prompt = tensor([[chars.index(c) for c in PROMPT]])
+    new = CONFIG["block_size"] - len(PROMPT) + 1   # the last token drawn is never fed back: 64 positions run
+    out = pieces["generate"](model, prompt, new, 0.8, 10, Generator().manual_seed(2))
+    return [int(i) for i in out[0].tolist()]
 
 
 # ---- the child process -------------------------------------------------------------------------------------
@@ -305,8 +323,31 @@ def child(package: str, pieces_dir: str, out: str, steps: int) -> None:
     except Exception as error:  # the learner's code raised inside the training
         report["raised"] = f"{type(error).__name__}: {error}"
     report["calls"] = seams.calls()
+    report["failing"] = _failing_checks(pieces) if pieces_dir else {}
     np.savez(out, **arrays)
     Path(out + ".json").write_text(json.dumps(report))
+
+
+def _failing_checks(pieces: dict) -> dict:
+    """{name: the first lines of what its exercise's check finds wrong} for each chapter-10 piece whose check
+    fails (run after the training, so the checks' seeds do not change the run)."""
+    failing = {}
+    for name, grade_id, _ in PIECES:
+        exercise = grade_id[len("ex"):].replace("_", ".")  # ex10_7 -> 10.7
+        try:
+            problem = graded_verdict(exercise, pieces[name])
+        except Exception as error:  # a check that cannot even run on the piece is a failed check
+            problem = f"raised {type(error).__name__}: {error}"
+        if problem:
+            failing[name] = "\n".join(problem.splitlines()[:3])
+    return failing
+
+
+def _culprits(report: dict) -> list[str]:
+    """A line naming each chapter-10 piece whose check failed in the child, with its cell and the check's words."""
+    cells = {name: grade_id for name, grade_id, _ in PIECES}
+    return [f"  your {name} ({NOTEBOOK}, cell {cells.get(name, '?')}) fails its check: "
+            + problem.replace("\n", "\n      ") for name, problem in report.get("failing", {}).items()]
 
 
 def _run_child(package, pieces_dir, steps) -> tuple[dict, dict, float]:
@@ -342,7 +383,7 @@ def reference_run(steps: int = STEPS) -> dict:
 
 # ---- the parent's verdict ----------------------------------------------------------------------------------
 def _write_pieces(folder: Path, target: Path) -> list[str]:
-    """Write the learner's six chapter-10 cells as modules into `target`; the names missing or unwritten."""
+    """Write the learner's chapter-10 cells as modules into `target`; the names missing or unwritten."""
     path = folder / NOTEBOOK
     if not path.is_file() or path.is_symlink():
         found = sorted(p for p in folder.glob("10_*.ipynb") if p.is_file() and not p.is_symlink())
@@ -373,14 +414,15 @@ def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
             return False, "milestone gpt: not all its components are yours yet; missing: " + ", ".join(missing)
         extract(folder, package)
         arrays, report, cpu = _run_child(package, pieces_dir, steps)
+    culprits = _culprits(report)
     if report["raised"]:
-        return False, f"milestone gpt: your components raised {report['raised']}"
+        return False, "\n".join([f"milestone gpt: your components raised {report['raised']}", *culprits])
     logits = arrays.get("logits")
     if logits is None or logits.shape[:2] != val_windows()[1].shape or not np.isfinite(logits).all():
         return False, "milestone gpt: the run gave no finite logits for the held-out windows"
     loss = val_loss(logits)
     chars = sorted(set(shakespeare()))
-    sample = "".join(chars[int(i)] for i in arrays.get("sample", []))
+    sample = "".join(chars[int(i)] if 0 <= int(i) < len(chars) else "?" for i in arrays.get("sample", []))
     earlier = ", ".join(report["earlier"]) or "none"
     lines = [f"  validation loss {loss:.4f} nats per character (computed here from your model's logits); "
              f"reference {REFERENCE_LOSS:.4f}, bound {BOUND}",
@@ -397,6 +439,8 @@ def gpt_milestone(folder: Path, steps: int = STEPS) -> tuple[bool, str]:
         problems.append(f"the loss is above {BOUND}")
     if full and cpu > 3 * REFERENCE_CPU:
         problems.append("training took more than 3 times the reference's CPU time")
+    if culprits:  # no milestone passes while one of its pieces fails its own check
+        problems.append("some of your pieces fail their checks")
     if problems:
-        return False, "milestone gpt: " + "; ".join(problems) + "\n" + "\n".join(lines)
+        return False, "milestone gpt: " + "; ".join(problems) + "\n" + "\n".join([*culprits, *lines])
     return True, "milestone gpt: passed\n" + "\n".join(lines)

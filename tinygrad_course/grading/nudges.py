@@ -112,6 +112,10 @@ NUDGES: dict[str, str] = {
     "10.4": "temperature rescales the logits before the softmax; top-k keeps the k largest logits and gives every other one zero probability.",
     "10.5": "the new token's query attends over every key and value so far: append this step's key and value to the cache first, then attend.",
     "10.6": "decay only what multiplies: matrices of Linear and Embedding layers; biases and LayerNorm parameters keep their values.",
+    "10.7": "one linear layer makes every head's queries, keys and values; a head is a slice of each position's channels, so split the channels, attend per head, and put the heads side by side again.",
+    "10.8": "a token's vector is what it is plus where it is; the blocks refine it, and the head reads scores for every next token off the same table that embedded the tokens.",
+    "10.9": "small steps while Adam's averages are still empty, the full rate at the end of the warmup, then half a cosine wave from there down to a floor.",
+    "10.10": "the past does not change: feed each position once, keep its keys and values in the caches, and let every new token be one more position.",
 }
 
 _FALLBACK = "reread the exercise's text and the lecture section it points to; the check's message will name what differs."

@@ -1,5 +1,6 @@
 """Chapter 10 (a GPT): checks for the causal mask, attention (forward and its gradients), a pre-norm block,
-the sampling distribution, attention with a key/value cache and AdamW's weight-decay groups.
+the sampling distribution, attention with a key/value cache and AdamW's weight-decay groups (the model whole,
+10.7-10.10, is checked in ch10_gpt).
 
 Each check compares the learner's piece with the same computation written out here in the framework's
 operations, on small seeded inputs, and then uses it the way the chapter's GPT does.
@@ -12,6 +13,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch10_gpt  # noqa: F401  (registers 10.7-10.10: CausalSelfAttention, the GPT, lr_at, generate)
 
 F = tc.nn.functional
 _SDPA = "tinygrad_course.nn.functional.scaled_dot_product_attention"
@@ -153,6 +155,29 @@ def block_check(t, Block):
     loss.backward()
     t.true(all(p.grad is not None for p in block.parameters()),
            "every parameter of the block to receive a gradient from (block(x) ** 2).mean().backward()")
+    # generation hands each block its key/value cache: the block passes it on to its attention
+    block.attn = _CacheSpy()
+    cache = {}
+    try:
+        block(x, cache)
+    except TypeError as error:
+        t.fail("block(x, cache)", f"raised TypeError: {error}", given=given,
+               hint="def forward(self, x, cache=None): and self.attn(self.ln1(x), cache)")
+    t.true(block.attn.seen[-1:] == [cache], "block(x, cache) to hand cache to self.attn", given=given,
+           why="the attention was called without it" if block.attn.seen else "the attention was not called",
+           hint="x = x + self.attn(self.ln1(x), cache)")
+
+
+class _CacheSpy(tc.nn.Module):
+    """An attention that records the cache it is given and adds nothing."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def forward(self, x, cache=None):
+        self.seen.append(cache)
+        return tc.zeros_like(x)
 
 
 # ---- 10.4 --------------------------------------------------------------------------------------------------
@@ -242,16 +267,16 @@ class _TinyLM(tc.nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.tok_emb = tc.nn.Embedding(11, 8)
-        self.pos_emb = tc.nn.Embedding(4, 8)
+        self.wte = tc.nn.Embedding(11, 8)
+        self.wpe = tc.nn.Embedding(4, 8)
         self.ln = tc.nn.LayerNorm(8)
         self.fc = tc.nn.Linear(8, 8)
-        self.head = tc.nn.Linear(8, 11, bias=False)
-        self.head.weight = self.tok_emb.weight
+        self.lm_head = tc.nn.Linear(8, 11, bias=False)
+        self.lm_head.weight = self.wte.weight
 
     def forward(self, idx):
-        x = self.tok_emb(idx) + self.pos_emb(tc.arange(idx.shape[1]))
-        return self.head(self.fc(self.ln(x)))
+        x = self.wte(idx) + self.wpe(tc.arange(idx.shape[1]))
+        return self.lm_head(self.fc(self.ln(x)))
 
 
 def _ids(params):
