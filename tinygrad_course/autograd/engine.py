@@ -297,6 +297,19 @@ def _record(ctx, args, needs):
         remember_forward(ctx)
 
 
+def _needs(args):
+    """Which arguments of a call are tensors that require grad."""
+    return tuple([isinstance(a, TensorBase) and a._requires_grad for a in args])
+
+
+class OpFailed:
+    """What build mode's recording by the learner's `Function.apply` hands back when the op's (or a custom
+    Function's) forward failed, not the learner's engine: the error is the caller's to raise."""
+
+    def __init__(self, error):
+        self.error = error
+
+
 class _FunctionMeta(type):
     """Gives every Function subclass its own node class, named like PyTorch's."""
 
@@ -334,10 +347,14 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a graph node when gradients are enabled and an input requires grad."""
-        needs = [isinstance(a, TensorBase) and a._requires_grad for a in args]
-        record = _state.enabled and any(needs)
+        if seams.ACTIVE and "Function.apply" in seams.ACTIVE and not kwargs and not _anomaly.enabled:
+            out = seams.learner("Function.apply")(cls, *args)  # build mode: the learner's engine records it
+            if type(out) is OpFailed:
+                raise out.error
+            if out is not NotImplemented:
+                return out
         ctx = cls._Node()
-        ctx.needs_input_grad = tuple(needs)
+        ctx.needs_input_grad = _needs(args)
         prev = _state.enabled
         _state.enabled = False
         try:
@@ -348,6 +365,14 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(ctx, *args, **kwargs)
         finally:
             _state.enabled = prev
+        return cls._finish(ctx, args, out)
+
+    @classmethod
+    def _finish(cls, ctx, args, out):
+        """Make the outputs `out` of forward, run on `ctx`, the call's results: recorded as `ctx`'s when
+        gradients are enabled and an input requires grad, else as they are."""
+        needs = ctx.needs_input_grad = _needs(args)
+        record = _state.enabled and any(needs)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         for t in getattr(ctx, "_dirty", ()):

@@ -20,8 +20,8 @@ and the arguments, and it
 Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
 same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
 keyword, as `tc.cat` passes it; Gather's index as an int64 array). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
-copy is an error naming the op); `Op._apply` then makes the result a view of x as for the reference's (x's
-version counter, `_base`), and their recording stays the framework's even with the learner's engine installed.
+copy is an error naming the op); the framework then makes the result a view of x as for the reference's (x's
+version counter, `_base`), whoever records the call.
 
 The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
 that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import seams
 from ..autograd.anomaly_mode import state as _anomaly
-from ..autograd.engine import _sequence, module_stack
+from ..autograd.engine import OpFailed, _sequence, module_stack
 from ..tensor_base import TensorBase, _wrap
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -333,13 +333,6 @@ def _stale_view(args):
     return any(isinstance(a, TensorBase) and a._base is not None and a._view_version != a._version[0] for a in args)
 
 
-class OpFailed:
-    """What the learner's `Function.apply` hands back when the learner's op's forward (not their engine) failed."""
-
-    def __init__(self, error):
-        self.error = error
-
-
 def _fits(shape, grad_shape):
     """Whether a gradient of `grad_shape` sums back to an input of `shape` (equal, or broadcast from it)."""
     if len(grad_shape) < len(shape):
@@ -440,6 +433,10 @@ def runner(learner_class, name: str | None = None):
             raise result.error
         if result is NotImplemented:
             return NotImplemented
+        if op.view:  # the framework makes a view op's result a view of x (one version counter, `_base`)
+            src = args[0]
+            result._version, result._view_version = src._version, src._version[0]
+            result._base = src if src._base is None else src._base
         node = result.grad_fn
         if node is not None:  # recorded: the framework numbers the node; backward runs the learner's
             node._seq = next(_sequence)
@@ -475,8 +472,6 @@ def runner(learner_class, name: str | None = None):
             return NotImplemented
         arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
         if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
-            if name in VIEWS:  # a view's recording stays the framework's (it shares x's version counter and base)
-                return NotImplemented
             return recorded_by_learner(ctx, args, arrays, shape, dtype, options[0] if options else {})
         recorded = bool(ctx.needs_input_grad)
         kept = ctx.__dict__
