@@ -37,6 +37,7 @@ and gives backward the tensors forward saved. Anomaly detection and views whose 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -270,18 +271,49 @@ def _gathered(args):
     return [data, args[1], idx], idx.shape, dtype
 
 
+def _reshaped(args, op):
+    """View (x, shape), and squeeze(x, dim) / unsqueeze(x, dim) as views of x to a shape: the array of a row-major
+    x and the new shape (one -1 resolved; an int dim in range); the result has that shape. A strided x, a squeeze
+    of several dims and sizes that do not fit stay the reference's (with its errors)."""
+    if len(args) != 2:
+        return None
+    got = _operands(args[:1], ())
+    if got is None or not got[0][0].flags.c_contiguous:
+        return None
+    (data,), (shape,), dtype = got
+    n, arg = len(shape), args[1]
+    if op == "View":
+        if not isinstance(arg, tuple) or any(type(s) is not int or s < -1 for s in arg) or arg.count(-1) > 1:
+            return None
+        known = math.prod(s for s in arg if s != -1)
+        if -1 in arg and not known:
+            return None
+        new = tuple(data.size // known if s == -1 and known else s for s in arg)
+        if math.prod(new) != data.size:
+            return None
+    elif type(arg) is not int or not -(n + (op == "Unsqueeze")) <= arg < n + (op == "Unsqueeze") or n == 0:
+        return None
+    elif op == "Squeeze":
+        new = shape[:arg % n] + shape[arg % n + 1:] if shape[arg] == 1 else shape
+    else:
+        d = arg % (n + 1)
+        new = shape[:d] + (1,) + shape[d:]
+    return [data, new], new, dtype
+
+
 # chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
 KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
           "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered}
 # view ops: their result must share x's memory (the engine makes it a view of x: one version counter, `_base`)
-VIEWS = ("Transpose", "Expand")
+VIEWS = ("Transpose", "Expand", "View")
+BY_OP = {"View": _reshaped}  # ops whose reading depends on the framework's op calling (View, Squeeze, Unsqueeze)
 
 # the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
 # or "shaped" (chapter 02b: SHAPED reads the arguments)
 OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
        "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
-       "Sum": "reduce", "Mean": "reduce", **{name: "shaped" for name in SHAPED}}
+       "Sum": "reduce", "Mean": "reduce", **{name: "shaped" for name in (*SHAPED, *BY_OP)}}
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -300,9 +332,10 @@ for _name in OPS:
 def _tensor_of(saved, args, arrays):
     """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number);
     `arrays` are what forward received, in the order of `args` (a matrix product's row-contiguous copies)."""
-    for t, x in zip(args, arrays):
-        if x is saved:
-            return t
+    if isinstance(saved, np.ndarray):
+        for t, x in zip(args, arrays):
+            if x is saved:
+                return t
     return saved
 
 
@@ -462,6 +495,8 @@ def runner(learner_class, name: str | None = None):
             got = _matmul(args)
         elif numbers == "reduce":
             got = _reduction(args)
+        elif name in BY_OP:
+            got = BY_OP[name](args, (ctx if isinstance(ctx, type) else ctx._fn).__name__)
         elif numbers == "shaped":
             got = SHAPED[name](args)
         elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
