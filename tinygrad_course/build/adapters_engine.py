@@ -107,7 +107,7 @@ def function_apply(learner_class):
         return result
 
     def record(cls, *args):
-        if not hasattr(cls.forward, "expect"):  # a custom Function (the runner hands over its checked ops)
+        if not hasattr(cls.forward, "call"):  # a custom Function (the runner hands over its ops' checked forward)
             return custom(cls, args)
         try:
             result = apply(cls, *args)
@@ -115,7 +115,7 @@ def function_apply(learner_class):
             if getattr(error, "_tc_op_forward", False):
                 return OpFailed(error)
             raise
-        checked(cls, args, result, *cls.forward.expect)
+        checked(cls, args, result, *cls.forward.call[1:3])
         return result
 
     return record
