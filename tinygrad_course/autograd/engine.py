@@ -16,7 +16,7 @@ shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. L
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
 `record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
-backward kept on the node), backward rules and topological sort.
+backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function).
 """
 from __future__ import annotations
 
@@ -297,19 +297,6 @@ def _record(ctx, args, needs):
         remember_forward(ctx)
 
 
-def _needs(args):
-    """Which arguments of a call are tensors that require grad."""
-    return tuple([isinstance(a, TensorBase) and a._requires_grad for a in args])
-
-
-class OpFailed:
-    """What build mode's recording by the learner's `Function.apply` hands back when the op's (or a custom
-    Function's) forward failed, not the learner's engine: the error is the caller's to raise."""
-
-    def __init__(self, error):
-        self.error = error
-
-
 class _FunctionMeta(type):
     """Gives every Function subclass its own node class, named like PyTorch's."""
 
@@ -349,12 +336,12 @@ class Function(metaclass=_FunctionMeta):
         """Run forward; record a graph node when gradients are enabled and an input requires grad."""
         if seams.ACTIVE and "Function.apply" in seams.ACTIVE and not kwargs and not _anomaly.enabled:
             out = seams.learner("Function.apply")(cls, *args)  # build mode: the learner's engine records it
-            if type(out) is OpFailed:
-                raise out.error
             if out is not NotImplemented:
                 return out
+        needs = [isinstance(a, TensorBase) and a._requires_grad for a in args]
+        record = _state.enabled and any(needs)
         ctx = cls._Node()
-        ctx.needs_input_grad = _needs(args)
+        ctx.needs_input_grad = tuple(needs)
         prev = _state.enabled
         _state.enabled = False
         try:
@@ -365,14 +352,6 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(ctx, *args, **kwargs)
         finally:
             _state.enabled = prev
-        return cls._finish(ctx, args, out)
-
-    @classmethod
-    def _finish(cls, ctx, args, out):
-        """Make the outputs `out` of forward, run on `ctx`, the call's results: recorded as `ctx`'s when
-        gradients are enabled and an input requires grad, else as they are."""
-        needs = ctx.needs_input_grad = _needs(args)
-        record = _state.enabled and any(needs)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         for t in getattr(ctx, "_dirty", ()):

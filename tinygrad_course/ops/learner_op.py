@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import seams
 from ..autograd.anomaly_mode import state as _anomaly
-from ..autograd.engine import OpFailed, _sequence, module_stack
+from ..autograd.engine import _sequence, module_stack
 from ..tensor_base import TensorBase, _wrap
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -283,6 +283,13 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
                             "numbers move), so that a change of x in place shows in its result as in PyTorch")
     return None
+
+
+class OpFailed:
+    """What the learner's `Function.apply` hands back when the learner's op's forward (not their engine) failed."""
+
+    def __init__(self, error):
+        self.error = error
 
 
 def _fits(shape, grad_shape):
