@@ -14,6 +14,7 @@ from tinygrad_course.build.probes_engine import engine_probe
 from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
 from tinygrad_course.ops.learner_op import runner
 
+import build_helpers
 from build_helpers import solution_cell
 
 ENGINE = ("Function.apply", "Node.apply", "AccumulateGrad.apply")
@@ -158,6 +159,10 @@ def test_a_view_recorded_by_the_learners_engine_is_a_view_of_its_input(installed
     wt = w.T
     assert wt.grad_fn.name() == "TBackward0" and seams.calls()["Function.apply"] == 1
     assert wt._base is w and wt._version is w._version  # the framework made the learner's result a view
+    exec(solution_cell("02b_ops.ipynb", "ex02b_7"), ns)
+    seams.install("View", session._guarded(runner(ns["View"], "View"), "View", "a test", seams.reference("View")))
+    col = w.view(6).unsqueeze(1).squeeze(1)
+    assert col.grad_fn.name() == "SqueezeBackward1" and col._base is w and "View" in seams.installed()
     (wt * 3.0).sum().backward()
     assert w.grad.tolist() == [[3.0] * 3] * 2
     loss = (wt * wt).sum()  # saves wt at w's version
@@ -246,3 +251,26 @@ def test_custom_functions_the_learners_engine_does_not_record_stay_the_reference
     with pytest.raises(ValueError, match="the Function's own mistake"):
         Broken.apply(x)
     assert "Function.apply" in seams.installed()  # the learner's engine is not blamed for it
+
+
+def test_a_lab_step_on_the_solutions_components_records_nothing_in_the_reference_engine(tmp_path, monkeypatch):
+    """The lab's network, loss (chapter 05's custom LogSoftmax, chapter 01's pick) and backward with the released
+    solutions' ops, views and engine: every node is recorded by the learner's Function.apply."""
+    from tinygrad_course.build.milestone_runs import lab_loss
+    from tinygrad_course.build.notebooks import extract
+    from tinygrad_course.build.package import load
+    from tinygrad_course.build.runs import MILESTONES
+
+    extract(build_helpers.ROOT / "solutions", tmp_path / "mytorch")
+    needed = MILESTONES["lab"][2]
+    seams.uninstall()
+    session.install([item for item in load(tmp_path / "mytorch") if item.component.name in needed])
+    try:
+        tc.manual_seed(0)
+        model = tc.nn.Sequential(tc.nn.Linear(8, 5), tc.nn.Tanh(), tc.nn.Linear(5, 3))
+        monkeypatch.setattr(engine, "_record", lambda *args: pytest.fail(f"the reference recorded {args[0].name()}"))
+        loss = lab_loss(model(tc.randn(4, 8)), tc.tensor([0, 2, 1, 2]))
+        loss.backward()
+    finally:
+        seams.uninstall()
+    assert loss.grad_fn.name() == "MeanBackward0" and all(p.grad is not None for p in model.parameters())
