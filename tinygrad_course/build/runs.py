@@ -20,7 +20,7 @@ from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninte
 from .checks import verdict
 from .package import load, read_manifest
 from .probes import PROBES
-from .session import install, seconds
+from .session import install, left_out, seconds
 
 TIMEOUT = 300
 
@@ -88,7 +88,8 @@ def child(mode: str, package: str, out: str, only: str = "") -> None:
             arrays[f"{name}/{key}"] = np.asarray(value, dtype=np.float64)
     np.savez(out, **arrays)
     Path(out + ".json").write_text(json.dumps({"errors": errors, "calls": calls, "raised": raised, "seconds": spent,
-                                               "learner": [c.name for c in mine], "verdicts": verdicts}))
+                                               "learner": [c.name for c in mine], "verdicts": verdicts,
+                                               "left_out": left_out()}))
 
 
 def _cpu_seconds_of_children() -> float:
