@@ -14,6 +14,7 @@ from tinygrad_course.build.probes_engine import engine_probe
 from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
 from tinygrad_course.ops.learner_op import runner
 
+import build_helpers
 from build_helpers import solution_cell
 
 ENGINE = ("Function.apply", "Node.apply", "AccumulateGrad.apply")
@@ -146,3 +147,130 @@ def test_a_wrong_op_inside_the_learners_recording_is_the_ops_fault(installed):
         y = a * a
     assert y.tolist() == [1.0, 4.0] and "Mul" not in seams.installed() and "Function.apply" in seams.installed()
 
+
+
+def test_a_view_recorded_by_the_learners_engine_is_a_view_of_its_input(installed, monkeypatch):
+    ns = {"np": np, "tc": tc, "Op": engine.Op}
+    exec(solution_cell("02b_ops.ipynb", "ex02b_5"), ns)
+    seams.install("Transpose", session._guarded(runner(ns["Transpose"], "Transpose"), "Transpose", "a test",
+                                                seams.reference("Transpose")))
+    monkeypatch.setattr(engine, "_record", lambda *args: pytest.fail("the reference recorded"))
+    w = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    wt = w.T
+    assert wt.grad_fn.name() == "TBackward0" and seams.calls()["Function.apply"] == 1
+    assert wt._base is w and wt._version is w._version  # the framework made the learner's result a view
+    exec(solution_cell("02b_ops.ipynb", "ex02b_7"), ns)
+    seams.install("View", session._guarded(runner(ns["View"], "View"), "View", "a test", seams.reference("View")))
+    col = w.view(6).unsqueeze(1).squeeze(1)
+    assert col.grad_fn.name() == "SqueezeBackward1" and col._base is w and "View" in seams.installed()
+    (wt * 3.0).sum().backward()
+    assert w.grad.tolist() == [[3.0] * 3] * 2
+    loss = (wt * wt).sum()  # saves wt at w's version
+    with tc.no_grad():
+        w.mul_(2.0)
+    assert wt.detach().numpy().tolist() == [[2.0, 8.0], [4.0, 10.0], [6.0, 12.0]]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+class _LogSoftmax(tc.autograd.Function):  # chapter 05's shape: forward and backward on tensors, its output saved
+    @staticmethod
+    def forward(ctx, x, dim):
+        out = x - x.exp().sum(dim, keepdim=True).log()
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def test_a_custom_function_is_recorded_by_the_learners_engine(installed, monkeypatch):
+    _LogSoftmax.__module__ = "a_learners_notebook"
+    recorded = []
+    real = engine._record
+    monkeypatch.setattr(engine, "_record", lambda *args: recorded.append(args[0]) or real(*args))
+    x = tc.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+    y = _LogSoftmax.apply(x, 1)
+    assert y.grad_fn.name() == "_LogSoftmaxBackward" and not recorded
+    assert y.grad_fn.input_metadata[1] is None and y.grad_fn._learner_backward is not None
+    weights = tc.tensor([[1.0, 0.0, 2.0], [0.5, 0.5, 0.0]])
+    (y * weights).sum().backward()
+    assert seams.calls()["Node.apply"] >= 1
+    p = np.exp(y.detach().numpy())
+    expected = weights.numpy() - p * weights.numpy().sum(1, keepdims=True)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    z = _LogSoftmax.apply(x, 1)
+    loss = (z * 2.0).sum()
+    with tc.no_grad():
+        z.add_(1.0)  # the saved output changed in place: its backward must refuse, as the reference's does
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_custom_functions_the_learners_engine_does_not_record_stay_the_references(installed):
+    class Pair(tc.autograd.Function):  # two outputs
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2.0, x * 3.0
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga * 2.0 + gb * 3.0
+
+    class Scale(tc.autograd.Function):  # changes its input in place
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2.0)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    class Broken(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            raise ValueError("the Function's own mistake")
+
+    for fn in (Pair, Scale, Broken):
+        fn.__module__ = "a_learners_notebook"
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    a, b = Pair.apply(x)
+    (a + b).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0] and a.grad_fn.name() == "PairBackward"
+    leaf = tc.tensor([1.0, 2.0], requires_grad=True)
+    v = leaf * 1.0
+    out = Scale.apply(v)
+    assert out is v and v.tolist() == [2.0, 4.0] and v._version[0] == 2  # forward ran once (mul_, mark_dirty)
+    out.sum().backward()
+    assert leaf.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="the Function's own mistake"):
+        Broken.apply(x)
+    assert "Function.apply" in seams.installed()  # the learner's engine is not blamed for it
+
+
+def test_a_lab_step_on_the_solutions_components_records_nothing_in_the_reference_engine(tmp_path, monkeypatch):
+    """The lab's network, loss (chapter 05's custom LogSoftmax, chapter 01's pick) and backward with the released
+    solutions' ops, views and engine: every node is recorded by the learner's Function.apply."""
+    from tinygrad_course.build.milestone_runs import lab_loss
+    from tinygrad_course.build.notebooks import extract
+    from tinygrad_course.build.package import load
+    from tinygrad_course.build.runs import MILESTONES
+
+    extract(build_helpers.ROOT / "solutions", tmp_path / "mytorch")
+    needed = MILESTONES["lab"][2]
+    seams.uninstall()
+    session.install([item for item in load(tmp_path / "mytorch") if item.component.name in needed])
+    try:
+        tc.manual_seed(0)
+        model = tc.nn.Sequential(tc.nn.Linear(8, 5), tc.nn.Tanh(), tc.nn.Linear(5, 3))
+        monkeypatch.setattr(engine, "_record", lambda *args: pytest.fail(f"the reference recorded {args[0].name()}"))
+        loss = lab_loss(model(tc.randn(4, 8)), tc.tensor([0, 2, 1, 2]))
+        loss.backward()
+    finally:
+        seams.uninstall()
+    assert loss.grad_fn.name() == "MeanBackward0" and all(p.grad is not None for p in model.parameters())

@@ -19,7 +19,8 @@ from build_helpers import solution_cell
 from test_build_engine import _solution
 
 CELLS = {grade_id: solution_cell("02b_ops.ipynb", grade_id) for grade_id in ("ex02b_1", "ex02b_2", "ex02b_3",
-                                                                            "ex02b_4", "ex02b_5", "ex02b_6")}
+                                                                            "ex02b_4", "ex02b_5", "ex02b_6",
+                                                                            "ex02b_7")}
 SETUP = ("import math\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.autograd.engine import Op\n"
          "from tinygrad_course.ops.erf import erf as _erf\n\n\n"
@@ -41,10 +42,10 @@ def _reference_after():
     seams.reset_calls()
 
 
-def test_the_ten_ops_are_components_of_chapter_02b_with_a_probe_each():
+def test_the_eleven_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
                                                                      "Embedding", "MaskedFill", "Cat", "Transpose",
-                                                                     "Expand", "Gather"]
+                                                                     "Expand", "Gather", "View"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -206,3 +207,36 @@ def test_a_matrix_product_of_a_transposed_stack_recorded_by_the_learners_engine_
     (a @ w.mT).sum().backward()  # w.mT: not row-contiguous, so the runner copies it
     assert np.allclose(a.grad.numpy(), np.broadcast_to(w.detach().numpy().sum(0), (2, 3, 4)), atol=1e-5)
     assert np.allclose(w.grad.numpy(), np.broadcast_to(a.detach().numpy().sum((0, 1)), (5, 4)), atol=1e-5)
+
+
+def test_a_learner_view_computes_view_reshape_squeeze_and_unsqueeze_of_row_major_tensors():
+    seams.install("View", runner(_namespace("ex02b_7")["View"], "View"))
+    x = tc.randn(2, 3, 4, requires_grad=True)
+    outs = [x.view(6, -1), x.reshape(4, 6), x.sum(1, keepdim=True).squeeze(1),
+            x.unsqueeze(-1)]
+    assert [o.grad_fn.name() for o in outs] == ["ViewBackward0", "ViewBackward0", "SqueezeBackward1",
+                                                "UnsqueezeBackward0"]
+    assert all(o.grad_fn._learner_backward is not None for o in outs) and seams.calls() == {"View": 4}
+    assert outs[0]._base is x and outs[3]._version is x._version
+    sum(o.sum() * (k + 1) for k, o in enumerate(outs)).backward()
+    assert np.allclose(x.grad.numpy(), 1 + 2 + 3 + 4)
+    # not covered: a strided x, a squeeze of every size-1 dim or of a list, a shape that does not fit
+    seams.reset_calls()
+    x.detach().T.reshape(-1)
+    x.detach().unsqueeze(0).squeeze()
+    x.detach().unsqueeze(0).squeeze((0,))
+    with pytest.raises(RuntimeError, match="is invalid for input of size 24"):
+        x.view(5, 5)
+    assert seams.calls() == {"View": 2}  # the two unsqueeze(0) only
+
+
+def test_a_learner_view_that_copies_or_keeps_the_new_shape_is_named():
+    ns = _namespace("ex02b_7", "return x.reshape(shape)", "return x.copy().reshape(shape)")
+    seams.install("View", runner(ns["View"], "View"))
+    with pytest.raises(RuntimeError, match="your View.forward returned a copy of x"):
+        tc.randn(2, 3).view(6)
+    ns = _namespace("ex02b_7", "ctx.shape = x.shape", "ctx.shape = shape")
+    seams.install("View", runner(ns["View"], "View"))
+    x = tc.randn(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"your View.backward returned a gradient of shape \(6,\) for input 0"):
+        x.view(6).sum().backward()

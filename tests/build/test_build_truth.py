@@ -275,3 +275,20 @@ def test_a_pass_recorded_against_an_earlier_check_is_checked_again(tmp_path):
     manifest_path.write_text(json.dumps(manifest))
     build.use_learner(tmp_path, quiet=True)
     assert "SGD.step" in seams.installed()
+
+
+def test_a_component_left_out_during_a_milestone_run_fails_it_naming_its_cell(monkeypatch):
+    """A component that passed its check but raised during the run was left out (the reference ran the rest):
+    the run is not the learner's, so the milestone fails naming the component, even though it was called."""
+    from tinygrad_course.build import session
+    from tinygrad_course.build.__main__ import left_during_run
+
+    monkeypatch.setattr(session, "_state", {"folder": None, "loaded": [], "refused": {}})
+    pick = session._guarded(lambda scores, labels: 1 / 0, "pick", "01_tensors.ipynb", lambda s, l: "reference")
+    with pytest.warns(UserWarning, match="your pick .* raised ZeroDivisionError"):
+        assert pick(None, None) == "reference"
+    report = {"left_out": session.left_out()}
+    assert left_during_run(report, ("pick", "Mul")) == (
+        "your pick (01_tensors.ipynb, cell ex01_7) raised ZeroDivisionError: division by zero, and was left out for "
+        "the rest of the run")
+    assert left_during_run(report, ("Mul",)) == ""

@@ -7,9 +7,9 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, erf = solution(
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, View, erf = solution(
     "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "Gather",
-    "erf")
+    "View", "erf")
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -136,6 +136,21 @@ GatherRows = op(Gather, forward=_gather_rows)
 GatherAlongZero = op(Gather, forward=_gather_along_zero)
 GatherAssigned = op(Gather, backward=_gather_assigned)
 
+
+def _view_keeping_new_shape(ctx, x, shape):
+    ctx.shape = shape  # the output's shape, where backward needs x's
+    return x.reshape(shape)
+
+
+def _view_copied(ctx, x, shape):
+    ctx.shape = x.shape
+    return x.flatten().reshape(shape)
+
+
+ViewKeepingNewShape = op(View, forward=_view_keeping_new_shape)
+ViewCopied = op(View, forward=_view_copied)
+ViewColumnOrder = op(View, forward=lambda ctx, x, shape: (setattr(ctx, "shape", x.shape), x.reshape(shape, order="F"))[1])
+
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -167,6 +182,9 @@ CATALOGUE = [
     ("02b.6", (GatherRows,), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
     ("02b.6", (GatherAlongZero,), ["this picks along dim 0"]),
     ("02b.6", (GatherAssigned,), ["a position picked twice receives only one of its gradients", "input: grad = "]),
+    ("02b.7", (ViewKeepingNewShape,), ["to have x's shape (2, 3, 4) (got (6, 4))", "it kept the output's shape"]),
+    ("02b.7", (ViewCopied,), ["to return a view of x's array", "it returned a new array"]),
+    ("02b.7", (ViewColumnOrder,), ["this fills the new shape column by column", "input: x = "]),
 ]
 
 
@@ -186,9 +204,10 @@ def test_the_solutions_pass():
     check("02b.4", Cat)
     check("02b.5", Transpose, Expand)
     check("02b.6", Gather)
+    check("02b.7", View)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",)}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",), "02b.7": ("View",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

@@ -16,7 +16,7 @@ shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. L
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
 `record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
-backward kept on the node), backward rules and topological sort.
+backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function).
 """
 from __future__ import annotations
 
@@ -334,6 +334,10 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run forward; record a graph node when gradients are enabled and an input requires grad."""
+        if seams.ACTIVE and "Function.apply" in seams.ACTIVE and not kwargs and not _anomaly.enabled:
+            out = seams.learner("Function.apply")(cls, *args)  # build mode: the learner's engine records it
+            if out is not NotImplemented:
+                return out
         needs = [isinstance(a, TensorBase) and a._requires_grad for a in args]
         record = _state.enabled and any(needs)
         ctx = cls._Node()

@@ -75,6 +75,9 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     unused = [n for n in needed if report["calls"].get(name, {}).get(BY_NAME[n].seam, 0) == 0]
     if unused:
         return False, f"milestone {name}: these components of yours were never called: {', '.join(unused)}"
+    dropped = left_during_run(report, needed)
+    if dropped:
+        return False, f"milestone {name}: {dropped}" + _failing_checks(folder, needed)
     if name in ("lab", "cnn"):
         passed, message = _judge_lab(arrays.get(name, {}), seconds, needed, name)
         if seconds > LAB_SECONDS:  # name where the time went (the child's own timing: a pointer, not a verdict)
@@ -91,6 +94,14 @@ def milestone(name: str, folder: Path) -> tuple[bool, str]:
     if failing:
         return False, f"milestone {name}: your run agrees with the reference, but not every component passes its check" + failing
     return True, f"milestone {name}: passed ({', '.join(needed)} are yours and agree with the reference)"
+
+
+def left_during_run(report: dict, needed) -> str:
+    """What to say when components of the milestone raised during its run and were left out (the reference ran
+    the rest of it, so the run is not the learner's): one clause per component; "" when none was."""
+    dropped = {n: why for n, why in report.get("left_out", {}).items() if n in needed}
+    return "; ".join(f"your {n} ({BY_NAME[n].notebook}, cell {BY_NAME[n].exercise}) {why}, and was left out for the "
+                     "rest of the run" for n, why in dropped.items())
 
 
 def _failing_checks(folder: Path, names) -> str:

@@ -1,5 +1,6 @@
 """Adapters of chapter 02's engine (exercise 02.5): the learner's `Function.apply` (recording a call of their
-op), `Node.apply` (a node's backward step) and `AccumulateGrad.apply` (a leaf's gradient) as the framework's.
+op, or of a custom `autograd.Function`, handed over as an op whose forward runs the Function's on the call's
+tensors), `Node.apply` (a node's backward step) and `AccumulateGrad.apply` (a leaf's gradient) as the framework's.
 
 Each routes the calls the learner's engine covers to it and the others to the reference (`NotImplemented`),
 and checks what the learner's code returned or wrote against the node it ran on: a wrong result is an error
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import _state
+from .. import seams
+from ..autograd.engine import Function, _sequence, module_stack
+from ..autograd.grad_mode import _state, no_grad
 from ..ops.learner_op import OpFailed
-from ..tensor_base import TensorBase
+from ..tensor_base import TensorBase, _wrap
 
 
 def _method(learner_class, name: str, attr: str = "apply"):
@@ -27,46 +30,146 @@ def _method(learner_class, name: str, attr: str = "apply"):
     raise AttributeError(f"your {name} defines no {attr}")
 
 
+class _Uncovered(Exception):
+    """A custom Function's forward gave what the learner's engine does not record (several outputs, an input
+    changed in place or an output marked non-differentiable, no float NumPy tensor): the reference records it."""
+
+    def __init__(self, ctx, out):
+        super().__init__()
+        self.ctx, self.out = ctx, out
+
+
+_as_ops = {}  # a custom Function -> the op the learner's Function.apply records its calls as
+_calls = []  # [arguments, forward's output] of the custom Function calls being recorded (innermost last)
+
+
+def _as_op(function):
+    """A custom `autograd.Function` (forward and backward on tensors, as PyTorch's) as the learner's engine
+    records an op: forward on the arguments' arrays runs the Function's forward on the call's tensors under
+    no_grad and returns its result's array; the node is named as the Function's and runs its backward."""
+    op = _as_ops.get(function)
+    if op is None:
+        def forward(ctx, *arrays):
+            call = _calls[-1]
+            inputs = tuple(a if not isinstance(a, TensorBase) or x is a._data else _wrap(x) for a, x in zip(call[0], arrays))
+            try:
+                with no_grad():
+                    out = function.forward(ctx, *inputs)
+            except Exception as error:
+                error._tc_op_forward = True  # the Function's error, not the learner's engine's
+                raise
+            if not isinstance(out, TensorBase) or type(out._data) is not np.ndarray or not out.dtype.is_floating_point \
+                    or "_dirty" in ctx.__dict__ or "_non_diff" in ctx.__dict__:
+                raise _Uncovered(ctx, out)
+            call[1] = out
+            return out._data
+
+        op = _as_ops[function] = type(function.__name__, (Function,), {
+            "node_name": function._Node.__name__, "forward": staticmethod(forward),
+            "backward": staticmethod(function.backward)})
+    return op
+
+
+_replays = {}  # a custom Function -> its subclass whose forward gives back what the call's forward gave
+
+
+def _replay(function):
+    """`function` with a forward that hands the reference's recording the output (and the declarations on ctx)
+    of the forward that already ran inside the learner's `Function.apply` (`_calls[-1]`)."""
+    replay = _replays.get(function)
+    if replay is None:
+        def forward(ctx, *inputs):
+            uncovered = _calls[-1][1]
+            ctx.__dict__.update(uncovered.ctx.__dict__)
+            return uncovered.out
+
+        replay = _replays[function] = type(function.__name__, (function,), {
+            "node_name": function._Node.__name__, "forward": staticmethod(forward)})
+    return replay
+
+
 def function_apply(learner_class):
     """`Function.apply(cls, *args)` of the learner, called by build mode's runner of their op (`cls` is their op,
-    its forward checked, its node named as PyTorch's): the result tensor, its `grad_fn` when the call is
-    recorded (gradients enabled and an input requires grad), else none."""
+    its forward checked, its node named as PyTorch's) and by `Function.apply` for a custom Function's call (a
+    Function of the framework's own, one with `setup_context` or keywords stay the reference's): the result
+    tensor, its `grad_fn` when the call is recorded (gradients enabled and an input requires grad), else none."""
     apply = _method(learner_class, "Function")
 
+    def custom(function, args):
+        if function.setup_context is not Function.setup_context or function.__module__.startswith("tinygrad_course"):
+            return NotImplemented
+        op, call = _as_op(function), [args, None]
+        _calls.append(call)
+        try:
+            result = apply(op, *args)
+        except _Uncovered as uncovered:  # forward ran once: the reference records its output and declarations
+            call[1] = uncovered
+            with seams.replaced({"Function.apply": None}):
+                return _replay(function).apply(*args)
+        except Exception as error:
+            if getattr(error, "_tc_op_forward", False):  # the Function's own error: the reference runs it and raises
+                return NotImplemented
+            raise
+        finally:
+            _calls.pop()
+        out = call[1]
+        node = checked(op, args, result, out._data.shape, out._data.dtype)
+        if node is not None:  # the framework numbers the node; its backward step is the learner's Node.apply
+            node._seq = next(_sequence)
+            node.modules = module_stack.modules
+            node._learner_backward = function.backward
+            saved = node.__dict__.get("_saved")
+            if saved and not any(out is a for a in args):  # a saved output shares the result's version counter
+                kept = [k for k, t in enumerate(saved) if t is out]
+                if kept:
+                    out._version = result._version
+                    node._saved_versions = [result._version[0] if k in kept else v
+                                            for k, v in enumerate(node._saved_versions)]
+                    node._saved_outputs = dict.fromkeys(kept, 0)
+        return result
+
     def record(cls, *args):
-        tensors = sum(isinstance(a, TensorBase) for a in args)
-        recorded = _state.enabled and any(isinstance(a, TensorBase) and a._requires_grad for a in args)
+        if not hasattr(cls.forward, "call"):  # a custom Function (the runner hands over its ops' checked forward)
+            return custom(cls, args)
         try:
             result = apply(cls, *args)
         except Exception as error:
             if getattr(error, "_tc_op_forward", False):
                 return OpFailed(error)
             raise
-        shape, dtype = cls.forward.expect
-        if not isinstance(result, TensorBase) or result._data.shape != shape or result._data.dtype != dtype:
-            got = (f"a tensor of shape {tuple(result._data.shape)} and dtype {result.dtype}"
-                   if isinstance(result, TensorBase) else type(result).__name__)
-            raise RuntimeError(f"your Function.apply returned {got} for {cls.__name__}, expected a tensor of shape "
-                               f"{shape} and dtype {dtype}: wrap the array forward returns (tc.from_numpy)")
-        node = result.grad_fn
-        if not recorded:
-            if node is not None or result._requires_grad:
-                raise RuntimeError(f"your Function.apply recorded a {cls.__name__} call that needs no graph (no input "
-                                   "requires grad, or gradients are disabled): its result must be a plain tensor")
-            return result
-        if type(node) is not cls._backward_cls or not result._requires_grad:
-            raise RuntimeError(f"your Function.apply returned a result of {cls.__name__} whose grad_fn is "
-                               f"{type(node).__name__} (requires_grad={result._requires_grad}), expected the op's "
-                               f"node, cls._backward_cls(), and requires_grad=True")
-        if len(node.next_functions) != tensors or len(node.input_metadata) != len(args) or \
-                len(node.needs_input_grad) != len(args):
-            raise RuntimeError(f"your Function.apply recorded {len(node.next_functions)} next_functions, "
-                               f"{len(node.input_metadata)} input_metadata and {len(node.needs_input_grad)} "
-                               f"needs_input_grad for a call of {cls.__name__} on {len(args)} arguments ({tensors} "
-                               "tensors): one edge per tensor argument, one entry per argument for the others")
+        checked(cls, args, result, *cls.forward.call[1:3])
         return result
 
     return record
+
+
+def checked(cls, args, result, shape, dtype):
+    """The node of the learner's `Function.apply`'s `result` of a call of `cls` (None when it records nothing);
+    an error naming what is wrong when it is not the tensor of `shape` and `dtype` recorded as the call needs."""
+    tensors = sum(isinstance(a, TensorBase) for a in args)
+    recorded = _state.enabled and any(isinstance(a, TensorBase) and a._requires_grad for a in args)
+    if not isinstance(result, TensorBase) or result._data.shape != shape or result._data.dtype != dtype:
+        got = (f"a tensor of shape {tuple(result._data.shape)} and dtype {result.dtype}"
+               if isinstance(result, TensorBase) else type(result).__name__)
+        raise RuntimeError(f"your Function.apply returned {got} for {cls.__name__}, expected a tensor of shape "
+                           f"{shape} and dtype {dtype}: wrap the array forward returns (tc.from_numpy)")
+    node = result.grad_fn
+    if not recorded:
+        if node is not None or result._requires_grad:
+            raise RuntimeError(f"your Function.apply recorded a {cls.__name__} call that needs no graph (no input "
+                               "requires grad, or gradients are disabled): its result must be a plain tensor")
+        return None
+    if type(node) is not cls._backward_cls or not result._requires_grad:
+        raise RuntimeError(f"your Function.apply returned a result of {cls.__name__} whose grad_fn is "
+                           f"{type(node).__name__} (requires_grad={result._requires_grad}), expected the op's "
+                           f"node, cls._backward_cls(), and requires_grad=True")
+    if len(node.next_functions) != tensors or len(node.input_metadata) != len(args) or \
+            len(node.needs_input_grad) != len(args):
+        raise RuntimeError(f"your Function.apply recorded {len(node.next_functions)} next_functions, "
+                           f"{len(node.input_metadata)} input_metadata and {len(node.needs_input_grad)} "
+                           f"needs_input_grad for a call of {cls.__name__} on {len(args)} arguments ({tensors} "
+                           "tensors): one edge per tensor argument, one entry per argument for the others")
+    return node
 
 
 def node_apply(learner_class):

@@ -126,6 +126,12 @@ def _leave_out(name: str, where: str, problem: str) -> None:
                   "run it again, then tc.use_learner())", stacklevel=3)
 
 
+def left_out() -> dict:
+    """{component: why} of the learner's components taken out during this session because they raised (the
+    reference ran every later call), and of those `use_learner()` refused."""
+    return dict(_state["refused"])
+
+
 def install(loaded: list[Loaded], folder=None) -> None:
     """Put every loaded learner component into its seam (and take out the ones that are gone)."""
     manifest = read_manifest(folder).get("components", {}) if folder is not None else {}

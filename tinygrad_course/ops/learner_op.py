@@ -1,42 +1,32 @@
-"""A learner's op class running in place of the framework's op of the same name (build mode, chapter 02).
+"""A learner's op class running in place of the framework's op of the same name (build mode, chapters 02 and 02b).
 
 A learner writes an op as the framework writes its own (`ops/arithmetic.py`'s `Mul`): a class with
-`forward(ctx, a, b)` computing the result on NumPy arrays and `backward(ctx, grad)` returning the gradient
-of each input with tensor ops. Forward keeps what backward needs as PyTorch's custom functions do:
-`ctx.save_for_backward(a, b)` on the arrays it received gives backward their tensors (`ctx.saved_tensors`),
-so that a graph of the backward can be recorded; `ctx.save_output = True` keeps the output
-(`ctx.saved_output`), as the framework's own ops do. `runner(LearnerMul)` is what
-build mode installs under the op's name (`seams.install("Mul", ...)`); `Op._apply` calls it with the node
-and the arguments, and it
+`forward(ctx, a, b)` computing the result on NumPy arrays and `backward(ctx, grad)` returning the gradient of
+each input with tensor ops. Forward keeps what backward needs as PyTorch's custom functions do:
+`ctx.save_for_backward(a, b)` on the arrays it received gives backward their tensors (`ctx.saved_tensors`), so
+that a graph of the backward can be recorded; `ctx.save_output = True` keeps the output (`ctx.saved_output`).
 
-- hands back `NotImplemented` for a call the exercise does not cover, so the reference computes it: an
-  operand that is not a float32/float64 CPU tensor (or a Python number, where the op takes one), two
-  tensors of different dtypes, options such as `alpha=2`, shapes that do not broadcast (the reference
-  raises PyTorch's error for those);
-- otherwise gives the learner's `forward` the operands' arrays, checks that it returns an array of the
-  broadcast shape and the operands' dtype (a wrong result is an error naming the op, never repaired), and
-  keeps the learner's `backward` on the node, so that backward runs the learner's math on this node.
+`runner(LearnerMul)` is what build mode installs under the op's name (`seams.install("Mul", ...)`). There is one
+way to run every op: `READERS[name]` reads a call (what the learner's forward receives, the result's shape and
+dtype), or says it is not one the exercise covers -- an operand that is not a float32/float64 CPU tensor (or a
+Python number where the op takes one), tensors of two dtypes, options such as `alpha=2`, shapes that do not
+broadcast, dims out of range: `NotImplemented`, and the reference computes it (with PyTorch's errors). A covered
+call runs the learner's forward on the node, whose result must be an array of that shape and dtype (a view of
+x's array for the view ops, `VIEWS`): a wrong one is an error naming the op, never repaired. The node keeps the
+learner's backward, whose gradients the engine sums back to each input's shape (`Node._to_inputs`); a missing
+gradient, one that is not a tensor or one that cannot be summed to its input's shape is an error naming the op.
 
-Chapter 02b's ops (softmax, log-softmax, GELU, dropout's multiply, embedding lookup, masked_fill, cat) run the
-same way; `SHAPED` says, per op, which calls they cover and what their forward receives (Cat's `dim` as a
-keyword, as `tc.cat` passes it; Gather's index as an int64 array). Its view ops (`VIEWS`: transpose, expand) must return a view of x's array (a
-copy is an error naming the op); `Op._apply` then makes the result a view of x as for the reference's (x's
-version counter, `_base`), and their recording stays the framework's even with the learner's engine installed.
-
-The engine sums each gradient back to its input's shape (`Node._to_inputs`), as for every op; a gradient
-that cannot be summed to its input's shape, a missing one or one that is not a tensor is an error naming
-the learner's op.
-
-With the learner's engine installed too (chapter 02's `Function.apply`, build mode's component of that name),
-a call the learner's op covers is recorded by the learner's code instead of `Op._apply`: it receives the op
-as a class whose `forward` is the learner's (its result checked) and whose node is named as PyTorch names it
-(`MulBackward0`), and returns the result tensor with its `grad_fn`; the framework then only numbers the node
-and gives backward the tensors forward saved. Anomaly detection and views whose base changed in place since
-(the reference refreshes their history) stay with the reference's recording.
+Who records the call: with chapter 02's engine installed (the learner's `Function.apply`), `Op._apply` hands the
+call over before recording anything, and the learner's code makes the node (named as PyTorch names it,
+`MulBackward0`) and calls the forward; the framework then numbers the node and, for a view op, makes the result a
+view of x (x's version counter, `_base`). Otherwise `Op._apply` records the node and calls the runner with it.
+Anomaly detection and views whose base changed in place since (the reference refreshes their history) stay with
+the reference's recording.
 """
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -50,238 +40,211 @@ _BACKWARD = object()  # first argument of a call of the installed op that runs a
 _NUMBERS = (int, float)
 
 
-def _operands(args, numbers):
-    """The operands' arrays (Python numbers kept where `numbers` allows them), the tensors' shapes and their
-    dtype; None unless every tensor is a float32/float64 CPU tensor of one dtype."""
-    arrays, shapes, dtype = [], [], None
-    for k, a in enumerate(args):
+def _floats(args, numbers=""):
+    """The arrays of `args` (a Python number kept where `numbers` has an "n") and their dtype; None unless every
+    other argument is a float32/float64 CPU tensor, all of one dtype."""
+    arrays, dtype = [], None
+    for a, kind in zip(args, numbers.ljust(len(args), "t")):
         if isinstance(a, TensorBase):
             data = a._data
-            if type(data) is not np.ndarray or data.dtype not in _FLOATS or (dtype is not None and data.dtype != dtype):
+            if type(data) is not np.ndarray or data.dtype not in _FLOATS or dtype not in (None, data.dtype):
                 return None
             dtype = data.dtype
             arrays.append(data)
-            shapes.append(data.shape)
-        elif type(a) in _NUMBERS and k in numbers:
+        elif kind == "n" and type(a) in _NUMBERS:
             arrays.append(a)
         else:
             return None
-    return None if dtype is None else (arrays, shapes, dtype)
+    return None if dtype is None else (arrays, dtype)
 
 
-def _elementwise(args, numbers):
-    """Arrays of an element-wise op's operands, the result's shape and dtype; None when the call is not one
-    the learner's op covers."""
-    got = _operands(args, numbers)
-    if got is None:
-        return None
-    arrays, shapes, dtype = got
-    if len(shapes) == 1 or shapes[0] == shapes[1]:
-        return arrays, shapes[0], dtype
+def _broadcast(*shapes):
+    """The shape `shapes` broadcast to, None when they do not (the reference raises PyTorch's error)."""
     try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        return None  # the reference raises PyTorch's broadcasting error
-    return arrays, shape, dtype
-
-
-def _matmul(args):
-    """Arrays of a matrix product of two float tensors of at least 2 dimensions, its shape and dtype."""
-    if len(args) != 2:
-        return None
-    got = _operands(args, ())
-    if got is None:
-        return None
-    (xa, xb), _, dtype = got
-    if xa.ndim < 2 or xb.ndim < 2 or xa.shape[-1] != xb.shape[-2]:
-        return None
-    try:
-        batch = np.broadcast_shapes(xa.shape[:-2], xb.shape[:-2])
+        return np.broadcast_shapes(*shapes)
     except ValueError:
         return None
-    if batch and not (xa.flags.c_contiguous and xb.flags.c_contiguous):
-        # NumPy multiplies a stack of matrices with BLAS only when each matrix's rows are contiguous; a
-        # transposed operand (x @ w.T, a gradient's k.mT) would take its slow loop, 10 times longer than the copy
-        xa, xb = np.ascontiguousarray(xa), np.ascontiguousarray(xb)
-    return [xa, xb], (*batch, xa.shape[-2], xb.shape[-1]), dtype
 
 
-def _reduction(args):
-    """The array of a sum or mean over `dim` (None: every dimension; an int or a tuple of ints, negative ones
-    counting from the end) with `keepdim`, the dim as NumPy takes it, the result's shape and dtype."""
-    x, dim, keepdim, dtype = (*args, None, False, None)[:4] if len(args) < 4 else args
-    got = _operands((x,), ())
+def _dims(dims, n):
+    """`dims` (ints, negative ones counting from the end) as positions in [0, n); None when one is out of range."""
+    return None if any(type(d) is not int or not -n <= d < n for d in dims) else [d % n for d in dims]
+
+
+# ---- readers: a call of the framework's op -> (what forward takes, the result's shape, dtype, keywords) -------
+def _elementwise(kinds):
+    """Add/Sub/Mul/Div (two operands, either a number), Pow (a tensor and a number) and the unary ops."""
+    def read(args, kwargs, op):
+        got = _floats(args, kinds) if len(args) == len(kinds) else None
+        if got is None or kinds == "tn" and type(args[1]) not in _NUMBERS:  # Pow: a tensor exponent is the reference's
+            return None
+        shapes = [a.shape for a in got[0] if type(a) is np.ndarray]
+        shape = shapes[0] if len(shapes) == 1 or shapes[0] == shapes[1] else _broadcast(*shapes)
+        return None if shape is None else (got[0], shape, got[1], {})
+    return read
+
+
+def _matmul(args, kwargs, op):
+    """Matmul (a, b) of at least 2 dims each; a batch's operands row-contiguous (NumPy's BLAS path)."""
+    got = _floats(args) if len(args) == 2 else None
+    if got is None:
+        return None
+    (a, b), dtype = got
+    batch = _broadcast(a.shape[:-2], b.shape[:-2]) if min(a.ndim, b.ndim) >= 2 and a.shape[-1] == b.shape[-2] else None
+    if batch is None:
+        return None
+    if batch and not (a.flags.c_contiguous and b.flags.c_contiguous):
+        # a stack of matrices whose rows are not contiguous (x @ w.T, a gradient's k.mT) takes NumPy's slow loop
+        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    return [a, b], (*batch, a.shape[-2], b.shape[-1]), dtype, {}
+
+
+def _reduction(args, kwargs, op):
+    """Sum/Mean (x, dim=None, keepdim=False, dtype=None) over every dim, an int dim or a tuple of distinct dims;
+    forward takes (x, dim, keepdim) with a list's dims as a tuple. A dtype stays the reference's."""
+    x, dim, keepdim, dtype = (*args, None, False, None)[:4] if 1 <= len(args) <= 4 else (None,) * 4
+    got = _floats((x,))
     if got is None or dtype is not None or type(keepdim) is not bool:
         return None
-    (data,), _, dtype = got
-    n = data.ndim
-    if n == 0 and dim is not None:
+    (data,), dtype = got
+    if dim is None:
+        dims = list(range(data.ndim))
+    else:
+        dims = _dims((dim,) if type(dim) is int else dim if isinstance(dim, (tuple, list)) and dim else (None,), data.ndim)
+    if dims is None or len(set(dims)) != len(dims):
         return None
-    dims = (dim,) if type(dim) is int else tuple(dim) if isinstance(dim, (tuple, list)) else None
-    if dim is not None and (dims is None or not dims or any(type(d) is not int or not -n <= d < n for d in dims)
-                            or len({d % n for d in dims}) != len(dims)):
-        return None
-    axes = set(range(n)) if dim is None else {d % n for d in dims}
-    shape = tuple(1 if i in axes else s for i, s in enumerate(data.shape) if keepdim or i not in axes)
-    return [data, dims if dim is not None and type(dim) is not int else dim, keepdim], shape, dtype
+    shape = tuple(1 if i in dims else s for i, s in enumerate(data.shape) if keepdim or i not in dims)
+    return [data, tuple(dim) if isinstance(dim, list) else dim, keepdim], shape, dtype, {}
 
 
-# ---- chapter 02b: the ops a model needs (softmax, GELU, dropout, embedding lookup, masked_fill) -----------
-def _along(args):
-    """Softmax / LogSoftmax (x, dim): x's array and an int dim in range; the result has x's shape."""
-    if len(args) != 2 or type(args[1]) is not int:
-        return None
-    got = _operands(args[:1], ())
-    if got is None or not -max(got[0][0].ndim, 1) <= args[1] < max(got[0][0].ndim, 1):
-        return None
-    (data,), (shape,), dtype = got
-    return [data, args[1]], shape, dtype
+def _one(args, count):
+    """x's array, its shape and dtype when the call is (x, and `count - 1` options) with a float x."""
+    got = _floats(args[:1]) if len(args) == count else None
+    return None if got is None else (got[0][0], got[0][0].shape, got[1])
 
 
-def _gelu(args):
-    """Gelu (x, approximate='none'): x's array and 'none' or 'tanh'; the result has x's shape."""
-    if len(args) > 2 or (len(args) == 2 and args[1] not in ("none", "tanh")):
+def _along(args, kwargs, op):
+    """Softmax / LogSoftmax (x, dim): an int dim in range (0 or -1 for a 0-d x)."""
+    got = _one(args, 2)
+    if got is None or _dims((args[1],), max(got[0].ndim, 1)) is None:
         return None
-    got = _operands(args[:1], ())
-    if got is None:
-        return None
-    (data,), (shape,), dtype = got
-    return [data, *args[1:]], shape, dtype
+    return [got[0], args[1]], got[1], got[2], {}
 
 
-def _mask_times(args):
-    """Dropout (x, mask): x's array and the caller's mask, an array of x's shape and dtype."""
-    if len(args) != 2 or type(args[1]) is not np.ndarray:
-        return None
-    got = _operands(args[:1], ())
-    if got is None or args[1].shape != got[1][0] or args[1].dtype != got[2]:
-        return None
-    (data,), (shape,), dtype = got
-    return [data, args[1]], shape, dtype
+def _gelu(args, kwargs, op):
+    """Gelu (x, approximate='none'), 'none' or 'tanh'."""
+    got = _one(args, len(args)) if len(args) in (1, 2) and args[1:] in ((), ("none",), ("tanh",)) else None
+    return None if got is None else ([got[0], *args[1:]], got[1], got[2], {})
 
 
-def _lookup(args):
-    """Embedding (weight, indices, padding_idx=None): a float 2-D weight's array and int64 indices in
-    [0, num_embeddings); the result has shape indices.shape + (embedding_dim,). A padding_idx stays the
-    reference's."""
-    weight, indices, padding_idx = (*args, None)[:3] if len(args) in (2, 3) else (None, None, 0)
-    if padding_idx is not None or not isinstance(indices, TensorBase) or type(indices._data) is not np.ndarray:
+def _mask_times(args, kwargs, op):
+    """Dropout (x, mask): the caller's mask, an array of x's shape and dtype."""
+    got = _one(args, 2)
+    mask = args[1] if got is not None else None
+    if type(mask) is not np.ndarray or mask.shape != got[1] or mask.dtype != got[2]:
         return None
-    got = _operands((weight,), ())
-    idx = indices._data
-    if got is None or got[0][0].ndim != 2 or idx.dtype != np.int64:
-        return None
-    (data,), _, dtype = got
-    if idx.size and (idx.min() < 0 or idx.max() >= data.shape[0]):
+    return [got[0], mask], got[1], got[2], {}
+
+
+def _lookup(args, kwargs, op):
+    """Embedding (weight, indices, padding_idx=None): a 2-D weight, int64 indices in [0, num_embeddings); a
+    padding_idx stays the reference's."""
+    got = _one(args[:1], 1) if len(args) in (2, 3) and (args[2:] in ((), (None,))) else None
+    idx = getattr(args[1], "_data", None) if got is not None else None
+    if type(idx) is not np.ndarray or idx.dtype != np.int64 or got[0].ndim != 2 or \
+            idx.size and (idx.min() < 0 or idx.max() >= got[1][0]):
         return None  # the reference raises PyTorch's IndexError (or takes negative indices)
-    return [data, idx, None], (*idx.shape, data.shape[1]), dtype
+    return [got[0], idx, None], (*idx.shape, got[1][1]), got[2], {}
 
 
-def _masked(args):
-    """MaskedFill (x, mask, value): x's array, a bool mask that broadcasts to x's shape, a Python number."""
-    if len(args) != 3 or type(args[2]) not in (*_NUMBERS, bool) or not isinstance(args[1], TensorBase):
+def _masked(args, kwargs, op):
+    """MaskedFill (x, mask, value): a bool mask that broadcasts to x's shape, a Python number."""
+    got = _one(args, 3)
+    mask = getattr(args[1], "_data", None) if got is not None and type(args[2]) in (*_NUMBERS, bool) else None
+    if type(mask) is not np.ndarray or mask.dtype != np.bool_ or _broadcast(got[1], mask.shape) != got[1]:
         return None
-    got = _operands(args[:1], ())
-    mask = args[1]._data
-    if got is None or type(mask) is not np.ndarray or mask.dtype != np.bool_:
-        return None
-    (data,), (shape,), dtype = got
-    try:
-        if np.broadcast_shapes(shape, mask.shape) != shape:
-            return None
-    except ValueError:
-        return None
-    return [data, mask, args[2]], shape, dtype
+    return [got[0], mask, args[2]], got[1], got[2], {}
 
 
-def _joined(args, kwargs):
-    """Cat (*tensors, dim=0): the arrays of float tensors of one dtype and rank, whose sizes match except along
-    dim; the result's shape and the `dim=` forward takes. Tensors of another rank (PyTorch's legacy empty 1-D
-    ones, which cat skips) stay the reference's."""
+def _joined(args, kwargs, op):
+    """Cat (*tensors, dim=0): tensors of one dtype and rank whose sizes match except along dim (PyTorch's legacy
+    empty 1-D ones, which cat skips, stay the reference's); forward takes dim as a keyword."""
     dim = kwargs.get("dim", 0)
-    if not args or set(kwargs) - {"dim"} or type(dim) is not int:
-        return None
-    got = _operands(args, ())
+    got = _floats(args) if args and not set(kwargs) - {"dim"} else None
     if got is None:
         return None
-    arrays, shapes, dtype = got
+    shapes = [a.shape for a in got[0]]
     n = len(shapes[0])
-    if n == 0 or not -n <= dim < n or any(len(s) != n for s in shapes):
-        return None
-    d = dim % n
-    if any(s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:] for s in shapes):
+    d = _dims((dim,), n) if n and all(len(s) == n for s in shapes) else None
+    if d is None or any(s[:d[0]] + s[d[0] + 1:] != shapes[0][:d[0]] + shapes[0][d[0] + 1:] for s in shapes):
         return None  # the reference raises PyTorch's error
-    return arrays, (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:]), dtype, {"dim": dim}
+    return got[0], (*shapes[0][:d[0]], sum(s[d[0]] for s in shapes), *shapes[0][d[0] + 1:]), got[1], {"dim": dim}
 
 
-def _swapped(args):
-    """Transpose (x, dim0, dim1): the array of an x of at least one dimension and two int dims in range (negative
-    ones counting from the end); the result has x's shape with those two sizes swapped."""
-    if len(args) != 3 or type(args[1]) is not int or type(args[2]) is not int:
-        return None
-    got = _operands(args[:1], ())
-    if got is None:
-        return None
-    (data,), (shape,), dtype = got
-    n = data.ndim
-    if n == 0 or not (-n <= args[1] < n and -n <= args[2] < n):
+def _swapped(args, kwargs, op):
+    """Transpose (x, dim0, dim1) of an x of at least one dim, int dims in range."""
+    got = _one(args, 3)
+    d = _dims(args[1:], got[0].ndim) if got is not None and got[0].ndim else None
+    if d is None:
         return None  # a 0-d transpose, or the reference's IndexError
-    sizes = list(shape)
-    sizes[args[1]], sizes[args[2]] = shape[args[2]], shape[args[1]]
-    return [data, args[1], args[2]], tuple(sizes), dtype
+    sizes = list(got[1])
+    sizes[d[0]], sizes[d[1]] = got[1][d[1]], got[1][d[0]]
+    return [got[0], args[1], args[2]], tuple(sizes), got[2], {}
 
 
-def _expanded(args):
-    """Expand (x, shape): x's array and a tuple of sizes (no -1) that x's shape broadcasts to; the result has
-    that shape."""
-    if len(args) != 2 or not isinstance(args[1], tuple) or any(type(s) is not int or s < 0 for s in args[1]):
+def _expanded(args, kwargs, op):
+    """Expand (x, shape): sizes (no -1) that x's shape broadcasts to."""
+    got = _one(args, 2)
+    sizes = args[1] if got is not None and isinstance(args[1], tuple) else None
+    if sizes is None or any(type(s) is not int or s < 0 for s in sizes) or _broadcast(got[1], sizes) != sizes:
+        return None  # the reference raises PyTorch's error
+    return [got[0], tuple(sizes)], tuple(sizes), got[2], {}
+
+
+def _gathered(args, kwargs, op):
+    """Gather (x, dim, index): an int64 index of x's rank whose sizes equal x's except along dim, each in
+    [0, x.shape[dim]); smaller index sizes (PyTorch allows them) and bad indices stay the reference's."""
+    got = _one(args, 3)
+    idx = getattr(args[2], "_data", None) if got is not None else None
+    d = _dims((args[1],), got[0].ndim) if type(idx) is np.ndarray and idx.dtype == np.int64 else None
+    k = d[0] if d is not None and idx.ndim == got[0].ndim else None
+    if k is None or idx.shape[:k] + idx.shape[k + 1:] != got[1][:k] + got[1][k + 1:] or \
+            idx.size and (idx.min() < 0 or idx.max() >= got[1][k]):
         return None
-    got = _operands(args[:1], ())
-    if got is None or len(args[1]) < got[0][0].ndim:
+    return [got[0], args[1], idx], idx.shape, got[2], {}
+
+
+def _reshaped(args, kwargs, op):
+    """View (x, shape) with one -1 at most, and squeeze(x, dim) / unsqueeze(x, dim) of one int dim, as views of a
+    row-major x to a shape: forward takes (x, the new shape). A strided x stays the reference's."""
+    got = _one(args, 2)
+    if got is None or not got[0].flags.c_contiguous:
         return None
-    (data,), (shape,), dtype = got
-    try:
-        if np.broadcast_shapes(shape, args[1]) != args[1]:
+    (data, shape, dtype), arg = got, args[1]
+    if op == "View":
+        known = math.prod(s for s in arg if s != -1) if isinstance(arg, tuple) and all(
+            type(s) is int and s >= -1 for s in arg) and arg.count(-1) <= (1 if data.size else 0) else 0
+        new = tuple(data.size // known if s == -1 else s for s in arg) if known else None
+        if new is None or math.prod(new) != data.size:
             return None
-    except ValueError:
-        return None  # the reference raises PyTorch's error
-    return [data, tuple(args[1])], tuple(args[1]), dtype
+    else:
+        d = _dims((arg,), len(shape) + (op == "Unsqueeze")) if type(arg) is int and shape else None
+        if d is None:
+            return None
+        new = shape[:d[0]] + (1,) + shape[d[0]:] if op == "Unsqueeze" else \
+            shape[:d[0]] + shape[d[0] + 1:] if shape[d[0]] == 1 else shape
+    return [data, new], new, dtype, {}
 
 
-def _gathered(args):
-    """Gather (x, dim, index): x's array, an int dim in range and an int64 index array of x's rank whose sizes
-    equal x's except along dim, every index in [0, x.shape[dim]); the result has the index's shape. Smaller
-    index sizes (PyTorch allows them) and bad indices stay the reference's."""
-    if len(args) != 3 or type(args[1]) is not int or not isinstance(args[2], TensorBase):
-        return None
-    got = _operands(args[:1], ())
-    idx = args[2]._data
-    if got is None or type(idx) is not np.ndarray or idx.dtype != np.int64:
-        return None
-    (data,), (shape,), dtype = got
-    n = data.ndim
-    if n == 0 or idx.ndim != n or not -n <= args[1] < n:
-        return None
-    d = args[1] % n
-    if idx.shape[:d] + idx.shape[d + 1:] != shape[:d] + shape[d + 1:]:
-        return None
-    if idx.size and (idx.min() < 0 or idx.max() >= shape[d]):
-        return None  # the reference raises PyTorch's error
-    return [data, args[1], idx], idx.shape, dtype
-
-
-# chapter 02b's ops: how a call's arguments reach the learner's forward (None: the reference computes it)
-KEYWORDS = {"Cat": _joined}  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
-SHAPED = {**KEYWORDS, "Softmax": _along, "LogSoftmax": _along, "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup,
-          "MaskedFill": _masked, "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered}
-# view ops: their result must share x's memory (the engine makes it a view of x: one version counter, `_base`)
-VIEWS = ("Transpose", "Expand")
-
-# the reference op's name -> which arguments may be Python numbers (element-wise ops), "matmul", "reduce"
-# or "shaped" (chapter 02b: SHAPED reads the arguments)
-OPS = {"Add": (0, 1), "Sub": (0, 1), "Mul": (0, 1), "Div": (0, 1), "Pow": (1,),
-       "Neg": (), "Exp": (), "Log": (), "Tanh": (), "Relu": (), "Sigmoid": (), "Matmul": "matmul",
-       "Sum": "reduce", "Mean": "reduce", **{name: "shaped" for name in SHAPED}}
+# the reference op's name -> how a call of it reaches the learner's forward (None: the reference computes it)
+READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _elementwise("tn"),
+           **{name: _elementwise("t") for name in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")},
+           "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
+           "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,
+           "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped}
+KEYWORDS = ("Cat",)  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
+VIEWS = ("Transpose", "Expand", "View")  # their result shares x's memory: the framework makes it a view of x
+ARITY = {"Sum": 3, "Mean": 3}  # forward's arguments where the framework's op may be called with fewer
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -293,16 +256,17 @@ def reference_op(ctx, *args, **kwargs):
     return NotImplemented
 
 
-for _name in OPS:
+for _name in READERS:
     seams.offer(_name, reference_op)
 
 
 def _tensor_of(saved, args, arrays):
     """The tensor argument whose array forward saved (`saved` itself when it is none of them: a number);
     `arrays` are what forward received, in the order of `args` (a matrix product's row-contiguous copies)."""
-    for t, x in zip(args, arrays):
-        if x is saved:
-            return t
+    if isinstance(saved, np.ndarray):
+        for t, x in zip(args, arrays):
+            if x is saved:
+                return t
     return saved
 
 
@@ -321,18 +285,6 @@ def _forward_problem(name, result, arrays, shape, dtype):
     return None
 
 
-def _keep_saved(ctx, args, arrays):
-    """The arrays forward saved are its inputs: backward reads their tensors (and their versions)."""
-    saved = tuple(_tensor_of(s, args, arrays) for s in ctx.__dict__["_saved"])
-    ctx._saved = saved
-    ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
-
-
-def _stale_view(args):
-    """Whether a tensor argument is a view whose base was modified in place since it was made."""
-    return any(isinstance(a, TensorBase) and a._base is not None and a._view_version != a._version[0] for a in args)
-
-
 class OpFailed:
     """What the learner's `Function.apply` hands back when the learner's op's forward (not their engine) failed."""
 
@@ -342,22 +294,18 @@ class OpFailed:
 
 def _fits(shape, grad_shape):
     """Whether a gradient of `grad_shape` sums back to an input of `shape` (equal, or broadcast from it)."""
-    if len(grad_shape) < len(shape):
-        return False
     tail = grad_shape[len(grad_shape) - len(shape):]
-    return all(s == g or s == 1 for s, g in zip(shape, tail))
+    return len(grad_shape) >= len(shape) and all(s == g or s == 1 for s, g in zip(shape, tail))
 
 
 def runner(learner_class, name: str | None = None):
     """The callable build mode installs under the op's name: runs `learner_class`'s forward on the calls it
     covers (NotImplemented for the others) and keeps its backward on the node."""
     name = name or learner_class.__name__
-    numbers = OPS[name]
-    forward, backward = learner_class.forward, learner_class.backward
-    arity = 3 if numbers == "reduce" else None
-    number_exponent = name == "Pow"  # the exercise's Pow: a tensor to a Python number's power
+    read, forward, backward = READERS[name], learner_class.forward, learner_class.backward
 
     def rule(ctx, *grad_outputs):
+        """The learner's backward on node `ctx`: one tensor gradient per input that needs one."""
         try:
             grads = backward(ctx, *grad_outputs)
         except Exception as error:
@@ -371,126 +319,91 @@ def runner(learner_class, name: str | None = None):
                 error._tc_component_named = True
             raise
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-        n = len(ctx.input_metadata)
-        inputs = arity if arity is not None else n  # a reduction's forward takes (x, dim, keepdim)
-        if len(grads) == 1 and numbers in ((), "reduce", "shaped"):  # one differentiable input: its gradient alone
-            grads = grads + (None,) * (n - 1)
-        elif len(grads) == inputs or (numbers == "shaped" and 1 <= len(grads) <= n):
-            grads = grads + (None,) * (n - len(grads))
-        else:
+        needs, inputs = ctx.needs_input_grad, max(len(ctx.input_metadata), ARITY.get(name, 0))
+        if len(grads) > inputs or any(needs[len(grads):]):
             raise RuntimeError(f"your {name}.backward returned {len(grads)} gradient(s), but {name} has {inputs} "
                                f"input(s): return one per input of forward (None for one that needs none)")
-        shapes = {i: meta[0] for i, meta in enumerate(ctx.input_metadata) if meta is not None}
         out = []
-        for i, (g, need) in enumerate(zip(grads, ctx.needs_input_grad)):
-            if not need:
-                out.append(None)
-                continue
-            if not isinstance(g, TensorBase):
+        for i, (g, need, meta) in enumerate(zip(grads + (None,) * len(needs), needs, ctx.input_metadata)):
+            if need and not isinstance(g, TensorBase):
                 raise TypeError(f"your {name}.backward returned {type(g).__name__} as the gradient of input {i}, "
                                 "expected a Tensor (compute it with tensor operations on grad and the saved tensors)")
-            if not _fits(shapes[i], tuple(g._data.shape)):
+            if need and not _fits(meta[0], g._data.shape):
                 raise RuntimeError(f"your {name}.backward returned a gradient of shape {tuple(g._data.shape)} for "
-                                   f"input {i} of shape {tuple(shapes[i])}: a gradient has its input's shape (or "
+                                   f"input {i} of shape {tuple(meta[0])}: a gradient has its input's shape (or "
                                    "the output's, which the engine sums back to the input's)")
-            out.append(g)
+            out.append(g if need else None)
         return tuple(out)
 
-    through = {}  # what is installed -> the callable a node runs its backward with
-    routed = {}  # the reference op -> the op class the learner's Function.apply records
+    through = {}  # what is installed -> (the callable a node runs its backward with, a class whose backward it is)
 
-    def checked_forward(ctx, *arrays):
-        if checked_forward.contiguous:  # the operands the reference's preparation made contiguous (matmul)
-            arrays = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in arrays)
-        checked_forward.received = arrays
+    def computed(ctx, *arrays):
+        """The learner's forward on node `ctx` for the call being run (`computed.call`): its result checked,
+        what it saved kept as the tensors passed, its backward kept on the node."""
+        args, shape, dtype, options = computed.call
+        if any(isinstance(t, TensorBase) and x is not t._data for t, x in zip(args, computed.given)):
+            arrays = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in arrays)  # (matmul)
+        kept = ctx.__dict__
+        kept.pop("_saved", None), kept.pop("_saved_versions", None)  # the reference op saved its inputs: not here
         try:
-            result = forward(ctx, *arrays, **checked_forward.options)
-            problem = _forward_problem(name, result, arrays, *checked_forward.expect)
+            result = forward(ctx, *arrays, **options)
+            problem = _forward_problem(name, result, arrays, shape, dtype)
             if problem is not None:
                 raise problem
-        except Exception as error:  # the learner's op failed, not their engine that called it
+        except Exception as error:  # the learner's op failed (not the learner's engine that called it)
             error._tc_op_forward = True
             raise
-        return np.asarray(result)
-
-    def backward_of():
-        """(the learner's backward as the node runs it, a class whose `backward` is that), through what is
-        installed (build mode times it and names its errors)."""
+        if "_saved" in kept:  # the arrays forward saved are its inputs: backward reads their tensors and versions
+            ctx._saved = saved = tuple(_tensor_of(s, args, arrays) for s in kept["_saved"])
+            ctx._saved_versions = [t._version[0] if isinstance(t, TensorBase) else None for t in saved]
         installed = seams.ACTIVE.get(name)
         pair = through.get(installed)
-        if pair is None:
-            wrapped = getattr(installed, "__wrapped__", installed)
-            step = functools.partial(installed, _BACKWARD) if wrapped is run else rule
+        if pair is None:  # through build mode's guard (it times the backward and names its errors) when installed
+            step = functools.partial(installed, _BACKWARD) if getattr(installed, "__wrapped__", None) is run else rule
             pair = through[installed] = (step, type(name, (), {"backward": staticmethod(step)}))
-        return pair
-
-    def recorded_by_learner(op, args, arrays, shape, dtype, options):
-        """The call recorded by the learner's Function.apply (NotImplemented: the reference records it)."""
-        if _anomaly.enabled or _stale_view(args):
-            return NotImplemented
-        cls = routed.get(op)
-        if cls is None:
-            cls = routed[op] = type(name, (learner_class,), {"node_name": op._Node.__name__,
-                                                             "forward": staticmethod(checked_forward)})
-        checked_forward.expect, checked_forward.options = (shape, dtype), options
-        checked_forward.contiguous = any(isinstance(t, TensorBase) and x is not t._data for t, x in zip(args, arrays))
-        args = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim, keepdim)
-        result = seams.learner("Function.apply")(cls, *args)
-        if isinstance(result, OpFailed):
-            raise result.error
-        if result is NotImplemented:
-            return NotImplemented
-        node = result.grad_fn
-        if node is not None:  # recorded: the framework numbers the node; backward runs the learner's
-            node._seq = next(_sequence)
-            node.modules = module_stack.modules
-            if "_saved" in node.__dict__:  # the arrays forward received, in the order of the tensors passed
-                _keep_saved(node, args, checked_forward.received)
-            if node.save_output:
-                node._out_alias = alias = _wrap(result._data)
-                alias._version = result._version
-                node._out_version = result._version[0]
-            node._learner_backward, node._forward_cls = backward_of()
+        ctx._learner_backward, ctx._forward_cls = pair
         seams.count_call(name)
-        return result
+        return np.asarray(result)  # a reduction to 0-d gives a NumPy scalar
+
+    routed = {}  # the reference op -> the op class the learner's Function.apply records, whose forward is `computed`
 
     def run(ctx, *args, **kwargs):
         if ctx is _BACKWARD:  # a node this op computed runs its backward (through the installed wrapper)
             return rule(*args)
-        if name in KEYWORDS:
-            got = KEYWORDS[name](args, kwargs)
-        elif kwargs and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
+        if kwargs and name not in KEYWORDS and any(k != "alpha" or v != 1 for k, v in kwargs.items()):
             return NotImplemented  # alpha=..., out=...: the reference's
-        elif numbers == "matmul":
-            got = _matmul(args)
-        elif numbers == "reduce":
-            got = _reduction(args)
-        elif numbers == "shaped":
-            got = SHAPED[name](args)
-        elif len(args) != (1 if not numbers else 2) or (number_exponent and type(args[1]) not in _NUMBERS):
+        by_learner = isinstance(ctx, type)  # the reference op: the learner's Function.apply records the call
+        op = ctx if by_learner else ctx._fn
+        got = read(args, kwargs, op.__name__)
+        if got is None or by_learner and (_anomaly.enabled or any(
+                isinstance(a, TensorBase) and a._base is not None and a._view_version != a._version[0] for a in args)):
             return NotImplemented
-        else:
-            got = _elementwise(args, numbers)
-        if got is None:
+        arrays, *call = got
+        computed.call, computed.given = (args, *call), arrays
+        if not by_learner:  # Op._apply made (and, when needed, recorded) the node
+            return computed(ctx, *arrays)
+        cls = routed.get(op)
+        if cls is None:
+            cls = routed[op] = type(name, (learner_class,), {"node_name": op._Node.__name__,
+                                                             "forward": staticmethod(computed)})
+        tensors = tuple(_tensor_of(x, args, arrays) for x in arrays)  # as forward takes them (a reduction's dim)
+        result = seams.learner("Function.apply")(cls, *tensors)
+        if type(result) is OpFailed:
+            raise result.error
+        if result is NotImplemented:
             return NotImplemented
-        arrays, shape, dtype, *options = got  # options: the keywords forward takes (Cat's dim)
-        if isinstance(ctx, type):  # the reference op: the learner's Function.apply records the call
-            if name in VIEWS:  # a view's recording stays the framework's (it shares x's version counter and base)
-                return NotImplemented
-            return recorded_by_learner(ctx, args, arrays, shape, dtype, options[0] if options else {})
-        recorded = bool(ctx.needs_input_grad)
-        kept = ctx.__dict__
-        if recorded and "_saved" in kept:  # the reference op saves its inputs; the learner's saves its own
-            del kept["_saved"], kept["_saved_versions"]
-        result = forward(ctx, *arrays, **options[0]) if options else forward(ctx, *arrays)
-        if recorded and "_saved" in kept:
-            _keep_saved(ctx, args, arrays)
-        problem = _forward_problem(name, result, arrays, shape, dtype)
-        if problem is not None:
-            raise problem
-        if recorded:  # a node's backward runs the learner's
-            ctx._learner_backward, ctx._forward_cls = backward_of()
-        seams.count_call(name)
+        if op.view:  # the result shares x's memory: one version counter, `_base`
+            src = args[0]
+            result._version, result._view_version = src._version, src._version[0]
+            result._base = src if src._base is None else src._base
+        node = result.grad_fn
+        if node is not None:  # recorded: the framework numbers the node
+            node._seq = next(_sequence)
+            node.modules = module_stack.modules
+            if node.save_output:
+                node._out_alias = alias = _wrap(result._data)
+                alias._version = result._version
+                node._out_version = result._version[0]
         return result
 
     run.learner_class = learner_class

@@ -191,6 +191,7 @@ class Squeeze(Op):
 
     node_name = "SqueezeBackward1"
     view = True
+    component = "View"  # build mode: a learner's View computes squeeze(dim) as a view to a shape
 
     @staticmethod
     def forward(ctx, x, dim=None):
@@ -216,6 +217,7 @@ _SQUEEZE_NODES = {True: type("SqueezeBackward0", (Squeeze._Node,), {}),
 class Unsqueeze(Op):
     node_name = "UnsqueezeBackward0"
     view = True
+    component = "View"  # build mode: a learner's View computes unsqueeze(dim) as a view to a shape
 
     @staticmethod
     def forward(ctx, x, dim):

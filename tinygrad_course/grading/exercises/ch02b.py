@@ -1,5 +1,5 @@
 """Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat, the
-views Transpose/Expand and Gather.
+views Transpose/Expand, Gather and the View to another shape.
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
@@ -439,3 +439,55 @@ def gather_check(t, Gather):
             "log_softmax(scores).gather(1, labels[:, None]), each row's log-probability of its label")
     _second_derivatives(t, "Gather", {"Gather": Gather}, lambda a: a.gather(0, tc.tensor([[1, 0, 1]])) ** 3,
                         (rng.standard_normal((2, 3)),), rng)
+
+
+@exercise("02b.7", title="a view to another shape: View (view, reshape, squeeze, unsqueeze)", points=2)
+def view_check(t, View):
+    rng = np.random.default_rng(27)
+    x = rng.standard_normal((2, 3, 4))
+    what = "View.forward(ctx, x, (6, 4)) with x of shape (2, 3, 4)"
+    got = View.forward(_Ctx(), x, (6, 4))
+    t.true(np.shape(got) == (6, 4), f"{what} to have shape (6, 4) (got {np.shape(got)})",
+           hint="x.reshape(shape) reads the same elements in their row-major order", given={"x": x})
+    t.close(got, x.reshape(6, 4), what, given={"x": x}, mistakes=[
+        mistakes.custom(_is(x.reshape(6, 4, order="F")), "this fills the new shape column by column (Fortran "
+                        "order); a view of a row-major tensor keeps the elements' row-major order",
+                        "x.reshape(shape), with NumPy's default order")])
+    _view_of(t, "View", got, x, what, "x.reshape(shape) of a row-major array is a view (np.array(x), x.copy() and "
+             "x.flatten() copy)")
+    ctx = _Ctx()
+    View.forward(ctx, x, (6, 4))
+    g = rng.standard_normal((6, 4))
+    back = View.backward(ctx, tc.tensor(g))
+    back = back[0] if isinstance(back, (tuple, list)) else back
+    shape = tuple(back.shape) if isinstance(back, tc.Tensor) else np.shape(back)
+    t.true(shape == (2, 3, 4), f"View.backward(ctx, grad) with grad of shape (6, 4) to have x's shape (2, 3, 4) "
+           f"(got {shape})", why="it kept the output's shape: forward must keep x's shape, not the new one"
+           if shape == (6, 4) else "each element of the output is one element of x, so the gradient has x's shape",
+           hint="keep x.shape in forward (ctx.shape = x.shape) and reshape grad to it", given={"grad": g})
+    t.close(back, g.reshape(2, 3, 4), "View.backward(ctx, grad) with grad of shape (6, 4)", given={"grad": g})
+    g = rng.standard_normal((4, 6))
+    with _installed({"View": View}):
+        gx, = _backward(t, "View", lambda v: v.view(4, -1), (x,), g)
+        t.close(gx, g.reshape(2, 3, 4), "the gradient of x after x.view(4, -1).backward(grad)", given={"grad": g})
+        weight = rng.standard_normal((4, 6))
+        v = tc.tensor(x, requires_grad=True)
+        (v.view(4, -1) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "View", lambda a: a.view(4, -1), (x,), weight, [v.grad])
+        # used for real: squeeze and unsqueeze are views to a shape (a loss squeezes its picked column)
+        a = tc.tensor(rng.standard_normal((3, 1)), dtype=tc.float32, requires_grad=True)
+        squeezed, unsqueezed = a.squeeze(1), a.unsqueeze(0)
+        for out, call in ((squeezed, "a.squeeze(1)"), (unsqueezed, "a.unsqueeze(0)")):
+            if out.grad_fn is None or out.grad_fn._learner_backward is None:
+                t.fail("View", f"your View did not compute {call} of a float tensor: the framework's ran instead")
+        (squeezed * tc.tensor([1.0, 2.0, 3.0])).sum().backward()
+        b = tc.tensor(rng.standard_normal((2, 3)))
+        flat = b.view(-1)
+        b.mul_(2.0)
+    t.equal(tuple(unsqueezed.shape), (1, 3, 1), "the shape of a.unsqueeze(0) for a of shape (3, 1)")
+    t.equal(squeezed.dtype, tc.float32, "the dtype of a.squeeze(1) for a float32 a",
+            hint="a view keeps x's dtype: reshape the array itself")
+    t.close(a.grad, [[1.0], [2.0], [3.0]], "a.grad after (a.squeeze(1) * [1, 2, 3]).sum().backward()")
+    t.true(np.allclose(flat.numpy(), b.numpy().reshape(-1)), "b.view(-1) to show b.mul_(2.0) (a view sees its base "
+           "change in place)", why="the view kept b's old numbers", hint="return x.reshape(shape) itself, not a copy")
+    _second_derivatives(t, "View", {"View": View}, lambda a: a.view(6, 4) ** 3, (x,), rng)
