@@ -274,3 +274,15 @@ def test_a_lab_step_on_the_solutions_components_records_nothing_in_the_reference
     finally:
         seams.uninstall()
     assert loss.grad_fn.name() == "MeanBackward0" and all(p.grad is not None for p in model.parameters())
+
+
+def test_sqrt_is_the_learners_pow_to_one_half_under_pytorchs_node_name(installed, monkeypatch):
+    monkeypatch.setattr(engine, "_record", lambda *args: pytest.fail("the reference engine recorded a node"))
+    x = tc.tensor([0.25, 4.0, 9.0], requires_grad=True)
+    y = x.sqrt()
+    assert y.grad_fn.name() == "SqrtBackward0" and seams.calls()["Pow"] == 1
+    y.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), [0.5, 2.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), 0.5 / np.sqrt([0.25, 4.0, 9.0]), rtol=1e-6)
+    calls = seams.calls()["Pow"]
+    assert tc.tensor([4], dtype=tc.int64).sqrt().item() == 2.0 and seams.calls()["Pow"] == calls  # int: the reference

@@ -84,6 +84,11 @@ def _elementwise(kinds):
     return read
 
 
+def _power(args, kwargs, op):
+    """Pow (x, exponent) with a number exponent, and Sqrt (x) as Pow (x, 0.5): PyTorch's sqrt is x ** 0.5."""
+    return _elementwise("tn")((*args, 0.5) if op == "Sqrt" else args, kwargs, op)
+
+
 def _matmul(args, kwargs, op):
     """Matmul (a, b) of at least 2 dims each; a batch's operands row-contiguous (NumPy's BLAS path)."""
     got = _floats(args) if len(args) == 2 else None
@@ -237,7 +242,7 @@ def _reshaped(args, kwargs, op):
 
 
 # the reference op's name -> how a call of it reaches the learner's forward (None: the reference computes it)
-READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _elementwise("tn"),
+READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _power,
            **{name: _elementwise("t") for name in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")},
            "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
            "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,

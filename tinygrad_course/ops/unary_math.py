@@ -178,6 +178,7 @@ class Reciprocal(Op):
 class Sqrt(Op):
     node_name = "SqrtBackward0"
     save_output = True
+    component = "Pow"  # build mode: a learner's Pow computes sqrt(x) as x ** 0.5
 
     @staticmethod
     def forward(ctx, x):
