@@ -176,9 +176,7 @@ class _Block:
         np.take(words.view(_V8).reshape(-1), self.split, out=self.k.view(_V8).reshape(-1), mode="clip")
         np.bitwise_and(self.k, _MASK24, out=self.k)
         r = self._radius(self.k[0].reshape(-1))
-        s, c = self._sincos(self.k[1].reshape(-1))
-        np.multiply(r, c, out=self.o[0].reshape(-1))
-        np.multiply(r, s, out=self.o[1].reshape(-1))
+        np.multiply(r, self._sincos(self.k[1].reshape(-1)), out=self.o.reshape(2, -1))
         np.take(self.o.view(_V8).reshape(-1), self.join, out=out.view(_V8).reshape(-1), mode="clip")
 
     def _radius(self, k):
@@ -229,7 +227,7 @@ class _Block:
         return np.sqrt(y32, out=y32)
 
     def _sincos(self, k):
-        """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: (sin, cos) in float32."""
+        """sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: float32 cos (row 0) and sin (row 1)."""
         th, _, x32, a32, yj, z32 = self.f  # f[1] holds the radius
         x, t, z = self.d
         j, mask, sign = self.i
@@ -293,7 +291,7 @@ class _Block:
         np.add(octant, np.uint32(1 << 30), out=su)
         np.bitwise_and(su, _INT_MIN, out=su)
         np.bitwise_xor(yc, sign, out=yc)
-        return ys32, yc32
+        return poly32
 
 
 def standard_normals_f32(draw, out):

@@ -77,7 +77,7 @@ def _kernel(k):
     block = rm._Block(len(k) // 8)
     block._use(len(k) // 8)
     radius = block._radius(k.copy()).copy()
-    s, c = (a.copy() for a in block._sincos(k.copy()))
+    c, s = block._sincos(k.copy()).copy()
     return radius, s, c
 
 
