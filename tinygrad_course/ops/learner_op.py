@@ -313,7 +313,7 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
-    if name in VIEWS and arrays[0].size and not np.may_share_memory(result, arrays[0]):
+    if name in VIEWS and result.size and not np.may_share_memory(result, arrays[0]):
         return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
                             "numbers move), so that a change of x in place shows in its result as in PyTorch")
     if name in COPIES and (np.may_share_memory(result, arrays[0]) or not result.flags.c_contiguous):
