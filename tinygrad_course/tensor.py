@@ -660,7 +660,8 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
         else:
             sizes = list(split_size_or_sections)
-        if "Narrow" in seams.ACTIVE and sum(sizes) == size:  # build mode: the learner's Narrow slices each piece
+        if "Narrow" in seams.ACTIVE and sum(sizes) == size and min(sizes, default=0) >= 0:  # build mode: the learner's
+            # Narrow slices each piece (PyTorch's errors of bad sizes stay Split's)
             d, starts = normalize_dim(dim, self.ndim), itertools.accumulate(sizes, initial=0)
             return tuple(IX.Narrow.apply(self, d, start, s) for start, s in zip(starts, sizes))
         return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
