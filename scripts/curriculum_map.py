@@ -55,7 +55,9 @@ TOPICS = {
             ("cat-join", "cat along a dim, and a backward that splits the gradient back into the inputs' slices"),
             ("view-ops", "transpose and expand as views of their input's storage, and backwards that follow their geometry"),
             ("gather-pick", "gather along a dim: a pick forward, a scatter-add backward for repeated positions"),
-            ("view-shape", "view, reshape, squeeze and unsqueeze as one view to a shape, and a backward that reshapes back")],
+            ("view-shape", "view, reshape, squeeze and unsqueeze as one view to a shape, and a backward that reshapes back"),
+            ("copy-slice", "clone/contiguous as a row-major copy and narrow/split as slices: a backward that passes "
+                           "the gradient on, and one that writes it into zeros")],
     "03": [("parameters-buffers", "nn.Parameter vs a plain tensor; buffers"),
            ("module-anatomy", "nn.Module anatomy: __init__, forward, call the module"),
            ("linear-layer", "Linear from scratch: weight (out, in), x @ W.T + b"),

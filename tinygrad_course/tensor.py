@@ -11,11 +11,13 @@ in `Tensor.__mro__` wins: this body, then `TensorBase`, then the families in the
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
 
 from . import dtypes as _dt
+from . import seams
 from .autograd.engine import backward as _backward
 from .autograd.hooks import OutputHooks, add_hook
 from .factories import empty, tensor
@@ -535,6 +537,12 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
         shape = shape_from_args(shape)
         if self._data.flags.c_contiguous:
             return V.View.apply(self, shape)
+        if type(self._data) is np.ndarray:  # asked before recording: a view, or a copy and a view of the copy
+            try:
+                self._data.reshape(V.infer_shape(shape, self._data.size), copy=False)
+            except ValueError:
+                return V.UnsafeView.apply(self.contiguous(), shape)  # CloneBackward0 -> UnsafeViewBackward0
+            return V.ReshapeAlias.apply(self, shape)
         try:
             return V.ReshapeAlias.apply(self, shape)  # the strides may still allow a view
         except RuntimeError:
@@ -652,6 +660,10 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
         else:
             sizes = list(split_size_or_sections)
+        if "Narrow" in seams.ACTIVE and sum(sizes) == size and min(sizes, default=0) >= 0:  # build mode: the learner's
+            # Narrow slices each piece (PyTorch's errors of bad sizes stay Split's)
+            d, starts = normalize_dim(dim, self.ndim), itertools.accumulate(sizes, initial=0)
+            return tuple(IX.Narrow.apply(self, d, start, s) for start, s in zip(starts, sizes))
         return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
 
     def chunk(self, chunks, dim=0):

@@ -286,3 +286,46 @@ def test_sqrt_is_the_learners_pow_to_one_half_under_pytorchs_node_name(installed
     np.testing.assert_allclose(x.grad.numpy(), 0.5 / np.sqrt([0.25, 4.0, 9.0]), rtol=1e-6)
     calls = seams.calls()["Pow"]
     assert tc.tensor([4], dtype=tc.int64).sqrt().item() == 2.0 and seams.calls()["Pow"] == calls  # int: the reference
+
+
+def test_a_gpt_step_on_the_solutions_components_records_nothing_in_the_reference_engine(tmp_path, monkeypatch):
+    """A step of chapter 10's GPT (a small config) on the released solutions' pieces and earlier components, as
+    the GPT milestone installs them: split's pieces (the learner's Narrow), q.view of a strided slice (View),
+    reshape of the transposed heads (Clone, then View) and the rest are recorded by the learner's Function.apply."""
+    from tinygrad_course.build import gpt_milestone as gm
+    from tinygrad_course.build.notebooks import extract
+    from tinygrad_course.build.package import load
+    from tinygrad_course.optim import AdamW
+
+    extract(build_helpers.ROOT / "solutions", tmp_path / "mytorch")
+    pieces_dir = tmp_path / "ch10"
+    pieces_dir.mkdir()
+    assert gm._write_pieces(build_helpers.ROOT / "solutions", pieces_dir) == []
+    seams.uninstall()
+    session.install([item for item in load(tmp_path / "mytorch") if item.component.name in gm.EARLIER])
+    names = set()
+    try:
+        pieces = dict(gm.REFERENCE)
+        for name, _, defines in gm.PIECES:
+            pieces[name] = getattr(gm._import_file(pieces_dir / f"{name}.py", f"_test_ch10_{name}"), defines)
+        gm._wire(pieces)
+        tc.manual_seed(0)
+        model = pieces["GPT"](11, block_size=8, n_embd=8, n_head=2, n_layer=1)
+        optimizer = AdamW(pieces["param_groups"](model, 0.1), lr=1e-3)
+        monkeypatch.setattr(engine, "_record", lambda *args: pytest.fail(f"the reference recorded {args[0].name()}"))
+        idx = tc.tensor(np.arange(16).reshape(2, 8) % 11)
+        _, loss = model(idx, tc.tensor((np.arange(16).reshape(2, 8) + 1) % 11))
+        stack, seen = [loss.grad_fn], set()
+        while stack:
+            node = stack.pop()
+            if node is not None and id(node) not in seen:
+                seen.add(id(node))
+                names.add(node.name())
+                stack.extend(f for f, _ in node.next_functions)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    finally:
+        seams.uninstall()
+    assert {"SliceBackward0", "ViewBackward0", "CloneBackward0", "UnsafeViewBackward0"} <= names
+    assert all(p.grad is not None for p in model.parameters())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import tinygrad_course as tc
 from tinygrad_course import build, seams
@@ -42,10 +43,10 @@ def _reference_after():
     seams.reset_calls()
 
 
-def test_the_eleven_ops_are_components_of_chapter_02b_with_a_probe_each():
+def test_the_thirteen_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
                                                                      "Embedding", "MaskedFill", "Cat", "Transpose",
-                                                                     "Expand", "Gather", "View"]
+                                                                     "Expand", "Gather", "View", "Clone", "Narrow"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -220,14 +221,60 @@ def test_a_learner_view_computes_view_reshape_squeeze_and_unsqueeze_of_row_major
     assert outs[0]._base is x and outs[3]._version is x._version
     sum(o.sum() * (k + 1) for k, o in enumerate(outs)).backward()
     assert np.allclose(x.grad.numpy(), 1 + 2 + 3 + 4)
-    # not covered: a strided x, a squeeze of every size-1 dim or of a list, a shape that does not fit
+    # a strided x whose strides allow the view (attention's q.view of a split's slice); reshape's view of a copy
     seams.reset_calls()
-    x.detach().T.reshape(-1)
+    wide = tc.randn(2, 3, 8, requires_grad=True)
+    heads = wide[:, :, 4:].view(2, 3, 2, 2)
+    flat = wide.mT.reshape(-1)  # no view reads wide.mT in this order: the reference's copy, then the learner's view
+    assert heads.grad_fn.name() == "ViewBackward0" and heads._base is wide and heads.grad_fn._learner_backward
+    assert flat.grad_fn.name() == "UnsafeViewBackward0" and flat.grad_fn._learner_backward is not None
+    assert flat.grad_fn.next_functions[0][0].name() == "CloneBackward0" and seams.calls() == {"View": 2}
+    (heads.sum() + (flat * tc.arange(48.0)).sum()).backward()
+    want = np.arange(48.0).reshape(2, 8, 3).transpose(0, 2, 1).copy()
+    want[:, :, 4:] += 1
+    assert np.allclose(wide.grad.numpy(), want)
+    # not covered: a view the strides do not allow, a squeeze of every size-1 dim or of a list, a shape that does
+    # not fit (the reference raises PyTorch's errors)
+    seams.reset_calls()
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        x.detach().T.view(-1)
     x.detach().unsqueeze(0).squeeze()
     x.detach().unsqueeze(0).squeeze((0,))
     with pytest.raises(RuntimeError, match="is invalid for input of size 24"):
         x.view(5, 5)
     assert seams.calls() == {"View": 2}  # the two unsqueeze(0) only
+
+
+def test_a_learner_clone_and_narrow_compute_contiguous_clone_narrow_split_and_chunk():
+    ns = _namespace("ex02b_7")
+    for name in ("View", "Clone", "Narrow"):
+        seams.install(name, runner(ns[name], name))
+    seams.reset_calls()
+    x = tc.randn(3, 6, dtype=tc.float64, requires_grad=True)
+    a, b = x.split([2, 4], dim=1)
+    c = x.chunk(3, 0)[2]
+    copy, cont, same = b.clone(), b.t().contiguous(), a.contiguous().contiguous()
+    named = [t.grad_fn.name() for t in (a, b, c, copy, cont, x.narrow(-1, 1, 2))]
+    assert named == ["SliceBackward0"] * 3 + ["CloneBackward0"] * 2 + ["SliceBackward0"]
+    assert a._base is x and cont.is_contiguous() and not np.may_share_memory(cont.detach().numpy(), x.detach().numpy())
+    assert seams.calls() == {"Narrow": 6, "Clone": 3}
+    loss = (a * 2).sum() + (copy * cont.t()).sum() + (c ** 2).sum() + same.sum()
+    gx, = tc.autograd.grad(loss, x, create_graph=True)
+    t = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ta, tb = t.split([2, 4], dim=1)
+    want = (ta * 2).sum() + (tb.clone() * tb.t().contiguous().t()).sum() + (t.chunk(3, 0)[2] ** 2).sum() + ta.sum()
+    tgx, = torch.autograd.grad(want, t, create_graph=True)
+    assert np.allclose(gx.detach().numpy(), tgx.detach().numpy())
+    second, = tc.autograd.grad(gx.sum(), x)
+    assert np.allclose(second.numpy(), torch.autograd.grad(tgx.sum(), t)[0].numpy())
+    # not covered: a negative start (the reference's); a wrong Clone is named
+    seams.reset_calls()
+    x.detach().narrow(1, -2, 2)
+    assert seams.calls() == {}
+    ns = _namespace("ex02b_7", "return x.copy()", "return x")
+    seams.install("Clone", runner(ns["Clone"], "Clone"))
+    with pytest.raises(RuntimeError, match="your Clone.forward returned a view of x"):
+        x.clone()
 
 
 def test_a_learner_view_that_copies_or_keeps_the_new_shape_is_named():

@@ -45,7 +45,7 @@ def test_the_gpt_share_counts_the_chapter_10_cells_and_every_earlier_component_a
     assert f"{len(EARLIER)} of {len(EARLIER)} components are the learner's" in run.stdout
     assert "(measured over 2 of the milestone's 2000 training steps)" in run.stdout
     lines = dict(line.split(":", 1) for line in run.stdout.splitlines()[1:])
-    assert int(lines["lines run in the learner's package"]) > 250  # 397 with the released solutions
+    assert int(lines["lines run in the learner's package"]) > 250  # 430 with the released solutions
     stubs = subprocess.run([sys.executable, str(ROOT / "scripts" / "learner_share.py"), str(ROOT / "exercises"), "gpt",
                             "--steps", "1"], capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert stubs.returncode == 0, stubs.stderr

@@ -7,9 +7,9 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, View, erf = solution(
-    "02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand", "Gather",
-    "View", "erf")
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, View, Clone, Narrow, erf = \
+    solution("02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand",
+             "Gather", "View", "Clone", "Narrow", "erf")
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -150,6 +150,25 @@ def _view_copied(ctx, x, shape):
 ViewKeepingNewShape = op(View, forward=_view_keeping_new_shape)
 ViewCopied = op(View, forward=_view_copied)
 ViewColumnOrder = op(View, forward=lambda ctx, x, shape: (setattr(ctx, "shape", x.shape), x.reshape(shape, order="F"))[1])
+ViewContiguousFirst = op(View, forward=lambda ctx, x, shape: (setattr(ctx, "shape", x.shape),
+                                                              np.ascontiguousarray(x).reshape(shape))[1])
+CloneItself = op(Clone, forward=lambda ctx, x: x)
+CloneKeepingOrder = op(Clone, forward=lambda ctx, x: np.copy(x))  # np.copy keeps x's memory order (order="K")
+
+
+def _narrow_positive_dim_only(ctx, x, dim, start, length):
+    ctx.dim, ctx.before, ctx.after = dim, start, x.shape[dim] - start - length
+    return x[(slice(None),) * dim + (slice(start, start + length),)]  # a negative dim slices dim 0
+
+
+def _narrow_grad_at_start(ctx, grad):
+    rest = grad.shape[:ctx.dim] + (ctx.before + ctx.after,) + grad.shape[ctx.dim + 1:]
+    return tc.cat([grad, tc.zeros(rest, dtype=grad.dtype)], ctx.dim)
+
+
+NarrowPositiveDimOnly = op(Narrow, forward=_narrow_positive_dim_only)
+NarrowGradUnpadded = op(Narrow, backward=lambda ctx, grad: grad)
+NarrowGradAtStart = op(Narrow, backward=_narrow_grad_at_start)
 
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
@@ -182,9 +201,19 @@ CATALOGUE = [
     ("02b.6", (GatherRows,), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
     ("02b.6", (GatherAlongZero,), ["this picks along dim 0"]),
     ("02b.6", (GatherAssigned,), ["a position picked twice receives only one of its gradients", "input: grad = "]),
-    ("02b.7", (ViewKeepingNewShape,), ["to have x's shape (2, 3, 4) (got (6, 4))", "it kept the output's shape"]),
-    ("02b.7", (ViewCopied,), ["to return a view of x's array", "it returned a new array"]),
-    ("02b.7", (ViewColumnOrder,), ["this fills the new shape column by column", "input: x = "]),
+    ("02b.7", (ViewKeepingNewShape, Clone, Narrow), ["to have x's shape (2, 3, 4) (got (6, 4))",
+                                                     "it kept the output's shape"]),
+    ("02b.7", (ViewCopied, Clone, Narrow), ["to return a view of x's array", "it returned a new array"]),
+    ("02b.7", (ViewColumnOrder, Clone, Narrow), ["this fills the new shape column by column", "input: x = "]),
+    ("02b.7", (ViewContiguousFirst, Clone, Narrow), ["with x = wide[:, :, 4:], a strided slice",
+                                                     "to return a view of x's array"]),
+    ("02b.7", (View, CloneItself, Narrow), ["to return a copy with its own memory", "writing into the clone"]),
+    ("02b.7", (View, CloneKeepingOrder, Narrow), ["to be row-major", "np.copy(x) keeps x's memory order"]),
+    ("02b.7", (View, Clone, NarrowPositiveDimOnly), ["Narrow.forward(ctx, x, -1, 2, 2)",
+                                                     "a negative dim counts from the end"]),
+    ("02b.7", (View, Clone, NarrowGradUnpadded), ["to have x's shape (3, 5) (got (3, 3))",
+                                                  "it kept the slice's shape"]),
+    ("02b.7", (View, Clone, NarrowGradAtStart), ["grad went to the first positions of dim 1", "input: grad = "]),
 ]
 
 
@@ -204,10 +233,10 @@ def test_the_solutions_pass():
     check("02b.4", Cat)
     check("02b.5", Transpose, Expand)
     check("02b.6", Gather)
-    check("02b.7", View)
+    check("02b.7", View, Clone, Narrow)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",), "02b.7": ("View",)}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",), "02b.7": ("View", "Clone", "Narrow")}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

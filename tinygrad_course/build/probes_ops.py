@@ -1,7 +1,8 @@
 """Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
 `nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
 softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand`, `gather`
-with repeated indices, `view`/`reshape`/`squeeze`/`unsqueeze`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
+with repeated indices, `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
+`narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,11 @@ _CALLS = {
     "Transpose": lambda x: (x.transpose(0, -1) * 2).transpose(0, 2) * x + (x[0].T @ x[1]).sum() + x.mT.sum(1)[:, :3, None],
     "Expand": lambda x: x[:, :1].expand(2, 3, 4) * x + x.sum(0, keepdim=True).expand_as(x) * x,
     "View": lambda x: x.view(6, 4).view(2, -1, 4) * x + x.reshape(-1)[:12].reshape(3, 4).unsqueeze(0) * x[:1]
-    + x.sum(1, keepdim=True).squeeze(1).unsqueeze(-2) * x,
+    + x.sum(1, keepdim=True).squeeze(1).unsqueeze(-2) * x + x[:, :, 2:].view(2, 3, 2, 1).view(2, 3, 2) ** 2 @ x[0, :2],
+    "Clone": lambda x: x.clone() * x + x.transpose(1, 2).contiguous().transpose(1, 2) ** 2
+    + x.mT.reshape(2, 12).reshape(2, 3, 4) * x,
+    "Narrow": lambda x: x.narrow(-1, 1, 2).sum(-1, keepdim=True) * x + cat(x.split([1, 3], dim=2)[::-1], dim=2) * x
+    + x.chunk(2, 1)[0].sum(1, keepdim=True) ** 2,
     "Gather": lambda x: x.gather(2, F.tensor([[[3], [0], [3]], [[1], [1], [2]]])) * x
     + x.gather(-1, F.tensor([0, 3, 3, 1]).expand(2, 3, 4)) ** 2,
 }

@@ -220,18 +220,24 @@ def _gathered(args, kwargs, op):
 
 
 def _reshaped(args, kwargs, op):
-    """View (x, shape) with one -1 at most, and squeeze(x, dim) / unsqueeze(x, dim) of one int dim, as views of a
-    row-major x to a shape: forward takes (x, the new shape). A strided x stays the reference's."""
+    """View (x, shape) with one -1 at most (and reshape's ReshapeAlias / UnsafeView), and squeeze(x, dim) /
+    unsqueeze(x, dim) of one int dim, as views of x to a shape: forward takes (x, the new shape). A strided x
+    whose strides allow no view of the new shape stays the reference's (PyTorch's error)."""
     got = _one(args, 2)
-    if got is None or not got[0].flags.c_contiguous:
+    if got is None:
         return None
     (data, shape, dtype), arg = got, args[1]
-    if op == "View":
+    if op in _TO_SHAPE:
         known = math.prod(s for s in arg if s != -1) if isinstance(arg, tuple) and all(
             type(s) is int and s >= -1 for s in arg) and arg.count(-1) <= (1 if data.size else 0) else 0
         new = tuple(data.size // known if s == -1 else s for s in arg) if known else None
         if new is None or math.prod(new) != data.size:
             return None
+        if not data.flags.c_contiguous:
+            try:
+                data.reshape(new, copy=False)
+            except ValueError:  # the strides allow no view of this shape
+                return None
     else:
         d = _dims((arg,), len(shape) + (op == "Unsqueeze")) if type(arg) is int and shape else None
         if d is None:
@@ -241,14 +247,37 @@ def _reshaped(args, kwargs, op):
     return [data, new], new, dtype, {}
 
 
+_TO_SHAPE = ("View", "ReshapeAlias", "UnsafeView")  # the View component's ops that take a shape (not a dim)
+
+
+def _sliced(args, kwargs, op):
+    """Narrow (x, dim, start, length) of an x of at least one dim: an int dim in range, 0 <= start and
+    start + length <= x.shape[dim] (a negative start stays the reference's); forward takes them as given."""
+    got = _one(args, 4)
+    d = _dims((args[1],), got[0].ndim) if got is not None and got[0].ndim else None
+    start, length = args[2:] if d is not None else (None, None)
+    if type(start) is not int or type(length) is not int or start < 0 or length < 0 or \
+            start + length > got[1][d[0]]:
+        return None
+    return [got[0], *args[1:]], (*got[1][:d[0]], length, *got[1][d[0] + 1:]), got[2], {}
+
+
+def _copied(args, kwargs, op):
+    """Clone (x): contiguous() of a strided x and clone() of any float x."""
+    got = _one(args, 1)
+    return None if got is None else ([got[0]], got[1], got[2], {})
+
+
 # the reference op's name -> how a call of it reaches the learner's forward (None: the reference computes it)
 READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _power,
            **{name: _elementwise("t") for name in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")},
            "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
            "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,
-           "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped}
+           "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped, "Narrow": _sliced,
+           "Clone": _copied}
 KEYWORDS = ("Cat",)  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
-VIEWS = ("Transpose", "Expand", "View")  # their result shares x's memory: the framework makes it a view of x
+VIEWS = ("Transpose", "Expand", "View", "Narrow")  # their result shares x's memory: the framework makes it a view
+COPIES = ("Clone",)  # their result is a row-major array of its own
 ARITY = {"Sum": 3, "Mean": 3}  # forward's arguments where the framework's op may be called with fewer
 
 
@@ -284,9 +313,13 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
-    if name in VIEWS and arrays[0].size and not np.may_share_memory(result, arrays[0]):
+    if name in VIEWS and result.size and not np.may_share_memory(result, arrays[0]):
         return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
                             "numbers move), so that a change of x in place shows in its result as in PyTorch")
+    if name in COPIES and (np.may_share_memory(result, arrays[0]) or not result.flags.c_contiguous):
+        got = "a view of x" if np.may_share_memory(result, arrays[0]) else "an array that is not row-major"
+        return RuntimeError(f"your {name}.forward returned {got}: {name} returns a row-major copy of x's array "
+                            "with its own memory (np.ascontiguousarray(x) returns x itself when x is row-major)")
     return None
 
 

@@ -70,6 +70,7 @@ class ReshapeAlias(View):
     """`reshape` of a non-contiguous tensor whose strides allow a view (PyTorch's ReshapeAliasBackward0)."""
 
     node_name = "ReshapeAliasBackward0"
+    component = "View"  # build mode: a learner's View computes it (a view of strided x to a shape)
 
 
 class UnsafeView(Op):
@@ -77,6 +78,7 @@ class UnsafeView(Op):
     CloneBackward0 -> UnsafeViewBackward0. Not a view: it shares memory only with the fresh copy."""
 
     node_name = "UnsafeViewBackward0"
+    component = "View"  # build mode: a learner's View computes it (a view of the fresh copy to a shape)
 
     @staticmethod
     def forward(ctx, x, shape):

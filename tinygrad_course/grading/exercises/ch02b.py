@@ -1,5 +1,5 @@
 """Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat, the
-views Transpose/Expand, Gather and the View to another shape.
+views Transpose/Expand, Gather, and View (to another shape), Clone (a row-major copy) and Narrow (a slice).
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
@@ -441,8 +441,15 @@ def gather_check(t, Gather):
                         (rng.standard_normal((2, 3)),), rng)
 
 
-@exercise("02b.7", title="a view to another shape: View (view, reshape, squeeze, unsqueeze)", points=2)
-def view_check(t, View):
+@exercise("02b.7", title="views and copies: View (view, reshape, squeeze, unsqueeze), Clone (contiguous, clone), "
+                   "Narrow (narrow, split)", points=4)
+def view_check(t, View, Clone, Narrow):
+    _view_part(t, View)
+    _clone_part(t, Clone)
+    _narrow_part(t, Narrow)
+
+
+def _view_part(t, View):
     rng = np.random.default_rng(27)
     x = rng.standard_normal((2, 3, 4))
     what = "View.forward(ctx, x, (6, 4)) with x of shape (2, 3, 4)"
@@ -491,3 +498,106 @@ def view_check(t, View):
     t.true(np.allclose(flat.numpy(), b.numpy().reshape(-1)), "b.view(-1) to show b.mul_(2.0) (a view sees its base "
            "change in place)", why="the view kept b's old numbers", hint="return x.reshape(shape) itself, not a copy")
     _second_derivatives(t, "View", {"View": View}, lambda a: a.view(6, 4) ** 3, (x,), rng)
+    # a strided x: attention's q.view(B, T, H, d) of a slice of the last dim (what split gives)
+    wide = rng.standard_normal((2, 3, 8))
+    part = wide[:, :, 4:]
+    what = "View.forward(ctx, x, (2, 3, 2, 2)) with x = wide[:, :, 4:], a strided slice of shape (2, 3, 4)"
+    got = View.forward(_Ctx(), part, (2, 3, 2, 2))
+    t.close(got, part.reshape(2, 3, 2, 2), what, given={"x": part})
+    _view_of(t, "View", got, part, what, "x.reshape(shape) gives a view of a strided array whenever its strides "
+             "allow one (np.ascontiguousarray(x) copies a strided x first)")
+    weight = rng.standard_normal((2, 3, 2, 2))
+    with _installed({"View": View}):
+        w = tc.tensor(wide, requires_grad=True)
+        heads = w.split(4, dim=2)[1].view(2, 3, 2, 2)
+        if heads.grad_fn is None or heads.grad_fn._learner_backward is None:
+            t.fail("View", "your View did not compute k.view(2, 3, 2, 2) of a strided k: the framework's ran instead")
+        (heads * tc.tensor(weight)).sum().backward()
+    want = np.zeros((2, 3, 8))
+    want[:, :, 4:] = weight.reshape(2, 3, 4)
+    t.close(w.grad, want, "w.grad after (w.split(4, dim=2)[1].view(2, 3, 2, 2) * weight).sum().backward()")
+
+
+def _clone_part(t, Clone):
+    rng = np.random.default_rng(28)
+    xt = rng.standard_normal((3, 4)).T
+    what = "Clone.forward(ctx, x) with x a transposed array of shape (4, 3)"
+    got = Clone.forward(_Ctx(), xt)
+    t.close(got, xt, what, given={"x": xt})
+    t.true(isinstance(got, np.ndarray) and not np.may_share_memory(got, xt), f"{what} to return a copy with its own "
+           "memory", why="it returned x's own memory: writing into the clone would change x",
+           hint="copy the numbers: x.copy()")
+    t.true(got.flags.c_contiguous, f"{what} to be row-major (contiguous)", why="this copy kept x's transposed "
+           "strides (np.copy(x) keeps x's memory order), so a view of it to another shape is still impossible",
+           hint="x.copy() (the array's method) or np.ascontiguousarray(x) copy into row-major order")
+    g = rng.standard_normal((4, 3))
+    with _installed({"Clone": Clone}):
+        gx, = _backward(t, "Clone", lambda v: v.clone(), (xt.copy(),), g)
+        t.close(gx, g, "the gradient of x after x.clone().backward(grad)", given={"grad": g})
+        # used for real: reshape of a transposed tensor is a copy then a view (CloneBackward0 -> UnsafeViewBackward0)
+        v = tc.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+        flat = v.t().reshape(6)
+        copy = flat.grad_fn.next_functions[0][0] if flat.grad_fn is not None else None
+        if copy is None or copy.name() != "CloneBackward0" or copy._learner_backward is None:
+            t.fail("Clone", "your Clone did not compute the copy of v.t().reshape(6): the framework's ran instead")
+        (flat * tc.arange(6.0, dtype=tc.float64)).sum().backward()
+    t.close(flat, v.detach().numpy().T.reshape(6), "v.t().reshape(6) for v of shape (2, 3)")
+    t.close(v.grad, np.arange(6.0).reshape(3, 2).T, "v.grad after (v.t().reshape(6) * arange(6)).sum().backward()")
+    _second_derivatives(t, "Clone", {"Clone": Clone}, lambda a: a.t().contiguous() ** 3, (xt.T.copy(),), rng)
+
+
+def _narrowed(x, dim, start, length):
+    return np.moveaxis(np.moveaxis(x, dim, 0)[start:start + length], 0, dim)
+
+
+def _narrow_part(t, Narrow):
+    rng = np.random.default_rng(29)
+    x = rng.standard_normal((3, 5))
+    for dim, start, length in ((1, 1, 3), (-1, 2, 2), (0, 1, 2)):
+        what = f"Narrow.forward(ctx, x, {dim}, {start}, {length}) with x of shape (3, 5)"
+        got = Narrow.forward(_Ctx(), x, dim, start, length)
+        want = _narrowed(x, dim, start, length)
+        t.true(np.shape(got) == want.shape, f"{what} to have shape {want.shape} (got {np.shape(got)})",
+               why="a negative dim counts from the end (-1 is the last dim)" if dim < 0 else
+               f"narrow keeps {length} elements of dim {dim}, from index {start}, and every element of the other dims",
+               hint="slice along dim only: x[(slice(None),) * dim + (slice(start, start + length),)], with dim "
+                    "made positive first (dim % x.ndim)", given={"x": x})
+        t.close(got, want, what, given={"x": x})
+        _view_of(t, "Narrow", got, x, what, "a basic slice of an array is a view (x[...].copy() and np.take copy)")
+    ctx = _Ctx()
+    Narrow.forward(ctx, x, 1, 1, 3)
+    g = rng.standard_normal((3, 3))
+    back = Narrow.backward(ctx, tc.tensor(g))
+    back = back[0] if isinstance(back, (tuple, list)) else back
+    shape = tuple(back.shape) if isinstance(back, tc.Tensor) else np.shape(back)
+    what = "Narrow.backward(ctx, grad) with grad of shape (3, 3), after forward(ctx, x, 1, 1, 3) with x (3, 5)"
+    t.true(shape == (3, 5), f"{what} to have x's shape (3, 5) (got {shape})",
+           why="it kept the slice's shape: the elements of x outside the slice are inputs too (their gradient is 0)",
+           hint="write grad into zeros of x's shape along dim, e.g. tc.cat([zeros, grad, zeros], dim)",
+           given={"grad": g})
+    want = np.zeros((3, 5))
+    want[:, 1:4] = g
+    at_start = np.zeros((3, 5))
+    at_start[:, :3] = g
+    t.close(back, want, what, given={"grad": g}, mistakes=[
+        mistakes.custom(_is(at_start), "grad went to the first positions of dim 1; the slice began at start=1",
+                        "put `start` zeros before grad and the rest after it")])
+    g = rng.standard_normal((3, 2))
+    with _installed({"Narrow": Narrow}):
+        gx, = _backward(t, "Narrow", lambda v: v.narrow(-1, 3, 2), (x,), g)
+        want = np.zeros((3, 5))
+        want[:, 3:] = g
+        t.close(gx, want, "the gradient of x after x.narrow(-1, 3, 2).backward(grad)", given={"grad": g})
+        weight = rng.standard_normal((2, 5))
+        v = tc.tensor(x, requires_grad=True)
+        (v.narrow(0, 1, 2) * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Narrow", lambda a: a.narrow(0, 1, 2), (x,), weight, [v.grad])
+        # used for real: split is a narrow per piece (attention's q, k, v out of one projection)
+        w = tc.tensor(x, requires_grad=True)
+        pieces = w.split([2, 3], dim=1)
+        if any(p.grad_fn is None or p.grad_fn._learner_backward is None for p in pieces):
+            t.fail("Narrow", "your Narrow did not compute x.split([2, 3], dim=1): the framework's ran instead")
+        (pieces[0].sum() * 2 + (pieces[1] * pieces[1]).sum()).backward()
+    t.close(w.grad, np.concatenate([np.full((3, 2), 2.0), 2 * x[:, 2:]], 1),
+            "w.grad after (a.sum() * 2 + (b * b).sum()).backward() for a, b = w.split([2, 3], dim=1)")
+    _second_derivatives(t, "Narrow", {"Narrow": Narrow}, lambda a: a.narrow(1, 1, 3) ** 3, (x,), rng)
