@@ -657,9 +657,12 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             step = split_size_or_sections
             if step <= 0 and size:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-            sizes = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+            sizes = [min(step, size - i) for i in range(0, size, step)] if step and size else [0]
         else:
             sizes = list(split_size_or_sections)
+            if min(sizes, default=0) < 0:
+                raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                                   f"split_sizes={sizes}")
         if "Narrow" in seams.ACTIVE and sum(sizes) == size and min(sizes, default=0) >= 0:  # build mode: the learner's
             # Narrow slices each piece (PyTorch's errors of bad sizes stay Split's)
             d, starts = normalize_dim(dim, self.ndim), itertools.accumulate(sizes, initial=0)
@@ -672,7 +675,7 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
         size = self._data.shape[normalize_dim(dim, self.ndim)]
         step = -(-size // chunks)
-        return self.split(step, dim) if step else self.split([0] * 1, dim)
+        return self.split(step, dim) if step else self.split([0] * chunks, dim)  # an empty dim: `chunks` empty pieces
 
     def unbind(self, dim=0):
         """The slices along `dim`, as a tuple of views."""

@@ -116,6 +116,18 @@ def test_split(arg, dim):
     assert_same(x.grad, tx.grad)
 
 
+def test_split_and_chunk_of_an_empty_dim_and_bad_sizes_as_pytorch():
+    for shape in ((0,), (0, 3)):
+        x, tx = pair(np.zeros(shape))
+        for ours, theirs in ((x.split(2), tx.split(2)), (x.split(0), tx.split(0)), (x.chunk(3), tx.chunk(3))):
+            assert len(ours) == len(theirs)
+            assert_same(list(ours), list(theirs))
+    x, tx = pair(np.arange(5.0))
+    assert_same_error(lambda: x.split([6, -1]), lambda: tx.split([6, -1]))
+    assert_same_error(lambda: x.split([2, 2]), lambda: tx.split([2, 2]))
+    assert_same_error(lambda: x.split(0), lambda: tx.split(0))
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
 def test_chunk(n):
     x, tx = pair(np.arange(10.0).reshape(5, 2))
