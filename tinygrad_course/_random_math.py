@@ -118,6 +118,7 @@ _LOG_P = tuple(_d(_f(c)) for c in (7.0376836292E-2, -1.1514610310E-1, 1.16769987
                                    3.3333331174E-1))
 _SQRTHF_BITS = int(np.array([0.707106781186547524], np.float32).view(np.int32)[0])
 _ONE_BITS = 0x3F800000
+_HALF_DROPPED, _KEEP_24 = np.int64(1 << 28), np.int64(~((1 << 29) - 1))  # a float64's low 29 bits
 _LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4), _f(0.693359375)
 _TWO_PI_ULP = _f(_f(2.0 * math.pi) * _f(2.0 ** -24))  # 2pi (float32) times the uniforms' step, exactly
 # times 2: the kernel multiplies them by j / 2
@@ -202,9 +203,12 @@ class _Block:
         # 2^-1 (at most 50 bits): the float64 sum is exact
         np.multiply(x, _LOG_P[0], out=y)
         np.add(y, _LOG_P[1], out=y)
+        bits64 = y.view(np.int64)
         for c in _LOG_P[2:]:
-            np.copyto(y32, y, casting="unsafe")
-            np.copyto(y, y32)
+            # round y to float32's 24 bits in place: add half of the dropped bits' unit and drop them (a tie
+            # rounds away from zero, not to even: no input reaches a tie, checked for every input)
+            np.add(bits64, _HALF_DROPPED, out=bits64)
+            np.bitwise_and(bits64, _KEEP_24, out=bits64)
             np.multiply(y, x, out=y)
             np.add(y, c, out=y)
         np.copyto(y32, y, casting="unsafe")
