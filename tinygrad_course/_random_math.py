@@ -106,8 +106,13 @@ def log_f64(x):
 # result stays in one binade [2^a, 2^(a+1)) for every input, so adding `c + 1.5 * 2^(a+29)` rounds the sum
 # straight onto the float32 grid of that binade (one rounding, ties to even) and subtracting `1.5 * 2^(a+29)`
 # gives it back exactly; or the inputs are few enough (2^24 random words per half) that every one was checked
-# (tests/core/test_random_math.py compares all of them with the step-by-step reference). All work is done on
-# blocks small enough to stay in the cache, in arrays allocated once per thread.
+# (tests/core/test_random_math.py compares all of them with the step-by-step reference). An exact float64
+# result is rounded to float32 where it is in one of two ways: converted to float32 (and back when the next
+# step needs float64), or, in log's Horner steps, on its own bits (add half of the unit of the 29 bits a
+# float32 lacks, then clear them: ties would round away from zero, and no input reaches one). Some steps are
+# done in float32 where the fused and the unfused result agree on every input but a few, which are redone
+# exactly (said at the step). All work is done on blocks small enough to stay in the cache, in arrays
+# allocated once per thread, and the two halves of each block of 16 words are gathered apart and back by index.
 
 _d = np.float64
 _V8 = np.dtype((np.void, 32))  # eight 32-bit lanes: half a block of 16 words, copied as one item
