@@ -663,8 +663,8 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             if min(sizes, default=0) < 0:
                 raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                                    f"split_sizes={sizes}")
-        if "Narrow" in seams.ACTIVE and sum(sizes) == size and min(sizes, default=0) >= 0:  # build mode: the learner's
-            # Narrow slices each piece (PyTorch's errors of bad sizes stay Split's)
+        if "Narrow" in seams.ACTIVE and sum(sizes) == size:  # build mode: the learner's Narrow slices each piece
+            # (PyTorch's error for sizes of another sum stays Split's)
             d, starts = normalize_dim(dim, self.ndim), itertools.accumulate(sizes, initial=0)
             return tuple(IX.Narrow.apply(self, d, start, s) for start, s in zip(starts, sizes))
         return CT.Split.apply(self, sizes, dim, isinstance(split_size_or_sections, int))
