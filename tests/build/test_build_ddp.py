@@ -13,7 +13,7 @@ import pytest
 
 import tinygrad_course as tc
 import tinygrad_course.distributed as dist
-from tinygrad_course import build, seams
+from tinygrad_course import seams
 from tinygrad_course.build.components import BY_NAME, for_chapter
 from tinygrad_course.build.ddp_milestone import mpiexec
 from tinygrad_course.build.simulated_group import simulated_world
@@ -29,13 +29,6 @@ needs_mpi = pytest.mark.skipif(mpiexec() is None,
 def cli(*args):
     return subprocess.run([sys.executable, "-m", "tinygrad_course.build", *args], capture_output=True, text=True,
                           timeout=600)
-
-
-@pytest.fixture(autouse=True)
-def _reference_after():
-    yield
-    build.use_reference()
-    seams.reset_calls()
 
 
 def _planted(tmp_path, grade_id, old, new):

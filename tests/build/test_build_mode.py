@@ -37,13 +37,6 @@ def status(folder):
     return {row["component"]: row for row in json.loads(run.stdout)}
 
 
-@pytest.fixture(autouse=True)
-def _reference_after():
-    yield
-    build.use_reference()
-    seams.reset_calls()
-
-
 def test_there_are_components_in_every_chapter_each_with_a_contract():
     assert len(COMPONENTS) >= 33
     assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 10)} | {"02b", "05b"}

@@ -21,13 +21,6 @@ INIT_CELL = solution_cell("03_modules.ipynb", "ex03_5")
 GPT_CELL = solution_cell("03_modules.ipynb", "ex03_6")
 
 
-@pytest.fixture(autouse=True)
-def _reference_after():
-    yield
-    build.use_reference()
-    seams.reset_calls()
-
-
 def _save_cell(folder, cell, names):
     """Save `cell` as every component of the cell that defines `names` (what build.record does)."""
     for component in for_chapter("03"):

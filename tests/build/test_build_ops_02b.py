@@ -36,13 +36,6 @@ def _namespace(grade_id, old="", new=""):
     return namespace
 
 
-@pytest.fixture(autouse=True)
-def _reference_after():
-    yield
-    build.use_reference()
-    seams.reset_calls()
-
-
 def test_the_thirteen_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
                                                                      "Embedding", "MaskedFill", "Cat", "Transpose",

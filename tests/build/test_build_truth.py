@@ -35,13 +35,6 @@ SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("05_training.
     "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
 
 
-@pytest.fixture(autouse=True)
-def _reference_after():
-    yield
-    build.use_reference()
-    seams.reset_calls()
-
-
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "tinygrad_course.build", *args], capture_output=True, text=True,
                           timeout=600, cwd=ROOT)
