@@ -48,15 +48,22 @@ def op(learner_class):
     return runner(learner_class)
 
 
+def own_function(learner_class, attr: str, name: str | None = None):
+    """The function `attr` the learner's class (or a base class of theirs, never the framework's) defines, a
+    classmethod's or staticmethod's function unwrapped; AttributeError naming `name` (the class) without one."""
+    for klass in learner_class.__mro__[:-1]:
+        found = None if klass.__module__.startswith("tinygrad_course") else vars(klass).get(attr)
+        if found is not None:
+            return getattr(found, "__func__", found)
+    raise AttributeError(f"your {name or learner_class.__name__} defines no {attr}")
+
+
 def as_method_of(learner_class, attr: str, framework_class):
     """The learner's method `attr` run as a method of `framework_class` (`self` is the framework's object):
     inside it the learner's class name and `super()` mean the framework's class, so `isinstance(value,
     Module)` in the learner's `Module` sees every `nn.Module` and `super().__init__()` in their `Linear`
     reaches `nn.Module.__init__`. Nothing else of the method changes."""
-    own = [klass for klass in learner_class.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")]
-    function = next((vars(klass)[attr] for klass in own if attr in vars(klass)), None)  # never the framework's own
-    if function is None:
-        raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
+    function = own_function(learner_class, attr)
     scope = dict(function.__globals__)
     if scope.get(learner_class.__name__) is learner_class:
         scope[learner_class.__name__] = framework_class

@@ -17,17 +17,7 @@ from ..autograd.engine import Function, _sequence, module_stack
 from ..autograd.grad_mode import _state, no_grad
 from ..ops.learner_op import OpFailed
 from ..tensor_base import TensorBase, _wrap
-
-
-def _method(learner_class, name: str, attr: str = "apply"):
-    """The function `attr` the learner's class defines itself (a classmethod's function for `Function.apply`)."""
-    for klass in learner_class.__mro__[:-1]:
-        if klass.__module__.startswith("tinygrad_course"):
-            break
-        found = vars(klass).get(attr)
-        if found is not None:
-            return getattr(found, "__func__", found)
-    raise AttributeError(f"your {name} defines no {attr}")
+from .adapters import own_function
 
 
 class _Uncovered(Exception):
@@ -93,7 +83,7 @@ def function_apply(learner_class):
     its forward checked, its node named as PyTorch's) and by `Function.apply` for a custom Function's call (a
     Function of the framework's own, one with `setup_context` or keywords stay the reference's): the result
     tensor, its `grad_fn` when the call is recorded (gradients enabled and an input requires grad), else none."""
-    apply = _method(learner_class, "Function")
+    apply = own_function(learner_class, "apply", "Function")
 
     def custom(function, args):
         if function.setup_context is not Function.setup_context or function.__module__.startswith("tinygrad_course"):
@@ -175,7 +165,7 @@ def checked(cls, args, result, shape, dtype):
 def node_apply(learner_class):
     """`Node.apply(self, *grad_outputs)` of the learner, a node's backward step for the nodes of their ops: one
     gradient (or None) per entry of next_functions, in that input's shape and dtype."""
-    step = _method(learner_class, "Node")
+    step = own_function(learner_class, "apply", "Node")
 
     def run(node, *grad_outputs):
         grads = step(node, *grad_outputs)
@@ -202,7 +192,7 @@ def accumulate_grad(learner_class):
     """`AccumulateGrad.apply(self, grad)` of the learner for a leaf whose `.grad` is None or a plain tensor of its
     shape and dtype (the engine keeps leaves with hooks and `create_graph` for itself; the reference takes the
     others): afterwards `.grad` holds the sum, in a row-major storage of its own."""
-    apply = _method(learner_class, "AccumulateGrad")
+    apply = own_function(learner_class, "apply", "AccumulateGrad")
 
     def run(node, grad):
         leaf = node.variable
