@@ -84,9 +84,12 @@ def _elementwise(kinds):
     return read
 
 
+_tensor_and_number = _elementwise("tn")
+
+
 def _power(args, kwargs, op):
     """Pow (x, exponent) with a number exponent, and Sqrt (x) as Pow (x, 0.5): PyTorch's sqrt is x ** 0.5."""
-    return _elementwise("tn")((*args, 0.5) if op == "Sqrt" else args, kwargs, op)
+    return _tensor_and_number((*args, 0.5) if op == "Sqrt" else args, kwargs, op)
 
 
 def _matmul(args, kwargs, op):
