@@ -318,6 +318,39 @@ class TensorBase:
         self._requires_grad = False
         return self
 
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """A leaf tensor of class `cls` (a subclass of Tensor) over `data`'s storage, like PyTorch's
+        `torch.Tensor._make_subclass(cls, data, require_grad=False)`: no copy, the version counter shared (an
+        in-place change of either shows in both), cut from `data`'s graph, requiring grad when `require_grad`.
+        `nn.Parameter(data)` is made this way."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, _tensor_class):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        if not isinstance(data, TensorBase):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}"
+                            ". Hint: make a tensor first, e.g. tc.tensor(values).")
+        if require_grad and not data.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients. "
+                               "Hint: make the data a float tensor first (data.float()).")
+        t = object.__new__(cls)
+        t._data = data._data
+        t.dtype = data.dtype
+        t._device = data._device
+        t._version = data._version
+        t._view_version = data._version[0]
+        t._name = data._name
+        t._requires_grad = bool(require_grad)
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        t._grad_acc = None
+        t._hooks = None
+        return t
+
     # ---- helpers used by the engine ---------------------------------------------------------------
     @staticmethod
     def _zeros_meta(meta):

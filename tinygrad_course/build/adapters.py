@@ -58,15 +58,21 @@ def own_function(learner_class, attr: str, name: str | None = None):
     raise AttributeError(f"your {name or learner_class.__name__} defines no {attr}")
 
 
-def as_method_of(learner_class, attr: str, framework_class):
+def as_method_of(learner_class, attr: str, framework_class, also: dict | None = None):
     """The learner's method `attr` run as a method of `framework_class` (`self` is the framework's object):
     inside it the learner's class name and `super()` mean the framework's class, so `isinstance(value,
     Module)` in the learner's `Module` sees every `nn.Module` and `super().__init__()` in their `Linear`
-    reaches `nn.Module.__init__`. Nothing else of the method changes."""
+    reaches `nn.Module.__init__`. `also` ({name: framework class}) does the same for other classes of the
+    learner's the method names (their `Parameter` in their `Module.__setattr__` means `nn.Parameter`, whose
+    objects every layer makes). Nothing else of the method changes."""
     function = own_function(learner_class, attr)
     scope = dict(function.__globals__)
     if scope.get(learner_class.__name__) is learner_class:
         scope[learner_class.__name__] = framework_class
+    for name, framework in (also or {}).items():
+        theirs = scope.get(name)
+        if isinstance(theirs, type) and not theirs.__module__.startswith("tinygrad_course"):
+            scope[name] = framework
     closure = function.__closure__
     if closure:
         closure = tuple(types.CellType(framework_class) if name == "__class__" else cell
@@ -94,7 +100,7 @@ def module_method(attr: str):
     seam = f"Module.{attr}"
 
     def adapt(learner_class):
-        mine = as_method_of(learner_class, attr, nn.Module)
+        mine = as_method_of(learner_class, attr, nn.Module, also={"Parameter": nn.Parameter})
         if attr in ("named_parameters", "named_modules"):
             original = reference(seam)
 

@@ -63,6 +63,8 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
+MODULE_CELL = ("Parameter", "Module")  # what chapter 03's Module cell defines (its check takes both)
+
 # chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
 INIT_FUNCTIONS = (
     ("_calculate_fan_in_and_fan_out", "(tensor) -> (fan_in, fan_out) of a weight (out, in, *kernel); every "
@@ -212,8 +214,18 @@ _COMPONENTS = [
               adapters.method(nn.Sequential, "__getitem__"),
               "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
               "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
+    Component("Parameter.__new__", "03", "ex03_2", "Parameter", "Parameter.__new__",
+              adapters.method(nn.Parameter, "__new__"),
+              "Parameter(data=None, requires_grad=True) -> a leaf of cls sharing data's storage (an empty tensor "
+              "for None), by tc.Tensor._make_subclass; every nn.Parameter a layer makes is made by it",
+              checks=MODULE_CELL),
+    Component("Parameter.__repr__", "03", "ex03_2", "Parameter", "Parameter.__repr__",
+              adapters.method(nn.Parameter, "__repr__"),
+              "repr(parameter) -> 'Parameter containing:\\n' + the tensor's repr; print(model.weight) shows it",
+              checks=MODULE_CELL, pure=True),
     *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
-                f"Module.{attr}{contract}; every nn.Module runs it") for attr, contract in MODULE_METHODS],
+                f"Module.{attr}{contract}; every nn.Module runs it", checks=MODULE_CELL)
+      for attr, contract in MODULE_METHODS],
     Component("Dropout.__init__", "03", "ex03_3", "Dropout", "Dropout.__init__", adapters.method(nn.Dropout, "__init__"),
               "Dropout(p=0.5, inplace=False) keeps p and inplace, ValueError for p outside [0, 1]; every nn.Dropout "
               "(and its channel-wise and alpha variants) is built by it"),

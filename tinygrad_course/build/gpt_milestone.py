@@ -74,7 +74,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "storage_positions",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
            *OPS_02B, "topological_sort", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply",
-           "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.named_parameters",
+           "Parameter.__new__", "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.named_parameters",
            "Module.parameters", "Module.named_children", "Module.children", "Module.named_modules", "Module.modules",
            "Module.train", "Module.eval",
            "Linear.__init__", "Linear.reset_parameters", "Linear.forward", "Sequential.__init__", "Sequential.forward",

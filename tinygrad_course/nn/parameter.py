@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..factories import empty
+from ..seams import ACTIVE, component, learner, offer
 from ..tensor import Tensor
-from ..tensor_base import TensorBase
 
 
 class Parameter(Tensor):
@@ -16,25 +16,18 @@ class Parameter(Tensor):
     __slots__ = ()
 
     def __new__(cls, data=None, requires_grad=True):
+        if ACTIVE:  # build mode: the learner's Parameter.__new__ (inline: no call while nothing is installed)
+            mine = learner("Parameter.__new__")
+            if mine is not None:
+                return mine(cls, data, requires_grad)
         if data is None:
             data = empty(0)
-        p = object.__new__(cls)
-        for slot in TensorBase.__slots__[:-1]:  # the data fields (not __weakref__)
-            setattr(p, slot, getattr(data, slot))
-        p.grad = None
-        p.grad_fn = None
-        p._grad_acc = None
-        p._hooks = None
-        p._base = None
-        p._output_nr = 0
-        p._requires_grad = False
-        if requires_grad:
-            p.requires_grad_(True)
-        return p
+        return Tensor._make_subclass(cls, data, requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
         pass
 
+    @component("Parameter.__repr__")
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
@@ -46,10 +39,14 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = Parameter(self.detach().clone(), self._requires_grad)
+        result = type(self)(self.detach().clone(), self._requires_grad)
         memo[id(self)] = result
         return result
 
 
 def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
+
+
+# offered as a component; its seam is inline (above), so `seams.reference` gives the method itself
+offer("Parameter.__new__", Parameter.__new__)

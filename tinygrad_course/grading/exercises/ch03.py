@@ -190,14 +190,65 @@ _MODULE_METHODS = ("__init__", "__setattr__", "__getattr__", "register_buffer", 
                    "eval", "apply", "zero_grad")
 
 
-def _toy_modules(Module):
-    """Two small layers built on the learner's Module: an affine map with buffers, and a net of two of them."""
+def _parameter(t, Parameter):
+    """The learner's Parameter: a Tensor subclass whose __new__ wraps a tensor without copying it, as a leaf that
+    requires grad, printed as PyTorch prints one."""
+    t.true(isinstance(Parameter, type) and issubclass(Parameter, tc.Tensor), "Parameter to be a subclass of "
+           "tc.Tensor", hint="class Parameter(tc.Tensor): a parameter is a tensor, and every op takes it as one")
+    own = {name for klass in Parameter.__mro__[:-1] if not klass.__module__.startswith("tinygrad_course")
+           for name in vars(klass)}
+    t.true("__new__" in own, "your Parameter to define __new__(cls, data=None, requires_grad=True)",
+           why="a Tensor subclass is made in __new__: it returns the new object, __init__ only fills one in",
+           hint="def __new__(cls, data=None, requires_grad=True): return tc.Tensor._make_subclass(cls, data, "
+                "requires_grad)")
+    extra = sorted(name for name in own if callable(getattr(Parameter, name, None)) and not hasattr(tc.nn.Parameter,
+                                                                                                    name))
+    t.true(not extra, f"no method nn.Parameter does not have (yours: {', '.join(extra)})",
+           why="inside the framework every parameter is an nn.Parameter, which has no such method",
+           hint="write a helper as a function outside the class, or inline it")
+    data = tc.tensor([[1.0, 2.0], [3.0, 4.0]])
+    p = Parameter(data)
+    t.true(type(p) is Parameter, f"type(Parameter(data)) to be your Parameter (got {type(p).__name__})",
+           why="a plain tensor: Module.__setattr__ cannot tell it from any other tensor attribute, so parameters() "
+               "would not list it and the optimizer would never update it",
+           hint="tc.Tensor._make_subclass(cls, data, requires_grad) makes an object of class cls over data")
+    t.true(p.requires_grad, "Parameter(data).requires_grad to be True (the default requires_grad=True)",
+           why="a parameter that does not require grad gets no .grad in backward(): the optimizer skips it and the "
+               "loss does not go down",
+           hint="pass requires_grad on: tc.Tensor._make_subclass(cls, data, requires_grad)")
+    t.equal(p.detach().tolist(), [[1.0, 2.0], [3.0, 4.0]], what="the values of Parameter(tc.tensor([[1., 2.], [3., "
+            "4.]]))")
+    with tc.no_grad():
+        data.mul_(10.0)
+    t.equal(p.detach().tolist(), [[10.0, 20.0], [30.0, 40.0]], what="Parameter(data) after data.mul_(10.0)",
+            why="your Parameter copied the data: an nn.Parameter is the tensor it wraps (one storage), so "
+                "nn.Parameter(t) costs no memory and sees every change of t",
+            hint="tc.Tensor._make_subclass(cls, data, requires_grad) shares data's storage: no clone(), no tc.tensor()")
+    x = tc.ones(3, requires_grad=True)
+    computed = Parameter(x * 2)
+    t.true(computed.is_leaf and computed.grad_fn is None, "Parameter(x * 2) to be a leaf (grad_fn None)",
+           why="a parameter is where gradients stop and accumulate; one with a grad_fn would send them back into x",
+           hint="_make_subclass cuts the new tensor from data's graph: do not return data itself")
+    t.true(not Parameter(tc.zeros(2), requires_grad=False).requires_grad,
+           "Parameter(tc.zeros(2), requires_grad=False).requires_grad to be False (a frozen parameter)")
+    none = Parameter()
+    t.true(type(none) is Parameter and tuple(none.shape) == (0,) and none.requires_grad,
+           "Parameter() to be an empty parameter of shape (0,) that requires grad",
+           hint="data=None means tc.empty(0), as PyTorch's")
+    want = "Parameter containing:\n" + repr(tc.tensor([[10.0, 20.0], [30.0, 40.0]], requires_grad=True))
+    t.equal(repr(p), want, what="repr(Parameter(data))",
+            hint='"Parameter containing:\\n" + super().__repr__(): the tensor\'s own repr after that line')
+
+
+def _toy_modules(Parameter, Module):
+    """Two small layers built on the learner's Module and Parameter: an affine map with buffers, and a net of two
+    of them."""
 
     class Affine(Module):
         def __init__(self, n_in, n_out):
             super().__init__()
-            self.weight = tc.nn.Parameter(tc.randn(n_out, n_in))
-            self.bias = tc.nn.Parameter(tc.zeros(n_out))
+            self.weight = Parameter(tc.randn(n_out, n_in))
+            self.bias = Parameter(tc.zeros(n_out))
             self.register_buffer("calls", tc.zeros(()))
             self.register_buffer("cache", tc.zeros(n_out), persistent=False)
             self.scale = 2.0
@@ -228,9 +279,9 @@ def _registration(t, Module, Affine):
     layer = Affine(3, 4)
     params = layer.__dict__.get("_parameters", {})
     t.equal(sorted(params), ["bias", "weight"], what="the keys of layer._parameters after self.weight = "
-            "nn.Parameter(...) and self.bias = nn.Parameter(...)",
+            "Parameter(...) and self.bias = Parameter(...)",
             why="the parameters stayed plain attributes in __dict__" if "weight" in layer.__dict__ else None,
-            hint="in __setattr__, put an nn.Parameter into self._parameters[name] instead of __dict__")
+            hint="in __setattr__, put a Parameter (your class) into self._parameters[name] instead of __dict__")
     t.true("weight" not in layer.__dict__ and layer.__dict__.get("scale") == 2.0,
            "a parameter only in _parameters, and a plain value (self.scale = 2.0) in __dict__")
     t.true(layer.weight is params["weight"], "layer.weight to be the parameter in layer._parameters",
@@ -391,8 +442,9 @@ def _modes(t, Net):
            hint="set_to_none=True (the default): p.grad = None")
 
 
-@exercise("03.2", title="Module: registration, traversal, state_dict, modes", points=6)
-def module_check(t, Module):
+@exercise("03.2", title="Parameter and Module: registration, traversal, state_dict, modes", points=6)
+def module_check(t, Parameter, Module):
+    _parameter(t, Parameter)
     t.true(isinstance(Module, type), "Module to be a class")
     own = {name: value for klass in reversed(Module.__mro__[:-1]) for name, value in vars(klass).items()}
     missing = [name for name in _MODULE_METHODS if name not in own]
@@ -401,7 +453,7 @@ def module_check(t, Module):
     t.true(not extra, f"no method nn.Module does not have (yours: {', '.join(extra)})",
            why="inside the framework self is an nn.Module, which has no such method",
            hint="write a helper as a function outside the class, or inline it")
-    Affine, Net = _toy_modules(Module)
+    Affine, Net = _toy_modules(Parameter, Module)
     _registration(t, Module, Affine)
     _traversal(t, Module, Affine, Net)
     _state(t, Affine, Net)
