@@ -155,163 +155,50 @@ class LinearOfPlainTensors(LinearOfZeros):
         self.bias = tc.empty(out_features).uniform_(-bound, bound).requires_grad_() if bias else None
 
 
-class Module:  # the released solution
-    """The base class of every layer, like nn.Module: parameters, buffers and submodules assigned as
-    attributes are registered in self._parameters, self._buffers and self._modules."""
+Parameter, Module = solution("03", "Parameter", "Module")
 
-    def __init__(self):
-        # object.__setattr__: our own __setattr__ needs these tables to exist already
-        object.__setattr__(self, "training", True)
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent_buffers_set", set())
-        object.__setattr__(self, "_modules", {})
 
+def module(**wrong):
+    """The released (Parameter, Module) of exercise 03.2 with some replaced by wrong ones."""
+    right = {"Parameter": Parameter, "Module": Module}
+    return tuple(wrong.get(name, obj) for name, obj in right.items())
+
+
+class ParameterCopying(tc.Tensor):
+    def __new__(cls, data=None, requires_grad=True):
+        data = tc.empty(0) if data is None else data
+        return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class ParameterWithoutGrad(ParameterCopying):
+    def __new__(cls, data=None, requires_grad=True):
+        return tc.Tensor._make_subclass(cls, tc.empty(0) if data is None else data)
+
+
+class ParameterAsPlainTensor(ParameterCopying):
+    def __new__(cls, data=None, requires_grad=True):
+        return (tc.empty(0) if data is None else data).detach().requires_grad_(requires_grad)
+
+
+class ParameterReprOnOneLine(ParameterCopying):
+    def __new__(cls, data=None, requires_grad=True):
+        return tc.Tensor._make_subclass(cls, tc.empty(0) if data is None else data, requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing: " + tc.Tensor.__repr__(self)
+
+
+class ModuleOfFrameworkParameters(Module):
     def __setattr__(self, name, value):
-        params, buffers, modules = (self.__dict__.get(t) for t in ("_parameters", "_buffers", "_modules"))
-        if isinstance(value, (nn.Parameter, Module)):
-            if params is None:
-                raise AttributeError("cannot assign parameters or modules before Module.__init__() call")
-            for table in (self.__dict__, params, buffers, modules):  # one name, one place
-                table.pop(name, None)
-            (params if isinstance(value, nn.Parameter) else modules)[name] = value
-        elif params is not None and name in params:
-            if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
-            params[name] = None
-        elif modules is not None and name in modules:
-            if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                                "(torch.nn.Module or None expected)")
-            modules[name] = None
-        elif buffers is not None and name in buffers:
-            if value is not None and not isinstance(value, tc.Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
-            buffers[name] = value
+        if isinstance(value, nn.Parameter):  # the framework's class, not the cell's own Parameter
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
         else:
             object.__setattr__(self, name, value)
-
-    def __getattr__(self, name):
-        for table in ("_parameters", "_buffers", "_modules"):
-            found = self.__dict__.get(table, {})  # never self._parameters here: that would call __getattr__ again
-            if name in found:
-                return found[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def register_buffer(self, name, tensor, persistent=True):
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if tensor is not None and not isinstance(tensor, tc.Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
-        self._buffers[name] = tensor
-        if persistent:
-            self._non_persistent_buffers_set.discard(name)
-        else:
-            self._non_persistent_buffers_set.add(name)
-
-    def named_parameters(self, prefix="", recurse=True):
-        seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
-        for module_prefix, module in modules:
-            for name, p in module._parameters.items():
-                if p is not None and id(p) not in seen:
-                    seen.add(id(p))
-                    yield (module_prefix + "." if module_prefix else "") + name, p
-
-    def parameters(self, recurse=True):
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
-
-    def named_children(self):
-        seen = set()
-        for name, module in self._modules.items():
-            if module is not None and id(module) not in seen:
-                seen.add(id(module))
-                yield name, module
-
-    def children(self):
-        for _, module in self.named_children():
-            yield module
-
-    def named_modules(self, memo=None, prefix=""):
-        memo = set() if memo is None else memo
-        if id(self) in memo:
-            return
-        memo.add(id(self))
-        yield prefix, self
-        for name, module in self._modules.items():
-            if module is not None:
-                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name)
-
-    def modules(self):
-        for _, module in self.named_modules():
-            yield module
-
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        destination = OrderedDict() if destination is None else destination
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
-
-    def load_state_dict(self, state_dict, strict=True):
-        own = self.state_dict(keep_vars=True)
-        missing = [key for key in own if key not in state_dict]
-        unexpected = [key for key in state_dict if key not in own]
-        errors = []
-        if strict and missing:
-            errors.append("Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
-        if strict and unexpected:
-            errors.append("Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
-        for key, tensor in own.items():
-            if key in state_dict and state_dict[key].shape != tensor.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape {state_dict[key].shape} from "
-                              f"checkpoint, the shape in current model is {tensor.shape}.")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        with tc.no_grad():
-            for key, tensor in own.items():
-                if key in state_dict:
-                    tensor.copy_(state_dict[key])
-        return missing, unexpected
-
-    def train(self, mode=True):
-        if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
-        self.training = mode
-        for module in self.children():
-            module.train(mode)
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    def apply(self, fn):
-        for module in self.children():
-            module.apply(fn)
-        fn(self)
-        return self
-
-    def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    p.grad.zero_()
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
 
 
 class NamesWithoutPrefix(Module):
@@ -598,13 +485,19 @@ CATALOGUE = [
     ("03.1", layers(ReLU=ReLUAsAbs), ["negative inputs became positive (abs)"]),
     ("03.1", layers(Sequential=SequentialInAList), ["list(Sequential(a, b, c)._modules): expected ['0', '1', '2'], got []"]),
     ("03.1", layers(Sequential=SequentialSliceAsList), ["seq[1:] to be a Sequential"]),
-    ("03.2", NamesWithoutPrefix, ["the names have no prefix"]),
-    ("03.2", SharedTwice, ["a shared layer's parameters were listed twice"]),
-    ("03.2", StateWithEveryBuffer, ["the non-persistent buffer 'cache' is in it"]),
-    ("03.2", TrainHereOnly, ["expected train() to walk the submodules with self.children()"]),
-    ("03.2", GetattrWithBareMessage, ["the message of that AttributeError", "got 'missing'"]),
-    ("03.2", GetattrThroughSelf, ["recursed too deeply"]),
-    ("03.2", WithAHelperMethod, ["no method nn.Module does not have (yours: _tables)"]),
+    ("03.2", module(Parameter=ParameterCopying), ["your Parameter copied the data"]),
+    ("03.2", module(Parameter=ParameterWithoutGrad), ["Parameter(data).requires_grad to be True",
+                                                      "the loss does not go down"]),
+    ("03.2", module(Parameter=ParameterAsPlainTensor), ["type(Parameter(data)) to be your Parameter (got Tensor)"]),
+    ("03.2", module(Parameter=ParameterReprOnOneLine), ["repr(Parameter(data))", "the tensor's repr starts on the line after"]),
+    ("03.2", module(Module=ModuleOfFrameworkParameters), ["the parameters stayed plain attributes in __dict__"]),
+    ("03.2", module(Module=NamesWithoutPrefix), ["the names have no prefix"]),
+    ("03.2", module(Module=SharedTwice), ["a shared layer's parameters were listed twice"]),
+    ("03.2", module(Module=StateWithEveryBuffer), ["the non-persistent buffer 'cache' is in it"]),
+    ("03.2", module(Module=TrainHereOnly), ["expected train() to walk the submodules with self.children()"]),
+    ("03.2", module(Module=GetattrWithBareMessage), ["the message of that AttributeError", "got 'missing'"]),
+    ("03.2", module(Module=GetattrThroughSelf), ["recursed too deeply"]),
+    ("03.2", module(Module=WithAHelperMethod), ["no method nn.Module does not have (yours: _tables)"]),
     ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
     ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
@@ -633,9 +526,11 @@ CATALOGUE = [
 ]
 
 
-def _name(wrong):
+def _name(exercise, wrong):
     if not isinstance(wrong, tuple):
         return wrong.__name__
+    if exercise == "03.2":
+        return next(w.__name__ for w, right in zip(wrong, module()) if w is not right)
     if len(wrong) == len(INIT):  # exercise 03.5: the wrong one of the seven
         return next(w.__name__ for w, name in zip(wrong, INIT) if w is not _INIT[name])
     if len(wrong) == 2:  # exercise 03.6: (Embedding, ModuleList)
@@ -643,12 +538,12 @@ def _name(wrong):
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
 
-@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{_name(w)}" for e, w, _ in CATALOGUE])
+@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE, ids=[f"{e}-{_name(e, w)}" for e, w, _ in CATALOGUE])
 def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Module", "03.3": "Dropout", "03.4": "LayerNorm",
+NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": ("Parameter", "Module"), "03.3": "Dropout", "03.4": "LayerNorm",
          "03.5": INIT, "03.6": ("Embedding", "ModuleList")}
 
 
