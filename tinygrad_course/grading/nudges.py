@@ -43,7 +43,7 @@ NUDGES: dict[str, str] = {
     "02.9": "row i of the Jacobian is the gradient of output i; the Hessian is the Jacobian of the gradient, which needs a gradient that is itself differentiable.",
     # 03 modules
     "03.1": "a layer's weights must be nn.Parameter objects assigned as attributes, so that parameters() finds them; the forward is one affine map; a container must register what it holds, in order, under names.",
-    "03.2": "a module keeps what it owns in three tables (parameters, buffers, submodules) that attribute assignment fills; everything else (names, the state dict, modes) is a walk over those tables, each module and each parameter once.",
+    "03.2": "a parameter is the very tensor it wraps (no copy), seen as a leaf of a class of its own: its type is what tells a module to register it, and it must require grad or the optimizer never moves it. A module keeps what it owns in three tables (parameters, buffers, submodules) that attribute assignment fills; everything else (names, the state dict, modes) is a walk over those tables, each module and each parameter once.",
     "03.3": "dropout behaves differently in training and in evaluation; the survivors are rescaled so that the expected value stays the same.",
     "03.4": "layer norm standardises each sample over its last dimensions (mean 0, variance 1, with eps keeping the division safe) before its own scale and shift.",
     "03.5": "an initialiser reads its scale from the weight's shape (how many inputs and outputs each weight connects) and fills the tensor in place without recording a graph; a uniform distribution's bound is sqrt(3) times its standard deviation. apply calls your function on every module: act only on the layer type asked for.",
