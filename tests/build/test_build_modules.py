@@ -101,3 +101,56 @@ def test_an_embedding_forward_of_the_wrong_shape_is_named_and_the_reference_take
                                          r"returned shape \(2,\) for input of shape \(2,\), expected \(2, 3\)"):
         out = emb(tc.tensor([4, 1]))
     assert tuple(out.shape) == (2, 3) and "Embedding.forward" not in seams.installed()
+
+
+MODULE_CELL = solution_cell("03_modules.ipynb", "ex03_2")
+MODULE_SETUP = SETUP + "from collections import OrderedDict\n"  # the released cell's state_dict uses it (cell ex03_1)
+
+
+def _save_module_cell(folder, cell):
+    for component in for_chapter("03"):
+        if component.defines in ("Parameter", "Module"):
+            save(folder, component, cell, [MODULE_SETUP], "03_modules.ipynb, a test cell")
+
+
+def test_every_parameter_a_layer_makes_is_the_learners_and_their_module_registers_it(tmp_path):
+    _save_module_cell(tmp_path, MODULE_CELL)
+    with build.use_learner(tmp_path, quiet=True):
+        assert {"Parameter.__new__", "Parameter.__repr__", "Module.__setattr__"} <= set(seams.installed())
+        tc.manual_seed(0)
+        layer = tc.nn.Linear(4, 3)
+        assert _calls("Parameter.__new__") == 2 and _calls("Module.__setattr__") >= 2
+        assert type(layer.weight) is tc.nn.Parameter and type(layer.bias) is tc.nn.Parameter  # nn's own class
+        assert [n for n, _ in layer.named_parameters()] == ["weight", "bias"]  # registered by their __setattr__
+        assert layer.weight.is_leaf and layer.weight.requires_grad
+        data = tc.ones(2)
+        shared = tc.nn.Parameter(data)
+        with tc.no_grad():
+            data.mul_(5.0)
+        assert shared.tolist() == [5.0, 5.0] and shared._version is data._version  # one storage, one counter
+        assert repr(shared) == "Parameter containing:\ntensor([5., 5.], requires_grad=True)"
+        assert _calls("Parameter.__repr__") == 1
+        before = layer.weight.detach().clone()
+        tc.optim.SGD(layer.parameters(), lr=0.1).zero_grad()
+        layer(tc.ones(2, 4)).sum().backward()
+        tc.optim.SGD(layer.parameters(), lr=0.1).step()
+        assert not tc.equal(layer.weight.detach(), before)  # the optimizer saw and moved it
+    assert "Parameter.__new__" not in seams.installed()
+
+
+def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path):
+    wrong = MODULE_CELL.replace("return tc.Tensor._make_subclass(cls, data, requires_grad)",
+                                "return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)")
+    assert wrong != MODULE_CELL
+    _save_module_cell(tmp_path, wrong)
+    with pytest.warns(UserWarning) as caught:
+        build.use_learner(tmp_path, quiet=True)
+    messages = [str(w.message) for w in caught]
+    assert any(re.match(r"(?s)your Parameter\.__new__ \(03_modules.ipynb, cell ex03_2\) is not installed: its check "
+                        r"failed: .*your Parameter copied the data", m) for m in messages), messages
+    assert "Parameter.__new__" not in seams.installed()
+    data = tc.ones(2)
+    p = tc.nn.Parameter(data)  # the reference: one storage with data
+    with tc.no_grad():
+        data.add_(1.0)
+    assert p.tolist() == [2.0, 2.0]
