@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 import tinygrad_course as tc
 from tinygrad_course import seams
@@ -147,3 +149,36 @@ def test_the_learners_scheduler_base_steps_every_scheduler_and_epoch_stays_the_r
     with pytest.warns(UserWarning, match="epoch parameter"):
         cosine.step(2)  # step(epoch): the reference's deprecated form
     assert cosine.last_epoch == 2 and cosine.get_last_lr()[0] == pytest.approx(0.05)  # the closed form at 2 of 4
+
+
+@pytest.mark.parametrize("optimizer_first", [False, True])
+def test_pytorchs_warning_of_a_scheduler_stepped_first_stays_with_the_learners_scheduler(optimizer_first):
+    """The warning is the framework's, not the exercise's: it fires (with PyTorch 2.13's words, at the caller's
+    line) when the first step() after construction comes before optimizer.step(), whoever wrote the base."""
+    ns = _solution("ex05_9")
+    _install("LRScheduler", ns["LRScheduler"])
+    opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
+    schedule = tc.optim.lr_scheduler.StepLR(opt, step_size=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if optimizer_first:
+            opt.step()
+        schedule.step()
+        schedule.step()
+    assert seams.calls()["LRScheduler"] >= 3  # the learner's step ran: construction and both steps
+    want = [] if optimizer_first else [
+        "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should "
+        "call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+        "result in PyTorch skipping the first value of the learning rate schedule. See more details at "
+        "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"]
+    assert [str(w.message) for w in caught] == want
+    assert all(w.category is UserWarning and w.filename == __file__ for w in caught)
+    with warnings.catch_warnings(record=True) as theirs:  # PyTorch warns in the same case, with the same words
+        warnings.simplefilter("always")
+        topt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        tschedule = torch.optim.lr_scheduler.StepLR(topt, step_size=1)
+        if optimizer_first:
+            topt.step()
+        tschedule.step()
+        tschedule.step()
+    assert [str(w.message) for w in theirs] == want

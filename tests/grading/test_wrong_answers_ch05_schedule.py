@@ -43,6 +43,7 @@ WRONG = [
     ([("        self._step_count = 0\n        self.step()\n", "        self._step_count = 0\n")],
      r"one step behind: __init__ did not set the rates of step 0"),
     ([("if key != \"optimizer\"}", "}")], r"without the optimizer"),
+    ([("        self._step_count += 1\n", "")], r"the framework reads it to warn, as PyTorch does"),
     ([("            group.setdefault(\"initial_lr\", group[\"lr\"])\n", "            pass\n"),
       ("[group[\"initial_lr\"] for group", "[group[\"lr\"] for group")], r"each group's 'initial_lr'"),
 ]

@@ -15,6 +15,7 @@ from .. import nn, optim  # noqa: F401  (defines the components whose references
 from ..autograd.grad_mode import no_grad
 from ..ops.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
+from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
 from ..seams import reference
 from ..shapes import Size
 from ..utils.data import IterableDataset
@@ -400,12 +401,14 @@ def adam_step(learner_class):
 def lr_scheduler_base(learner_class):
     """Every scheduler's base methods (`step`, `get_last_lr`, `state_dict`, `load_state_dict`) run the
     learner's `LRScheduler` methods of the same name on the framework's scheduler; `step(epoch)` (deprecated
-    in PyTorch) stays the reference's."""
+    in PyTorch) stays the reference's. PyTorch's warning of a scheduler stepped before its optimizer is the
+    framework's (not the exercise's): it runs before the learner's `step`, as before the reference's."""
 
     def run(method, self, *args, **kwargs):
         if method == "step" and (args[:1] not in ((), (None,)) or kwargs.get("epoch") is not None):
             return reference("LRScheduler.step")(self, *args, **kwargs)
         if method == "step":
+            warn_if_stepped_before_optimizer(self)
             return learner_class.step(self)
         return getattr(learner_class, method)(self, *args, **kwargs)
 

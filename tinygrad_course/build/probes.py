@@ -8,6 +8,7 @@ ran learner code).
 """
 from __future__ import annotations
 
+import warnings
 import zlib
 from collections import OrderedDict
 
@@ -413,8 +414,17 @@ def lr_scheduler_probe():
         again.step()
         lrs.append([group["lr"] for group in opt.param_groups])
     cosine = cosine_lr_probe()
+    with warnings.catch_warnings(record=True) as caught:  # PyTorch's warning of a scheduler stepped too early
+        warnings.simplefilter("always")
+        early = optim.lr_scheduler.StepLR(optim.SGD([w], lr=0.1), step_size=1)
+        early.step()  # before any optimizer.step(): it warns
+        ordered_opt = optim.SGD([w], lr=0.1)
+        ordered = optim.lr_scheduler.StepLR(ordered_opt, step_size=1)
+        ordered_opt.step()
+        ordered.step()  # after it: no warning
+    warned = [str(c.message).startswith("Detected call of `lr_scheduler.step()` before") for c in caught]
     return {"lrs": np.array(lrs), "epoch": np.array([again.last_epoch, saved["last_epoch"]]),
-            "cosine": cosine["lrs"], "last": cosine["last"]}
+            "cosine": cosine["lrs"], "last": cosine["last"], "warned": np.array([sum(warned), len(warned)])}
 
 
 def clip_grad_norm():

@@ -82,6 +82,10 @@ def scheduler_check(t, LRScheduler, CosineAnnealingLR):
     t.equal(list(getattr(schedule, "base_lrs", [])), [0.1, 0.5], "schedule.base_lrs")
     t.equal(getattr(schedule, "last_epoch", None), 0, "schedule.last_epoch after construction",
             hint="last_epoch starts at -1 and the step() of __init__ makes it 0")
+    t.equal(getattr(schedule, "_step_count", None), 1, "schedule._step_count after construction (the step() of "
+            "__init__ counted)", why="the framework reads it to warn, as PyTorch does, when the first step() after "
+            "construction comes before optimizer.step()",
+            hint="__init__ sets self._step_count = 0 before its self.step(), and step() adds 1")
     got = _lrs(lambda o: CosineAnnealingLR(o, T_max=6), [0.1, 0.5], 6)
     want = _lrs(lambda o: tc.optim.lr_scheduler.CosineAnnealingLR(o, T_max=6), [0.1, 0.5], 6)
     t.close(got, want, "both groups' lr after each of 6 steps (groups with lr 0.1 and 0.5, T_max=6)", rtol=1e-9,
@@ -92,6 +96,8 @@ def scheduler_check(t, LRScheduler, CosineAnnealingLR):
     schedule = CosineAnnealingLR(opt, T_max=6)
     for _ in range(2):
         schedule.step()
+    t.equal(getattr(schedule, "_step_count", None), 3, "schedule._step_count after construction and 2 steps",
+            hint="every step() counts itself: self._step_count += 1")
     last = schedule.get_last_lr()
     t.equal(list(last) if isinstance(last, (list, tuple)) else last, [group["lr"] for group in opt.param_groups],
             "get_last_lr() after 2 steps (each group's current lr)")

@@ -7,6 +7,7 @@ passes its check, runs them on every scheduler's own object.
 """
 from __future__ import annotations
 
+import sys
 import types
 import warnings
 
@@ -17,6 +18,34 @@ _EPOCH_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
     "Please use `scheduler.step()` to step the scheduler."
 )
+_SEE = "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+_OVERRIDDEN = ("Seems like `optimizer.step()` has been overridden after learning rate scheduler initialization. "
+               "Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. " + _SEE)
+_BEFORE_OPTIMIZER = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should call "
+    "them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will result "
+    "in PyTorch skipping the first value of the learning rate schedule. " + _SEE
+)
+
+
+def warn_if_stepped_before_optimizer(scheduler) -> None:
+    """PyTorch's check at the first `scheduler.step()` after the scheduler was made (`_step_count == 1`): a
+    UserWarning when the optimizer has not stepped yet (the schedule's first rate would be skipped), or when its
+    `step` was replaced after the scheduler was made. The framework runs it before every scheduler's `step`,
+    also when a learner's `LRScheduler.step` is installed (build mode), so it is not part of that component."""
+    if getattr(scheduler, "_step_count", None) != 1:
+        return
+    optimizer = scheduler.optimizer
+    if not getattr(optimizer.step, "hooked", False):  # every Optimizer subclass's step is wrapped (optimizer.py)
+        message = _OVERRIDDEN
+    elif not getattr(optimizer, "_opt_called", False):
+        message = _BEFORE_OPTIMIZER
+    else:
+        return
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("tinygrad_course"):
+        frame, level = frame.f_back, level + 1  # point at the caller's line, past the seam's wrappers
+    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 class LRScheduler:
@@ -72,13 +101,7 @@ class LRScheduler:
     @member("LRScheduler")
     def step(self, epoch=None):
         """Advance the schedule by one step (or jump to `epoch`, deprecated) and write the new lrs."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
-            warnings.warn(
-                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you "
-                "should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure "
-                "to do this will result in PyTorch skipping the first value of the learning rate schedule.",
-                UserWarning, stacklevel=2,
-            )
+        warn_if_stepped_before_optimizer(self)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(_EPOCH_WARNING, UserWarning, stacklevel=2)
