@@ -336,19 +336,10 @@ class TensorBase:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients. "
                                "Hint: make the data a float tensor first (data.float()).")
         t = object.__new__(cls)
-        t._data = data._data
-        t.dtype = data.dtype
-        t._device = data._device
-        t._version = data._version
-        t._view_version = data._version[0]
-        t._name = data._name
-        t._requires_grad = bool(require_grad)
-        t.grad = None
-        t.grad_fn = None
-        t._output_nr = 0
-        t._base = None
-        t._grad_acc = None
-        t._hooks = None
+        t._data, t.dtype, t._device, t._name = data._data, data.dtype, data._device, data._name
+        t._version, t._view_version = data._version, data._version[0]  # one counter: in-place changes show in both
+        t._requires_grad, t.grad, t.grad_fn, t._output_nr = bool(require_grad), None, None, 0
+        t._base = t._grad_acc = t._hooks = None  # a leaf of its own, not a view
         return t
 
     # ---- helpers used by the engine ---------------------------------------------------------------
