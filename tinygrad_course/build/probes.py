@@ -29,7 +29,7 @@ from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
-from . import probes_distributed, probes_engine, probes_ops, probes_views
+from . import probes_distributed, probes_engine, probes_ops, probes_parameter, probes_views
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .training_components import classification_dataset, evaluate
@@ -290,26 +290,6 @@ def module_probe():
             "result": _codes([repr(result), str(list(loose.missing_keys)), str(list(loose.unexpected_keys))], 80),
             "misses": np.concatenate(misses), "apply": _codes(order), "modes": np.array(modes, dtype=np.float64),
             "zeroed": np.array(zeroed), "cleared": np.array(cleared, dtype=np.float64)}
-
-
-def parameter_probe():
-    """nn.Parameter through the framework: a layer's weights, a parameter over a tensor (its storage shared, a
-    leaf that requires grad), a frozen one, the empty default, their reprs, and a step that trains one."""
-    manual_seed(3)
-    layer = nn.Linear(3, 2)
-    data = F.ones(2, 2)
-    p = nn.Parameter(data)
-    frozen = nn.Parameter(F.zeros(3), requires_grad=False)
-    empty = nn.Parameter()
-    with no_grad():
-        data.mul_(3.0)  # the parameter shares data's storage and version counter: it sees the change
-    fields = [type(layer.weight) is nn.Parameter, type(p) is nn.Parameter, p.requires_grad, p.is_leaf,
-              p._version is data._version, frozen.requires_grad, tuple(empty.shape) == (0,), empty.requires_grad,
-              [n for n, _ in layer.named_parameters()] == ["weight", "bias"]]
-    (layer(F.ones(4, 3)) * p.sum()).sum().backward()
-    optim.SGD([*layer.parameters(), p], lr=0.1).step()
-    return {"fields": np.array(fields, dtype=np.float64), "p": _np(p), "weight": _np(layer.weight),
-            "grad": _np(p.grad), "repr": _codes([repr(p), str(frozen), repr(empty)], 120)}
 
 
 def dropout_forward():
@@ -772,7 +752,6 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
           **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
-          "Parameter.__new__": parameter_probe, "Parameter.__repr__": parameter_probe,
           "LayerNorm.__init__": layer_norm_probe, "LayerNorm.forward": layer_norm_probe,
           **{name: layers_probe for name in ("Tanh.forward", "ReLU.forward", "Sequential.__init__", "Sequential.forward",
                                               "Sequential.__getitem__")}, "Dropout.forward": dropout_forward, "Dropout.__init__": dropout_forward, "SGD.step": sgd_step,
@@ -789,7 +768,7 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
           "LRScheduler": lr_scheduler_probe, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
-          **probes_distributed.PROBES, **probes_views.PROBES, **probes_engine.PROBES, **probes_ops.PROBES}
+          **probes_distributed.PROBES, **probes_parameter.PROBES, **probes_views.PROBES, **probes_engine.PROBES, **probes_ops.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 
