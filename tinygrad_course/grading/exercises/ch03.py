@@ -283,7 +283,8 @@ def _registration(t, Module, Affine):
     params = layer.__dict__.get("_parameters", {})
     t.equal(sorted(params), ["bias", "weight"], what="the keys of layer._parameters after self.weight = "
             "Parameter(...) and self.bias = Parameter(...)",
-            why="the parameters stayed plain attributes in __dict__" if "weight" in layer.__dict__ else None,
+            why="the parameters stayed plain attributes in __dict__ (does __setattr__ test for your own Parameter "
+                "class? the check builds the layers with it)" if "weight" in layer.__dict__ else None,
             hint="in __setattr__, put a Parameter (your class) into self._parameters[name] instead of __dict__")
     t.true("weight" not in layer.__dict__ and layer.__dict__.get("scale") == 2.0,
            "a parameter only in _parameters, and a plain value (self.scale = 2.0) in __dict__")
