@@ -26,6 +26,13 @@ def _ref(name):
     return seams.reference(name)
 
 
+class _Shown(str):
+    """An argument shown by a description instead of its repr (a tensor input of a `*_like` call)."""
+
+    def __repr__(self):
+        return str(self)
+
+
 def _call(name, args, kwargs) -> str:
     shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     return f"{name}({', '.join(shown)})"
@@ -170,7 +177,15 @@ def _factory_part(t, zeros, ones, full, empty):
         ("empty", empty, ((4,),), {"dtype": dtypes.int64}, None),
     ]
     for name, fn, args, kwargs, why in cases:
-        _same(t, fn(*args, **kwargs), _ref(name)(*args, **kwargs), _call(name, args, kwargs), why=why)
+        call = _call(name, args, kwargs)
+        try:
+            got = fn(*args, **kwargs)
+        except NotImplementedError:
+            raise
+        except Exception as error:  # a call PyTorch accepts: name what it means
+            t.fail(call, f"your code raised {type(error).__name__}: {error}" + (f"\n  what went wrong: {why}" if why else ""),
+                   hint="sizes come as separate ints or as one tuple or list: unpack size[0] when it is the only one")
+        _same(t, got, _ref(name)(*args, **kwargs), call, why=why)
     a, b = zeros(2), zeros(2)
     a[0] = 1.0
     t.true(b[0].item() == 0.0, "two calls of zeros(2) to make two tensors with memory of their own",
@@ -202,7 +217,8 @@ def _like_part(t, zeros_like, ones_like, full_like):
         if isinstance(got, TensorBase) and got.dtype != expected.dtype:
             why = (f"{name} keeps input's dtype ({args[0].dtype}) unless dtype= is given" if "dtype" not in kwargs
                    else "dtype= gives the dtype")
-        _same(t, got, expected, _call(name, ("input",) + args[1:], kwargs), why=why,
+        shown = _Shown(f"tc.tensor({args[0].tolist()}" + (f", dtype={args[0].dtype})" if args[0] is weights else ")"))
+        _same(t, got, expected, _call(name, (shown,) + args[1:], kwargs), why=why,
               hint="input's shape, and dtype=dtype or input.dtype")
 
 
