@@ -1,5 +1,10 @@
 """Creating tensors: `tensor`, `from_numpy`, `zeros`, `ones`, `arange`, `rand`, ...
 
+`tensor`, `zeros`, `ones`, `full`, `empty`, `zeros_like`, `ones_like` and `full_like` are build-mode components
+(chapter 01's exercise 01.1 writes them): `@seams.component` runs a learner's version in their place when one is
+installed, and every tensor the framework makes through them (a layer's weights, an optimizer's state, a
+gradient's zeros) is then made by it.
+
 Random values come from `generator.py`: PyTorch's CPU generator (MT19937) and its kernels' arithmetic, so that
 after the same `manual_seed` the same calls give PyTorch's numbers.
 """
@@ -10,6 +15,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
+from . import seams
 from ._backend import (CPU, array_module, canonical_device, check_dtype_on_device, device_of_array, requested_device,
                        to_device_array)
 from ._signatures import arange_args, randint_args, size_arg, space_args
@@ -19,7 +25,7 @@ from .tensor_base import TensorBase, _wrap
 
 _MISSING = object()  # the default of an argument PyTorch requires, so the error can use PyTorch's words
 
-# ---- random number generation ------------------------------------------------------------------------
+# ---- from data ---------------------------------------------------------------------------------------
 
 def _infer_dtype(data):
     """PyTorch's dtype for nested Python data: bool, int64, or the default float (also for empty lists)."""
@@ -55,6 +61,7 @@ def _to_plain(data):
     return data
 
 
+@seams.component("tensor")
 def tensor(data=_MISSING, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (nested lists, numbers, NumPy arrays or tensors).
 
@@ -151,8 +158,9 @@ def _shape(size, check=True):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = tuple(int(s) for s in size)
-    if check and any(s < 0 for s in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: [{', '.join(map(str, shape))}]")
+    negative = [s for s in shape if s < 0] if check else ()
+    if negative:  # PyTorch names the first negative size
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: [{', '.join(map(str, shape))}]")
     return shape
 
 
@@ -175,6 +183,7 @@ def _creation(dtype, device):
     return dt, dev, array_module(dev)
 
 
+@seams.component("zeros")
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
     """A tensor of zeros of the given shape: `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
     dt, dev, xp = _creation(dtype, device)
@@ -184,6 +193,7 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _finish(xp.zeros(shape, dtype=dt.np_dtype), requires_grad)
 
 
+@seams.component("ones")
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **kw):
     """A tensor of ones of the given shape: `ones(2, 3)`, `ones((2, 3))` or `ones(size=(2, 3))`."""
     dt, dev, xp = _creation(dtype, device)
@@ -191,6 +201,7 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
     return _finish(xp.ones(shape, dtype=dt.np_dtype), requires_grad)
 
 
+@seams.component("empty")
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, **kw):
     """An uninitialised tensor of the given shape (here: zero-filled, so results are reproducible)."""
@@ -199,6 +210,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
     return _finish(xp.zeros(shape, dtype=dt.np_dtype), requires_grad)
 
 
+@seams.component("full")
 def full(size=None, fill_value=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor of shape `size` (a sequence) filled with `fill_value` (dtype inferred from the value)."""
@@ -361,32 +373,43 @@ def _like(fn, t, dtype, device, requires_grad, **kw):
     return fn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad, **kw)
 
 
+@seams.component("zeros_like")
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros of `input`'s shape; its dtype and device unless given."""
     return _like(zeros, input, dtype, device, requires_grad)
 
 
+@seams.component("ones_like")
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones of `input`'s shape; its dtype and device unless given."""
     return _like(ones, input, dtype, device, requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised (here: zero-filled) tensor of `input`'s shape, dtype and device."""
     return _like(empty, input, dtype, device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of uniform samples from [0, 1) of `input`'s shape, dtype and device."""
     return _like(rand, input, dtype, device, requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of standard normal samples of `input`'s shape, dtype and device."""
     return _like(randn, input, dtype, device, requires_grad)
 
 
+@seams.component("full_like")
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor of `input`'s shape filled with `fill_value`, in `input`'s dtype (a float value is truncated
+    for an integer input) and device unless given."""
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None):
+    """Integers from [low, high) (or [0, low)) of `input`'s shape, dtype and device."""
     if high is None:
         low, high = 0, low
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)

@@ -11,16 +11,73 @@ from tinygrad_course.grading import check, reset_attempts
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 
-def wrap_always_copies(array, share):
-    return tc.tensor(array)
+FACTORY_NAMES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like")
+nested_shape, infer_dtype, new_tensor = solution("01", "nested_shape", "infer_dtype", "new_tensor")
 
 
-def wrap_always_shares(array, share):
-    return tc.from_numpy(array)
+def factories(**replaced):
+    """The solution's eight factory functions, with the ones named replaced by wrong answers."""
+    return tuple(replaced.get(name) or solution("01", name)[0] for name in FACTORY_NAMES)
 
 
-def wrap_copy_as_float32(array, share):
-    return tc.from_numpy(array) if share else tc.tensor(array, dtype=tc.float32)
+def tensor_in_float64(data, *, dtype=None, device=None, requires_grad=False):
+    """NumPy's inference: Python floats stay float64."""
+    array = np.array(data) if not isinstance(data, np.ndarray) else data.copy()
+    return new_tensor(array.astype(dtype.np_dtype) if dtype is not None else array, requires_grad)
+
+
+def infer_int_before_bool(data):
+    kinds = {type(x) for x in np.array(data, dtype=object).reshape(-1)} if data != [] else set()
+    if float in kinds or not kinds:
+        return tc.get_default_dtype()
+    return tc.int64 if any(isinstance(x, int) for x in np.array(data, dtype=object).reshape(-1)) else tc.bool
+
+
+def tensor_bools_as_ints(data, *, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, np.ndarray):
+        return new_tensor(data.astype(dtype.np_dtype) if dtype is not None else data.copy(), requires_grad)
+    kind = dtype or infer_int_before_bool(data)
+    return new_tensor(np.array(data, dtype=np.float64).reshape(nested_shape(data)).astype(kind.np_dtype), requires_grad)
+
+
+def tensor_sharing_arrays(data, *, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, np.ndarray) and dtype is None:
+        return new_tensor(data, requires_grad)  # tc.from_numpy's sharing, not a copy
+    if isinstance(data, np.ndarray):
+        return new_tensor(data.astype(dtype.np_dtype), requires_grad)
+    kind = infer_dtype(data)
+    array = np.array(data, dtype=np.float64 if kind.is_floating_point else kind.np_dtype).reshape(nested_shape(data))
+    return new_tensor(array.astype((dtype or kind).np_dtype), requires_grad)
+
+
+def tensor_without_ragged_check(data, *, dtype=None, device=None, requires_grad=False):
+    """np.array finds the shape, and its own error for ragged lists."""
+    if isinstance(data, np.ndarray):
+        return new_tensor(data.astype(dtype.np_dtype) if dtype is not None else data.copy(), requires_grad)
+    kind = infer_dtype(data)
+    array = np.array(data, dtype=np.float64 if kind.is_floating_point else kind.np_dtype)
+    return new_tensor(array.astype((dtype or kind).np_dtype), requires_grad)
+
+
+def tensor_calling_tc_tensor(data, *, dtype=None, device=None, requires_grad=False):
+    return tc.tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_in_default_float(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or tc.get_default_dtype()
+    return new_tensor(np.full(tuple(size), fill_value, dtype=dtype.np_dtype), requires_grad)
+
+
+def zeros_like_in_default_float(input, *, dtype=None, device=None, requires_grad=False):
+    return new_tensor(np.zeros(tuple(input.shape), dtype=(dtype or tc.get_default_dtype()).np_dtype), requires_grad)
+
+
+def zeros_of_a_tuple_only(*size, dtype=None, device=None, requires_grad=False):
+    """zeros(2, 3) works, zeros((2, 3)) does not."""
+    if any(n < 0 for n in size if isinstance(n, int)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return new_tensor(np.zeros(size, dtype=(dtype or tc.get_default_dtype()).np_dtype).reshape(
+        tuple(n for n in size if isinstance(n, int))), requires_grad)
 
 
 def features_as_integers(rows):
@@ -234,10 +291,19 @@ select_class, zero_outliers = solution("01", "select_class", "zero_outliers")
 permute_strides, expand_strides = solution("01", "permute_strides", "expand_strides")
 
 CATALOGUE = [
-    ("01.1", wrap_always_copies, ["the shared tensor still holds 0: it has its own copy"]),
-    ("01.1", wrap_always_shares, ["the copy holds 100: it shares the array's memory"]),
-    ("01.1", wrap_copy_as_float32, ["dtype mismatch: expected float64, got float32", "converted to float32",
-                                    "input: array = [[0., 1., 2.]"]),
+    ("01.1", factories(tensor=tensor_in_float64), ["dtype of tensor([1, 2.5]): expected tc.float32, got tc.float64",
+                                                   "float64 is NumPy's default float"]),
+    ("01.1", factories(tensor=tensor_bools_as_ints), ["dtype of tensor([True, False, True])", "got tc.int64",
+                                                      "test for bool before int"]),
+    ("01.1", factories(tensor=tensor_sharing_arrays), ["the tensor holds 100 too: it shares the array's memory"]),
+    ("01.1", factories(tensor=tensor_without_ragged_check), ["tensor([[1, 2, 3], [4, 5]]) to raise ValueError: expected "
+                                                             "sequence of length 3 at dim 1 (got 2)", "its message is"]),
+    ("01.1", factories(tensor=tensor_calling_tc_tensor), ["your code uses tinygrad_course.tensor"]),
+    ("01.1", factories(full=full_in_default_float), ["dtype of full((2, 2), 7): expected tc.int64, got tc.float32",
+                                                     "full takes its dtype from fill_value"]),
+    ("01.1", factories(zeros_like=zeros_like_in_default_float), ["dtype of zeros_like(tc.tensor([3, 0, 2])): expected tc.int64",
+                                                                 "zeros_like keeps input's dtype (tc.int64)"]),
+    ("01.1", factories(zeros=zeros_of_a_tuple_only), ["zeros((2, 3))", "one tuple (or list) is the shape"]),
     ("01.2", features_as_integers, ["the integer rows became an integer tensor"]),
     ("01.2", features_in_float64, ["tc.float64"]),
     ("01.2", features_written_into_integers, ["the integer rows became an integer tensor", "written into an integer"]),
@@ -303,7 +369,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"01.1": "wrap_array", "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
+NAMES = {"01.1": FACTORY_NAMES, "01.2": "features_to_tensor", "01.3": "contiguous_strides", "01.4": "storage_index",
          "01.5": "broadcast_shape", "01.6": "normalize_rows", "01.7": "pick", "01.8": ("select_class", "zero_outliers"),
          "01.9": "view_strides", "01.10": ("permute_strides", "expand_strides"), "01.11": "index_view",
          "01.12": "storage_positions"}

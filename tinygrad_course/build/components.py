@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
-from . import adapters, adapters_distributed, adapters_engine, adapters_views
+from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_views
 
 
 @dataclass(frozen=True)
@@ -114,9 +114,35 @@ OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "Clone": "x.clone() and x.contiguous() of a strided tensor (a row-major copy)",
                 "Narrow": "x.narrow(dim, start, length) with start >= 0, and each piece of x.split and x.chunk (a view)"}
 
+# chapter 01's tensor creation: what exercise 01.1's cell defines (its check takes all eight), the adapter and the
+# contract of each
+FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like")
+FACTORY_CONTRACTS = (
+    ("tensor", adapters_factories.tensor,
+     "tensor(data, *, dtype=None, device=None, requires_grad=False) -> a new CPU tensor holding a copy of a number, "
+     "nested lists or a NumPy array (shape from the nesting, PyTorch's dtype inference and errors); every "
+     "tc.tensor of such data runs it (a batch of labels in default_collate)"),
+    ("zeros", adapters_factories.sized("zeros"), "zeros(*size, dtype=None, device=None, requires_grad=False) -> "
+     "zeros of the shape, the default float dtype unless given; every tc.zeros of int sizes on the CPU runs it"),
+    ("ones", adapters_factories.sized("ones"), "ones(*size, dtype=None, device=None, requires_grad=False) -> ones "
+     "of the shape; every tc.ones of int sizes on the CPU runs it"),
+    ("full", adapters_factories.full, "full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> "
+     "fill_value everywhere, its dtype inferred from the value; every tc.full of a number on the CPU runs it"),
+    ("empty", adapters_factories.sized("empty"), "empty(*size, dtype=None, device=None, requires_grad=False) -> a "
+     "tensor of the shape with memory of its own (zero-filled here); every nn.Linear's weight is allocated by it"),
+    ("zeros_like", adapters_factories.like("zeros_like"), "zeros_like(input, *, dtype=None, device=None, "
+     "requires_grad=False) -> zeros of input's shape and dtype; every tc.zeros_like of a CPU tensor runs it"),
+    ("ones_like", adapters_factories.like("ones_like"), "ones_like(input, *, dtype=None, device=None, "
+     "requires_grad=False) -> ones of input's shape and dtype; every tc.ones_like of a CPU tensor runs it"),
+    ("full_like", adapters_factories.like("full_like"), "full_like(input, fill_value, *, dtype=None, device=None, "
+     "requires_grad=False) -> fill_value in input's shape and dtype; every tc.full_like of a CPU tensor runs it"),
+)
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
+    *[Component(name, "01", "ex01_1", name, name, adapt, contract, checks=FACTORIES, pure=True)
+      for name, adapt, contract in FACTORY_CONTRACTS],
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
     Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,

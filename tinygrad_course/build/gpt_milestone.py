@@ -71,7 +71,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 # LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), gradient clipping and log_softmax (with
 # chapter 01's pick, the loss: F.cross_entropy is nll_loss(log_softmax) in build mode)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
-           "storage_positions",
+           "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
            *OPS_02B, "topological_sort", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply",
            "Parameter.__new__",

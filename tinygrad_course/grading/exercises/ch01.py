@@ -1,4 +1,4 @@
-"""Chapter 01 (tensors): checks for sharing memory, dtypes, strides, broadcasting, keepdim and gather.
+"""Chapter 01 (tensors): checks for dtypes, strides, broadcasting, keepdim and gather.
 
 Each check compares against a reference computed here, names the usual mistake when it sees one, and
 where the exercise mirrors a framework piece (strides, broadcasting) runs the learner's version against
@@ -12,6 +12,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch01_factories  # noqa: F401  (registers 01.1: tensor and the factory functions)
 from . import ch01_views  # noqa: F401  (registers 01.9-01.11: view, permute/expand and indexing as strides)
 
 
@@ -22,30 +23,6 @@ def _is_tensor(value) -> bool:
 def _expect_tensor(t, value, what):
     t.true(_is_tensor(value), f"{what} to be a tc.Tensor (got {type(value).__name__})",
            hint="build the result with tc.tensor / tc.from_numpy or tensor operations")
-
-
-# ---- 01.1 -------------------------------------------------------------------------------------------------
-@exercise("01.1", title="share or copy a NumPy array", points=1)
-def wrap_array_check(t, wrap_array):
-    array = np.arange(6, dtype=np.float64).reshape(2, 3)
-    shared = wrap_array(array, share=True)
-    copied = wrap_array(array, share=False)
-    _expect_tensor(t, shared, "wrap_array(array, share=True)")
-    _expect_tensor(t, copied, "wrap_array(array, share=False)")
-    t.close(shared, array, "wrap_array(array, share=True)", check_dtype=True, given={"array": array})
-    t.close(copied, array, "wrap_array(array, share=False)", check_dtype=True, given={"array": array},
-            mistakes=[mistakes.custom(lambda g, e: g.dtype == np.float32, "the copy was converted to float32",
-                                      "keep the array's own dtype (float64 here)")])
-    array[0, 0] = 100.0
-    t.true(shared[0, 0].item() == 100.0, "the shared tensor to see a change made to the array afterwards",
-           why=f"after array[0, 0] = 100 the shared tensor still holds {shared[0, 0].item():g}: it has its own copy",
-           hint="one of the two ways to make a tensor from an array copies its data, the other shares its memory")
-    t.true(copied[0, 0].item() == 0.0, "the copy to keep its old value when the array changes afterwards",
-           why=f"after array[0, 0] = 100 the copy holds {copied[0, 0].item():g}: it shares the array's memory",
-           hint="tc.from_numpy shares memory with the array; tc.tensor(array) makes an independent copy")
-    shared[1, 2] = -1.0
-    t.true(array[1, 2] == -1.0, "a write into the shared tensor to show up in the array",
-           hint="a shared tensor and its array are two views of one block of memory")
 
 
 # ---- 01.2 -------------------------------------------------------------------------------------------------
