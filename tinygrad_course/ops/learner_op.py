@@ -15,6 +15,8 @@ call runs the learner's forward on the node, whose result must be an array of th
 x's array for the view ops, `VIEWS`): a wrong one is an error naming the op, never repaired. The node keeps the
 learner's backward, whose gradients the engine sums back to each input's shape (`Node._to_inputs`); a missing
 gradient, one that is not a tensor or one that cannot be summed to its input's shape is an error naming the op.
+`Max` with a dim returns a pair (values, indices), as `x.max(dim)` does (`VALUES_INDICES`): `argmax` is its
+indices, and both are recorded by the reference (two outputs, or none differentiable).
 
 Who records the call: with chapter 02's engine installed (the learner's `Function.apply`), `Op._apply` hands the
 call over before recording anything, and the learner's code makes the node (named as PyTorch names it,
