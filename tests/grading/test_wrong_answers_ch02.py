@@ -62,6 +62,15 @@ SumUnsorted = op(Sum, backward=lambda ctx, grad: _unsqueezed_in_given_order(grad
 MeanNotDivided = op(Mean, backward=lambda ctx, grad: unreduce(grad, ctx.shape, ctx.dim, ctx.keepdim))
 
 
+def _sum_in_x_dtype(ctx, x, dim=None, keepdim=False):
+    """Sum in x's own dtype: a bool x's sum stays a bool instead of counting."""
+    ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+    return x.sum(axis=dim, keepdims=keepdim, dtype=x.dtype)
+
+
+SumInXDtype = op(Sum, forward=_sum_in_x_dtype)
+
+
 def _max_every_tie(ctx, x, dim=None, keepdim=False):
     """Max whose mask marks every element equal to its maximum: with a dim, ties all get the gradient."""
     out = Max.forward(ctx, x, dim, keepdim)
@@ -492,6 +501,8 @@ CATALOGUE = [
     ("02.3", (MatmulWithDot, Sum, Mean, Max), ["np.dot does not batch", "input: a = "]),
     ("02.3", (Matmul, SumExpandOnly, Mean, Max), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
     ("02.3", (Matmul, SumUnsorted, Mean, Max), ["Sum.backward for dim=(2, 0), keepdim=False"]),
+    ("02.3", (Matmul, SumInXDtype, Mean, Max), ["your Sum.forward returned an array of shape () and dtype bool",
+                                                "expected shape () and dtype int64"]),
     ("02.3", (Matmul, Sum, MeanNotDivided, Max), ["times too large: a mean divides by the number of elements"]),
     ("02.3", (Matmul, Sum, Mean, MaxEveryTie), ["every largest element of a row received the gradient",
                                                  "input: grad = "]),

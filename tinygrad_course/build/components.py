@@ -157,7 +157,8 @@ _COMPONENTS = [
               pure=True),
     *[Component(op, "02", "ex02_3", op, op, adapters.op,
                 f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
-                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
+                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it"
+                + (" (and the int64 count x.sum(...) of a bool or integer x)" if op == "Sum" else ""),
                 checks=("Matmul", "Sum", "Mean", "Max"), pure=True) for op in ("Sum", "Mean")],
     Component("Max", "02", "ex02_3", "Max", "Max", adapters.op,
               "Max.forward(ctx, x, dim=None, keepdim=False) on a NumPy array -> the largest element, or with an int "

@@ -109,11 +109,19 @@ def _matmul(args, kwargs, op):
     return [a, b], (*batch, a.shape[-2], b.shape[-1]), dtype, {}
 
 
+def _counts(x):
+    """([x's array], int64) for a bool or signed-integer CPU tensor x, whose sum counts in int64 (PyTorch's, and
+    NumPy's sum), else None."""
+    data = getattr(x, "_data", None)
+    return ([data], np.dtype(np.int64)) if type(data) is np.ndarray and data.dtype.kind in "bi" else None
+
+
 def _reduction(args, kwargs, op):
-    """Sum/Mean (x, dim=None, keepdim=False, dtype=None) over every dim, an int dim or a tuple of distinct dims;
-    forward takes (x, dim, keepdim) with a list's dims as a tuple. A dtype stays the reference's."""
+    """Sum/Mean (x, dim=None, keepdim=False, dtype=None) over every dim, an int dim or a tuple of distinct dims
+    (Sum also of a bool or integer x: a count in int64); forward takes (x, dim, keepdim) with a list's dims as a
+    tuple. A dtype stays the reference's."""
     x, dim, keepdim, dtype = (*args, None, False, None)[:4] if 1 <= len(args) <= 4 else (None,) * 4
-    got = _floats((x,))
+    got = _floats((x,)) or (_counts(x) if op in ("Sum", "SumAll") else None)
     if got is None or dtype is not None or type(keepdim) is not bool:
         return None
     (data,), dtype = got

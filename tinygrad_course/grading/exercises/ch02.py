@@ -338,6 +338,15 @@ def _reductions_check(t, name, cls, rng):
                     mistakes.custom(lambda got, e: count > 1 and np.allclose(got, e * count),
                                     f"your gradient is {count} times too large: a mean divides by the number of "
                                     "elements it averages", "divide the spread gradient by that number")])
+    if name == "Sum":  # a sum of bools counts them, in int64 (chapter 05 counts correct predictions so)
+        flags = np.array([[True, False, True, True], [False, False, True, False]])
+        with _installed({"Sum": cls}):
+            counts = [tc.tensor(flags).sum(), tc.tensor(flags).sum(1), tc.tensor(flags.astype(np.int32)).sum(0, True)]
+        for got, want, what in zip(counts, (flags.sum(), flags.sum(1), flags.sum(0, keepdims=True)),
+                                   ("x.sum()", "x.sum(1)", "x.int().sum(0, keepdim=True)")):
+            t.equal(got.dtype, tc.int64, f"dtype of {what} for a bool x (a count)",
+                    hint="NumPy's sum counts the Trues of a bool array in int64, as PyTorch's does: keep its dtype")
+            t.close(got, want, f"{what} for a bool x: how many are True", given={"x": flags})
 
 
 # rows with ties: PyTorch's max(dim) returns the first largest element's index, its x.max() shares the gradient

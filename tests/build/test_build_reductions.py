@@ -1,7 +1,8 @@
-"""Chapter 02's Max as a build-mode component (exercise 02.3): the solution's `Max` computes x.max(),
+"""Chapter 02's reductions as build-mode components (exercise 02.3). The solution's `Max` computes x.max(),
 x.max(dim, keepdim) and argmax with PyTorch's values, indices (the first largest on a tie) and gradients
 (max(dim)'s to the chosen element, x.max()'s shared among ties), recorded as MaxBackward0/MaxBackward1; the
-calls it does not cover stay the reference's, and a wrong result is an error naming Max."""
+calls it does not cover stay the reference's, and a wrong result is an error naming Max. The solution's `Sum`
+also counts a bool or integer tensor in int64."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,13 +24,13 @@ from test_build_engine import _solution
 TIES = [[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 1.0, 2.0], [-1.0, 0.5, -2.0, 0.25]]
 
 
-def _max_class():
+def _cell():
     namespace = {"tc": tc, "np": np, "Op": engine.Op}
     exec(solution_cell("02_autograd.ipynb", "ex02_3"), namespace)
-    return namespace["Max"]
+    return namespace
 
 
-MAX = _max_class()
+MAX, SUM = _cell()["Max"], _cell()["Sum"]
 
 
 @pytest.fixture
@@ -158,3 +159,16 @@ def test_the_learners_engine_records_full_max_and_the_reference_max_dim(monkeypa
         assert seams.calls()["Max"] == 3
     finally:
         seams.uninstall()
+
+
+def test_the_learners_sum_counts_bools_and_signed_integers_in_int64():
+    flags = np.array([[True, False, True], [True, True, False]])
+    with seams.replaced({"Sum": runner(SUM, "Sum")}):
+        got = [tc.tensor(flags).sum(), tc.tensor(flags).sum(1, keepdim=True), tc.tensor(flags.astype(np.int32)).sum(0),
+               tc.tensor([[1, -2], [3, 4]]).sum((0, 1))]
+        assert seams.calls() == {"Sum": 4}
+        assert tc.tensor(flags.astype(np.uint8)).sum().item() == 4 and seams.calls() == {"Sum": 4}  # the reference's
+    want = [torch.tensor(flags).sum(), torch.tensor(flags).sum(1, keepdim=True), torch.tensor(flags).int().sum(0),
+            torch.tensor([[1, -2], [3, 4]]).sum((0, 1))]
+    for g, w in zip(got, want):
+        assert g.dtype == tc.int64 and w.dtype == torch.int64 and g.tolist() == w.tolist()
