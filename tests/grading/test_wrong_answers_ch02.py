@@ -9,7 +9,7 @@ from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
 Add, Sub, Mul, Div, Pow = solution("02", "Add", "Sub", "Mul", "Div", "Pow")
 Neg, Exp, Log, Tanh, Relu, Sigmoid = solution("02", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")
-Matmul, Sum, Mean, unreduce = solution("02", "Matmul", "Sum", "Mean", "unreduce")
+Matmul, Sum, Mean, Max, unreduce = solution("02", "Matmul", "Sum", "Mean", "Max", "unreduce")
 BINARY = (Add, Sub, Mul, Div, Pow)
 UNARY = (Neg, Exp, Log, Tanh, Relu, Sigmoid)
 
@@ -60,6 +60,51 @@ ExpFloat64 = op(Exp, forward=lambda ctx, x: (setattr(ctx, "save_output", True), 
 SumExpandOnly = op(Sum, backward=lambda ctx, grad: grad.expand(ctx.shape))
 SumUnsorted = op(Sum, backward=lambda ctx, grad: _unsqueezed_in_given_order(grad, ctx).expand(ctx.shape))
 MeanNotDivided = op(Mean, backward=lambda ctx, grad: unreduce(grad, ctx.shape, ctx.dim, ctx.keepdim))
+
+
+def _sum_in_x_dtype(ctx, x, dim=None, keepdim=False):
+    """Sum in x's own dtype: a bool x's sum stays a bool instead of counting."""
+    ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+    return x.sum(axis=dim, keepdims=keepdim, dtype=x.dtype)
+
+
+SumInXDtype = op(Sum, forward=_sum_in_x_dtype)
+
+
+def _max_every_tie(ctx, x, dim=None, keepdim=False):
+    """Max whose mask marks every element equal to its maximum: with a dim, ties all get the gradient."""
+    out = Max.forward(ctx, x, dim, keepdim)
+    if dim is not None:
+        ctx.mask = (x == x.max(axis=dim, keepdims=True)).astype(x.dtype)
+    return out
+
+
+def _max_whole_to_ties(ctx, x, dim=None, keepdim=False):
+    """Max without a dim whose mask is not divided by the number of ties."""
+    out = Max.forward(ctx, x, dim, keepdim)
+    if dim is None:
+        ctx.mask = (x == out).astype(x.dtype)
+    return out
+
+
+def _max_last_index(ctx, x, dim=None, keepdim=False):
+    """Max(dim) whose index on a tie is the last largest element's (argmax of the flipped array)."""
+    if dim is None:
+        return Max.forward(ctx, x)
+    ctx.shape, ctx.dim, ctx.keepdim = x.shape, dim, keepdim
+    index = np.expand_dims(x.shape[dim] - 1 - np.flip(x, dim).argmax(axis=dim), dim)
+    ctx.mask = np.zeros_like(x)
+    np.put_along_axis(ctx.mask, index, 1, axis=dim)
+    values = np.take_along_axis(x, index, axis=dim)
+    return (values, index) if keepdim else (values.squeeze(dim), index.squeeze(dim))
+
+
+MaxEveryTie = op(Max, forward=_max_every_tie)
+MaxWholeToTies = op(Max, forward=_max_whole_to_ties)
+MaxLastIndex = op(Max, forward=_max_last_index)
+MaxValuesOnly = op(Max, forward=lambda ctx, x, dim=None, keepdim=False: Max.forward(ctx, x, dim, keepdim)[0]
+                   if dim is not None else Max.forward(ctx, x))
+MaxNotUnreduced = op(Max, backward=lambda ctx, grad, grad_indices=None: grad * tc.from_numpy(ctx.mask))
 
 
 def _unsqueezed_in_given_order(grad, ctx):
@@ -449,14 +494,22 @@ CATALOGUE = [
     ("02.2", unary(Log=LogTimesX), ["your local derivative is x, not 1 / x"]),
     ("02.2", unary(Exp=ExpWithoutGrad), ["the upstream gradient `grad` is missing"]),
     ("02.2", unary(Exp=ExpFloat64), ["dtype float64", "expected shape (3, 4) and dtype float32"]),
-    ("02.3", (MatmulGradBTransposed, Sum, Mean), ["shape (2, 3) for input 1 of shape (3, 2)", "grad_b must have the shape (3, 2)"]),
-    ("02.3", (MatmulSwapped, Sum, Mean), ["for input 0 of shape (4, 3)"]),
-    ("02.3", (MatmulNegated, Sum, Mean), ["a.grad after (a @ b).backward(grad)", "what went wrong: your result has the opposite sign"]),
-    ("02.3", (MatmulWithT, Sum, Mean), ["transpose only the last two dimensions"]),
-    ("02.3", (MatmulWithDot, Sum, Mean), ["np.dot does not batch", "input: a = "]),
-    ("02.3", (Matmul, SumExpandOnly, Mean), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
-    ("02.3", (Matmul, SumUnsorted, Mean), ["Sum.backward for dim=(2, 0), keepdim=False"]),
-    ("02.3", (Matmul, Sum, MeanNotDivided), ["times too large: a mean divides by the number of elements"]),
+    ("02.3", (MatmulGradBTransposed, Sum, Mean, Max), ["shape (2, 3) for input 1 of shape (3, 2)", "grad_b must have the shape (3, 2)"]),
+    ("02.3", (MatmulSwapped, Sum, Mean, Max), ["for input 0 of shape (4, 3)"]),
+    ("02.3", (MatmulNegated, Sum, Mean, Max), ["a.grad after (a @ b).backward(grad)", "what went wrong: your result has the opposite sign"]),
+    ("02.3", (MatmulWithT, Sum, Mean, Max), ["transpose only the last two dimensions"]),
+    ("02.3", (MatmulWithDot, Sum, Mean, Max), ["np.dot does not batch", "input: a = "]),
+    ("02.3", (Matmul, SumExpandOnly, Mean, Max), ["Sum.backward for dim=1, keepdim=False", "could not be put back"]),
+    ("02.3", (Matmul, SumUnsorted, Mean, Max), ["Sum.backward for dim=(2, 0), keepdim=False"]),
+    ("02.3", (Matmul, SumInXDtype, Mean, Max), ["your Sum.forward returned an array of shape () and dtype bool",
+                                                "expected shape () and dtype int64"]),
+    ("02.3", (Matmul, Sum, MeanNotDivided, Max), ["times too large: a mean divides by the number of elements"]),
+    ("02.3", (Matmul, Sum, Mean, MaxEveryTie), ["every largest element of a row received the gradient",
+                                                 "input: grad = "]),
+    ("02.3", (Matmul, Sum, Mean, MaxWholeToTies), ["each of the two largest elements received the whole gradient"]),
+    ("02.3", (Matmul, Sum, Mean, MaxLastIndex), ["on a tie your index is the last largest element's", "input: x = "]),
+    ("02.3", (Matmul, Sum, Mean, MaxValuesOnly), ["returned ndarray, expected a pair (values, indices)"]),
+    ("02.3", (Matmul, Sum, Mean, MaxNotUnreduced), ["Max.backward for x.max(1)", "could not be put back"]),
     ("02.4", (topo_without_visited, backward_pass), ["a node appears twice"]),
     ("02.4", (topo_not_reversed, backward_pass), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
     ("02.4", (topo_pre_order, backward_pass), ["comes before", "which sends it a gradient"]),
@@ -511,7 +564,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul", "Sum", "Mean"), "02.4": ("topo_sort", "backward_pass"),
+         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass"),
          "02.5": ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad"), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

@@ -181,11 +181,17 @@ _COMPONENTS = [
       for op in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")],
     Component("Matmul", "02", "ex02_3", "Matmul", "Matmul", adapters.op,
               "Matmul.forward(ctx, a, b) on NumPy arrays of 2 or more dims, Matmul.backward(ctx, grad) -> the grads "
-              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean"), pure=True),
+              "of a and b; every float mm, bmm and batched a @ b runs it", checks=("Matmul", "Sum", "Mean", "Max"),
+              pure=True),
     *[Component(op, "02", "ex02_3", op, op, adapters.op,
                 f"{op}.forward(ctx, x, dim, keepdim) on a NumPy array, {op}.backward(ctx, grad) -> the grad of x; "
-                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it",
-                checks=("Matmul", "Sum", "Mean"), pure=True) for op in ("Sum", "Mean")],
+                f"every float x.{op.lower()}() and x.{op.lower()}(dim, keepdim) runs it"
+                + (" (and the int64 count x.sum(...) of a bool or integer x)" if op == "Sum" else ""),
+                checks=("Matmul", "Sum", "Mean", "Max"), pure=True) for op in ("Sum", "Mean")],
+    Component("Max", "02", "ex02_3", "Max", "Max", adapters.op,
+              "Max.forward(ctx, x, dim=None, keepdim=False) on a NumPy array -> the largest element, or with an int "
+              "dim (values, indices); Max.backward(ctx, grad, grad_indices) -> the grad of x; every float x.max(), "
+              "x.max(dim, keepdim) and x.argmax(...) runs it", checks=("Matmul", "Sum", "Mean", "Max"), pure=True),
     # chapter 02b: the ops a model needs, the same shape as chapter 02's
     *[Component(op, "02b", grade_id, op, op, adapters.op,
                 f"{op}.forward(ctx, ...) on NumPy arrays as the framework's {op} op takes them, {op}.backward(ctx, "

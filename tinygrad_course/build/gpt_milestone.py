@@ -73,7 +73,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
-           *OPS_02B, "topological_sort", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply",
+           "Max", *OPS_02B, "topological_sort", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply",
            "Parameter.__new__",
            "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.named_parameters",
            "Module.parameters", "Module.named_children", "Module.children", "Module.named_modules", "Module.modules",

@@ -2,7 +2,8 @@
 `nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
 softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand`, `gather`
 with repeated indices, `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
-`narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64."""
+`narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
+Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`."""
 from __future__ import annotations
 
 import numpy as np
@@ -83,4 +84,29 @@ def embedding_probe():
     return {"out": _np(y), "grad": _np(layer.weight.grad), "z": _np(z), "gw": _np(gw), "second": _np(second)}
 
 
-PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe}
+def max_probe():
+    """x.max(dim, keepdim) (values and indices) and x.max() over rows with ties (the first largest element gets
+    max(dim)'s gradient, x.max() shares it among the ties), argmax with and without a dim: the outputs, x's
+    gradient and a second derivative, in float32 and float64."""
+    out = {}
+    for dtype in (np.float32, np.float64):
+        manual_seed(6)
+        data = F.randn(2, 3, 4, dtype=dtype).numpy().copy()
+        data[0, 1] = [0.5, 2.0, 2.0, -1.0]  # a tie along the last dim
+        data[1, :, 3] = 3.0  # a tie along dim 1, and three elements equal to the maximum of x
+        x = F.tensor(data, requires_grad=True)
+        values, indices = x.max(-1)
+        kept = x.max(1, keepdim=True)
+        y = values * kept.values.squeeze(1)[:, :3] + x.max() * x.max(0)[0].sum()
+        gx, = autograd_grad((y * y).sum(), x, create_graph=True)
+        second, = autograd_grad(gx.sum(), x, allow_unused=True)
+        tag = np.dtype(dtype).name
+        out.update({f"out_{tag}": _np(y), f"gx_{tag}": _np(gx), f"second_{tag}": _np(second),
+                    f"indices_{tag}": np.concatenate([indices.numpy().ravel(), kept.indices.numpy().ravel(),
+                                                      x.argmax(1).numpy().ravel(), x.argmax().numpy().ravel(),
+                                                      x.argmax(-1, keepdim=True).numpy().ravel()])})
+    return out
+
+
+PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe,
+          "Max": max_probe}

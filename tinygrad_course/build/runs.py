@@ -40,7 +40,7 @@ MILESTONES = {
                             "Linear.__init__", "Linear.reset_parameters", "Tanh.forward",
                             "Sequential.__init__", "Sequential.forward",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
-                            "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
+                            "Max", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "index_view", "Transpose", "Expand", "Gather", "View",
                             "tensor", "zeros", "empty", "zeros_like")),

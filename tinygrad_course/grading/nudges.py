@@ -26,7 +26,7 @@ NUDGES: dict[str, str] = {
     # 02 autograd
     "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",
-    "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward); for a sum, every element it added receives the sum's gradient unchanged.",
+    "02.3": "each gradient has the shape of its input; write one element of the output as a sum over k and ask which elements of a and b it touches (the lecture's section on matmul's backward); for a sum, every element it added receives the sum's gradient unchanged; a maximum moves only with the element it came from.",
     # 02b the ops a model needs
     "02b.1": "a probability distribution along dim does not change when one number is subtracted from the whole slice; in backward, each output of a slice moves when any input of that slice moves, so sum over the slice before multiplying.",
     "02b.2": "GELU is a product of x and the normal CDF, so its slope has two terms; dropout's output is x times a fixed mask, so its gradient is the incoming one times the same mask.",

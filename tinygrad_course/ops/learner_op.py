@@ -15,6 +15,8 @@ call runs the learner's forward on the node, whose result must be an array of th
 x's array for the view ops, `VIEWS`): a wrong one is an error naming the op, never repaired. The node keeps the
 learner's backward, whose gradients the engine sums back to each input's shape (`Node._to_inputs`); a missing
 gradient, one that is not a tensor or one that cannot be summed to its input's shape is an error naming the op.
+`Max` with a dim returns a pair (values, indices), as `x.max(dim)` does (`VALUES_INDICES`): `argmax` is its
+indices, and both are recorded by the reference (two outputs, or none differentiable).
 
 Who records the call: with chapter 02's engine installed (the learner's `Function.apply`), `Op._apply` hands the
 call over before recording anything, and the learner's code makes the node (named as PyTorch names it,
@@ -107,11 +109,19 @@ def _matmul(args, kwargs, op):
     return [a, b], (*batch, a.shape[-2], b.shape[-1]), dtype, {}
 
 
+def _counts(x):
+    """([x's array], int64) for a bool or signed-integer CPU tensor x, whose sum counts in int64 (PyTorch's, and
+    NumPy's sum), else None."""
+    data = getattr(x, "_data", None)
+    return ([data], np.dtype(np.int64)) if type(data) is np.ndarray and data.dtype.kind in "bi" else None
+
+
 def _reduction(args, kwargs, op):
-    """Sum/Mean (x, dim=None, keepdim=False, dtype=None) over every dim, an int dim or a tuple of distinct dims;
-    forward takes (x, dim, keepdim) with a list's dims as a tuple. A dtype stays the reference's."""
+    """Sum/Mean (x, dim=None, keepdim=False, dtype=None) over every dim, an int dim or a tuple of distinct dims
+    (Sum also of a bool or integer x: a count in int64); forward takes (x, dim, keepdim) with a list's dims as a
+    tuple. A dtype stays the reference's."""
     x, dim, keepdim, dtype = (*args, None, False, None)[:4] if 1 <= len(args) <= 4 else (None,) * 4
-    got = _floats((x,))
+    got = _floats((x,)) or (_counts(x) if op in ("Sum", "SumAll") else None)
     if got is None or dtype is not None or type(keepdim) is not bool:
         return None
     (data,), dtype = got
@@ -123,6 +133,29 @@ def _reduction(args, kwargs, op):
         return None
     shape = tuple(1 if i in dims else s for i, s in enumerate(data.shape) if keepdim or i not in dims)
     return [data, tuple(dim) if isinstance(dim, list) else dim, keepdim], shape, dtype, {}
+
+
+def _largest(args, kwargs, op):
+    """Max: x.max() (MaxMinAll (x, None, False, True)), x.max(dim, keepdim) (MaxMinDim (x, dim, keepdim, True))
+    and x.argmax(dim, keepdim) (ArgMaxMin: the indices of max(dim); of max(0) of the flattened x without a dim);
+    forward takes (x, dim, keepdim). min, amax/amin, a 0-d x with a dim, argmax(keepdim=True) without a dim and
+    an empty x or dim (PyTorch's errors) stay the reference's."""
+    got = _floats(args[:1]) if op in _MAX_OPS and len(args) == 4 and args[3] is True and type(args[2]) is bool else None
+    if got is None:
+        return None
+    ((data,), dtype), dim, keepdim = got, args[1], args[2]
+    if dim is None:
+        if keepdim or not data.size:
+            return None
+        return ([data, None, False] if op == "MaxMinAll" else [data.reshape(-1), 0, False]), (), dtype, {}
+    d = _dims((dim,), data.ndim) if op != "MaxMinAll" and type(dim) is int else None
+    if d is None or not data.shape[d[0]]:
+        return None
+    shape = tuple(1 if i == d[0] else s for i, s in enumerate(data.shape) if keepdim or i != d[0])
+    return [data, dim, keepdim], shape, dtype, {}
+
+
+_MAX_OPS = ("MaxMinAll", "MaxMinDim", "ArgMaxMin")
 
 
 def _one(args, count):
@@ -277,11 +310,14 @@ READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}
            "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
            "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,
            "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped, "Narrow": _sliced,
-           "Clone": _copied}
+           "Clone": _copied, "Max": _largest}
 KEYWORDS = ("Cat",)  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 VIEWS = ("Transpose", "Expand", "View", "Narrow")  # their result shares x's memory: the framework makes it a view
 COPIES = ("Clone",)  # their result is a row-major array of its own
-ARITY = {"Sum": 3, "Mean": 3}  # forward's arguments where the framework's op may be called with fewer
+ARITY = {"Sum": 3, "Mean": 3, "Max": 3}  # forward's arguments where the framework's op may be called with fewer
+# ops whose learner's forward returns (values, indices): max(dim) returns both, argmax the indices; the reference
+# records them (the learner's Function.apply records ops of one differentiable output)
+VALUES_INDICES = ("MaxMinDim", "ArgMaxMin")
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -324,6 +360,20 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned {got}: {name} returns a row-major copy of x's array "
                             "with its own memory (np.ascontiguousarray(x) returns x itself when x is row-major)")
     return None
+
+
+def _pair_problem(name, result, arrays, shape, dtype):
+    """Why what a learner's forward returned for x.max(dim) (or argmax) is not (values, indices) (None when it is)."""
+    if not isinstance(result, tuple) or len(result) != 2:
+        return TypeError(f"your {name}.forward returned {type(result).__name__} for a dim, expected a pair (values, "
+                         "indices) of NumPy arrays, as x.max(dim) returns both")
+    problem = _forward_problem(name, result[0], arrays, shape, dtype)
+    if problem is None and (not isinstance(result[1], (np.ndarray, np.generic)) or result[1].shape != shape or
+                            result[1].dtype != np.int64):
+        got = f"shape {np.shape(result[1])} and dtype {getattr(result[1], 'dtype', type(result[1]).__name__)}"
+        return RuntimeError(f"your {name}.forward returned indices of {got} for x of shape {np.shape(arrays[0])}, "
+                            f"expected shape {shape} and dtype int64 (np.argmax's)")
+    return problem
 
 
 class OpFailed:
@@ -386,9 +436,10 @@ def runner(learner_class, name: str | None = None):
             arrays = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in arrays)  # (matmul)
         kept = ctx.__dict__
         kept.pop("_saved", None), kept.pop("_saved_versions", None)  # the reference op saved its inputs: not here
+        two = computed.op in VALUES_INDICES  # (values, indices)
         try:
             result = forward(ctx, *arrays, **options)
-            problem = _forward_problem(name, result, arrays, shape, dtype)
+            problem = (_pair_problem if two else _forward_problem)(name, result, arrays, shape, dtype)
             if problem is not None:
                 raise problem
         except Exception as error:  # the learner's op failed (not the learner's engine that called it)
@@ -404,6 +455,8 @@ def runner(learner_class, name: str | None = None):
             pair = through[installed] = (step, type(name, (), {"backward": staticmethod(step)}))
         ctx._learner_backward, ctx._forward_cls = pair
         seams.count_call(name)
+        if two:  # argmax is max's indices
+            return np.asarray(result[1]) if computed.op == "ArgMaxMin" else (np.asarray(result[0]), np.asarray(result[1]))
         return np.asarray(result)  # a reduction to 0-d gives a NumPy scalar
 
     routed = {}  # the reference op -> the op class the learner's Function.apply records, whose forward is `computed`
@@ -416,11 +469,11 @@ def runner(learner_class, name: str | None = None):
         by_learner = isinstance(ctx, type)  # the reference op: the learner's Function.apply records the call
         op = ctx if by_learner else ctx._fn
         got = read(args, kwargs, op.__name__)
-        if got is None or by_learner and (_anomaly.enabled or any(
+        if got is None or by_learner and (_anomaly.enabled or op.__name__ in VALUES_INDICES or any(
                 isinstance(a, TensorBase) and a._base is not None and a._view_version != a._version[0] for a in args)):
             return NotImplemented
         arrays, *call = got
-        computed.call, computed.given = (args, *call), arrays
+        computed.call, computed.given, computed.op = (args, *call), arrays, op.__name__
         if not by_learner:  # Op._apply made (and, when needed, recorded) the node
             return computed(ctx, *arrays)
         cls = routed.get(op)

@@ -162,6 +162,7 @@ class MaxMinAll(Op):
     """max()/min()/amax/amin over the whole tensor or dims: ties share the gradient equally."""
 
     node_name = "MaxBackward1"
+    component = "Max"  # build mode: a learner's Max computes x.max() (min, amax and amin stay these classes')
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, largest=True):
@@ -201,6 +202,7 @@ class MaxMinDim(Op):
 
     node_name = "MaxBackward0"
     non_differentiable_outputs = (1,)
+    component = "Max"  # build mode: a learner's Max computes x.max(dim, keepdim) (min(dim) stays this class's)
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False, largest=True):
@@ -242,6 +244,7 @@ class MinDim(MaxMinDim):
 class ArgMaxMin(Op):
     node_name = "ArgmaxBackward"
     differentiable = False
+    component = "Max"  # build mode: argmax is the indices of a learner's Max (argmin stays this class's)
 
     @staticmethod
     def forward(ctx, x, dim=None, keepdim=False, largest=True):

@@ -338,10 +338,114 @@ def _reductions_check(t, name, cls, rng):
                     mistakes.custom(lambda got, e: count > 1 and np.allclose(got, e * count),
                                     f"your gradient is {count} times too large: a mean divides by the number of "
                                     "elements it averages", "divide the spread gradient by that number")])
+    if name == "Sum":  # a sum of bools counts them, in int64 (chapter 05 counts correct predictions so)
+        flags = np.array([[True, False, True, True], [False, False, True, False]])
+        with _installed({"Sum": cls}):
+            counts = [tc.tensor(flags).sum(), tc.tensor(flags).sum(1), tc.tensor(flags.astype(np.int32)).sum(0, True)]
+        for got, want, what in zip(counts, (flags.sum(), flags.sum(1), flags.sum(0, keepdims=True)),
+                                   ("x.sum()", "x.sum(1)", "x.int().sum(0, keepdim=True)")):
+            t.equal(got.dtype, tc.int64, f"dtype of {what} for a bool x (a count)",
+                    hint="NumPy's sum counts the Trues of a bool array in int64, as PyTorch's does: keep its dtype")
+            t.close(got, want, f"{what} for a bool x: how many are True", given={"x": flags})
 
 
-@exercise("02.3", title="the matrix product and sums: Matmul, Sum, Mean", points=5)
-def matmul_check(t, Matmul, Sum, Mean):
+# rows with ties: PyTorch's max(dim) returns the first largest element's index, its x.max() shares the gradient
+_TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 1.0, 2.0], [-1.0, 0.5, -2.0, 0.25]])
+
+
+def _one_hot(x, dim):
+    """NumPy: 1 at the first largest element along dim, 0 elsewhere (where max(dim)'s gradient goes)."""
+    mask = np.zeros_like(x)
+    np.put_along_axis(mask, np.expand_dims(x.argmax(axis=dim), dim), 1, axis=dim)
+    return mask
+
+
+def _max_forward(t, Max, x, dim, keepdim):
+    """The learner's Max.forward on x's array with a dim: (values, indices) as PyTorch's max(dim)."""
+    call = f"Max.forward(ctx, x, dim={dim}, keepdim={keepdim})"
+    got = Max.forward(_Ctx(), x.copy(), dim, keepdim)
+    if not isinstance(got, tuple) or len(got) != 2:
+        t.fail(call, f"returned {type(got).__name__}, expected a pair (values, indices) of NumPy arrays",
+               hint="with a dim, x.max(dim) returns both the largest values and where they are: np.argmax gives the "
+                    "indices, np.take_along_axis reads the values there", given={"x": x})
+    values, indices = got
+    want = np.expand_dims(x.argmax(axis=dim), dim) if keepdim else x.argmax(axis=dim)
+    t.close(values, x.max(axis=dim, keepdims=keepdim), f"the values of {call}", given={"x": x})
+    last = (x.shape[dim] - 1 - np.flip(x, dim).argmax(axis=dim))
+    t.close(indices, want, f"the indices of {call}", given={"x": x}, mistakes=[mistakes.custom(
+        lambda got, e: np.shape(got) == np.shape(e) and np.array_equal(np.reshape(got, -1), last.reshape(-1)),
+        "on a tie your index is the last largest element's; PyTorch returns the first one's",
+        "np.argmax returns the first index of the largest value")])
+    t.equal(np.asarray(indices).dtype, np.dtype(np.int64), f"the dtype of the indices of {call}",
+            hint="indices are int64, as np.argmax returns them (and PyTorch's max(dim))")
+
+
+def _max_check(t, Max, rng):
+    """The learner's Max: x.max(dim, keepdim) (values, indices), x.max() and argmax, forward on arrays and backward
+    in the framework, on rows with ties first."""
+    x = _TIES
+    got = Max.forward(_Ctx(), x.copy())
+    t.true(isinstance(got, (np.ndarray, np.generic)), f"Max.forward(ctx, x) (no dim) to return a NumPy array (got "
+           f"{type(got).__name__})", hint="without a dim, x.max() is the largest element: np.max(x)")
+    t.close(got, x.max(), "Max.forward(ctx, x)", given={"x": x})
+    for dim, keepdim in ((1, False), (-2, True), (0, False)):
+        _max_forward(t, Max, x, dim, keepdim)
+    g = np.array([1.0, -2.0, 0.5])
+    with _installed({"Max": Max}):
+        try:
+            gx, = _backward(t, "Max", lambda v: v.max(1).values, (x,), g)
+        except (RuntimeError, ValueError, IndexError) as error:
+            if str(error).startswith("your "):
+                raise
+            raise CheckFailed(f"Max.backward for x.max(1): {error}\n  what went wrong: the gradient of shape (3,) could "
+                              "not be put back into x's shape (3, 4)", "without keepdim the reduced dimension is gone "
+                              "from grad: give it back (your unreduce), then keep only the chosen elements") from None
+        each = _TIES == _TIES.max(axis=1, keepdims=True)
+        t.close(gx, g[:, None] * _one_hot(x, 1), "x.grad after x.max(1).values.backward(grad), rows of x with ties",
+                given={"grad": g, "x": x}, mistakes=[
+                    mistakes.custom(_is(g[:, None] * each), "every largest element of a row received the gradient; "
+                                    "x.max(dim) sends it to the one element whose index it returned",
+                                    "keep only the element at the returned index (the first largest one)"),
+                    mistakes.custom(_is(g[:, None] * each / each.sum(1, keepdims=True)), "the gradient was shared "
+                                    "among the tied elements; x.max(dim) sends it all to the element whose index it "
+                                    "returned", "keep only the element at the returned index (the first largest one)"),
+                    mistakes.custom(_is(np.broadcast_to(g[:, None], x.shape)), "every element of a row received the "
+                                    "gradient, not only the largest", "only the element the maximum came from moves it")])
+        g2 = rng.standard_normal((1, 4))
+        gx, = _backward(t, "Max", lambda v: v.max(-2, keepdim=True)[0], (x,), g2)
+        t.close(gx, g2 * _one_hot(x, 0), "x.grad after x.max(-2, keepdim=True).values.backward(grad)",
+                given={"grad": g2, "x": x})
+        gx, = _backward(t, "Max", lambda v: v.max(), (x,), np.array(2.0))
+        share = (x == x.max()) / np.count_nonzero(x == x.max())
+        t.close(gx, 2.0 * share, "x.grad after x.max().backward(grad), grad = 2.0, x's largest value 3.0 twice",
+                given={"x": x}, mistakes=[
+                    mistakes.custom(_is(2.0 * (x == x.max())), "each of the two largest elements received the whole "
+                                    "gradient; x.max() shares it evenly among the elements equal to the maximum (as "
+                                    "PyTorch does)", "divide by how many elements equal the maximum"),
+                    mistakes.custom(_is(2.0 * _one_hot(x.reshape(1, -1), 1).reshape(x.shape)), "only the first "
+                                    "largest element received the gradient; x.max() without a dim shares it evenly "
+                                    "among the elements equal to the maximum (as PyTorch does)",
+                                    "x.max() returns no index: every element equal to it gets an equal share")])
+        t.equal(tuple(tc.tensor(x).argmax(1).tolist()), tuple(x.argmax(1).tolist()),
+                "x.argmax(1) (the indices of your Max) for rows with ties")
+        t.equal(int(tc.tensor(x).argmax()), int(x.argmax()), "x.argmax() (the indices of your Max over the "
+                "flattened x)")
+        x32 = tc.tensor(rng.standard_normal((3, 5)), dtype=tc.float32)
+        values, indices = x32.max(1)
+        t.equal(values.dtype, tc.float32, "dtype of x.max(1).values for a float32 x",
+                hint="NumPy keeps float32 on float32 arrays; do not convert them")
+        t.equal(indices.dtype, tc.int64, "dtype of x.max(1).indices", hint="np.argmax returns int64 indices")
+        # without ties: finite differences, every element moving the maximum it is
+        w, weight = rng.standard_normal((4, 5)), rng.standard_normal(5)
+        v = tc.tensor(w, requires_grad=True)
+        (v.max(0).values * tc.tensor(weight)).sum().backward()
+        _numeric_close(t, "Max", lambda a: a.max(0).values, (w,), weight, [v.grad])
+    _second_derivatives(t, "Max", {"Max": Max}, lambda v: v.max(1).values ** 2 + v.max() * v.max(0, keepdim=True)[0].sum(),
+                        (rng.standard_normal((3, 4)),), rng)
+
+
+@exercise("02.3", title="the matrix product and reductions: Matmul, Sum, Mean, Max", points=6)
+def matmul_check(t, Matmul, Sum, Mean, Max):
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
     _forward(t, "Matmul", Matmul, (a, b), a @ b, {"a": a, "b": b}, [
@@ -401,6 +505,7 @@ def matmul_check(t, Matmul, Sum, Mean):
         _reductions_check(t, name, cls, rng)
         _second_derivatives(t, name, {name: cls}, lambda x: (getattr(x, name.lower())(0) ** 2).sum(),
                             (rng.standard_normal((3, 2)),), rng)
+    _max_check(t, Max, rng)
 
 
 # ---- 02.4 -------------------------------------------------------------------------------------------------
