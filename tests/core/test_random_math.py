@@ -76,8 +76,8 @@ def _reference(k):
 def _kernel(k):
     block = rm._Block(len(k) // 8)
     block._use(len(k) // 8)
-    radius = block._radius(k.copy()).copy()
-    c, s = block._sincos(k.copy()).copy()
+    radius = block._radius(k.copy()) * np.float32(2)   # the kernel gives radius / 2, 2 * cos and 2 * sin
+    c, s = block._sincos(k.copy()) / np.float32(2)
     return radius, s, c
 
 
