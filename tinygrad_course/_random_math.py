@@ -123,6 +123,7 @@ def log_f64(x):
 # are gathered apart and back by index.
 
 _d = np.float64
+_c = np.array  # the kernel's constants are 0-d arrays: NumPy would convert a scalar operand on every call
 _V8 = np.dtype((np.void, 32))  # eight 32-bit lanes: half a block of 16 words, copied as one item
 _ROWS = 4096                   # blocks of 16 words transformed at a time
 _HUGE = 1 << 21                # huge page size; NumPy advises huge pages for arrays of 4 MiB and more
@@ -131,16 +132,16 @@ _LOG_P = tuple(_d(_f(c)) for c in (7.0376836292E-2, -1.1514610310E-1, 1.16769987
                                    3.3333331174E-1))
 # the Horner polynomial in x / 2 times -512, -256, ..., -4 (step by step, so the product with x / 2 is
 # -2 * (y * x) and each step's rounding is the AVX rounding scaled)
-_LOG_P0, _LOG_P1 = _d(-1024 * _LOG_P[0]), _d(-512 * _LOG_P[1])
-_LOG_PS = tuple(_d(-2.0 ** (9 - i) * c) for i, c in enumerate(_LOG_P[2:], 1))
+_LOG_P0, _LOG_P1 = _c(-1024 * _LOG_P[0]), _c(-512 * _LOG_P[1])
+_LOG_PS = tuple(_c(-2.0 ** (9 - i) * c) for i, c in enumerate(_LOG_P[2:], 1))
 _SQRTHF_BITS = int(np.array([0.707106781186547524], np.float32).view(np.int32)[0])
 _ONE_BITS = 0x3F800000
-_HALF_DROPPED, _KEEP_24 = np.int64(1 << 28), np.int64(~((1 << 29) - 1))  # a float64's low 29 bits
-_LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4) / _f(-2), _f(0.693359375) / _f(-2)  # times -1/2, as the log
-_TWO_PI_ULP = _f(_f(2.0 * math.pi) * _f(2.0 ** -23))  # 2pi (float32) times twice the uniforms' step, exactly
+_HALF_DROPPED, _KEEP_24 = _c(1 << 28, np.int64), _c(~((1 << 29) - 1), np.int64)  # a float64's low 29 bits
+_LOG_Q1, _LOG_Q2 = _c(_f(-2.12194440e-4) / _f(-2), _f), _c(_f(0.693359375) / _f(-2), _f)  # times -1/2, as the log
+_TWO_PI_ULP = _c(_f(2.0 * math.pi) * _f(2.0 ** -23), _f)  # 2pi (float32) times twice the uniforms' step, exactly
 # times 4: the kernel multiplies them by j / 2 and works on 2 * theta
-_DP1_4, _DP2_4 = _f(4 * -0.78515625), _f(4 * -2.4187564849853515625e-4)
-_DP3_4 = _f(4 * _f(-3.77489497744594108e-8))
+_DP1_4, _DP2_4 = _c(4 * -0.78515625, _f), _c(4 * -2.4187564849853515625e-4, _f)
+_DP3_4 = _c(4 * _f(-3.77489497744594108e-8), _f)
 _COS_P = tuple(_d(_f(c)) for c in (2.443315711809948E-005, -1.388731625493765E-003, 4.166664568298827E-002))
 _SIN_P = tuple(_d(_f(c)) for c in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1))
 
@@ -154,14 +155,20 @@ def _snap(binade):
 # 2 * cos and sin's product with 2x as 2 * sin (cos's steps times 1/32, 1/8, 1/2; sin's times 1/16, 1/4, 1),
 # and the constants that round their first two steps (in binades 2^-10, 2^-5 for cos and 2^-7, 2^-3 for sin
 # unscaled, for every z)
-_POLY = (np.array([[_COS_P[0] / 128], [_SIN_P[0] / 64]]), np.array([[_COS_P[1] / 32], [_SIN_P[1] / 16]]),
-         np.array([[_COS_P[2] / 8], [_SIN_P[2] / 4]]))
+_POLY0 = np.array([[_COS_P[0] / 128], [_SIN_P[0] / 64]])
 _POLY_SNAP = (np.array([[_snap(-15)], [_snap(-11)]]), np.array([[_snap(-8)], [_snap(-5)]]))
-_SIGNS = np.uint64(0x8000000080000000)      # the sign bits of two float32 lanes
-_QUARTER_TURN = np.uint64(0x4000000040000000)
-_MASK24 = np.uint64(0x00FFFFFF00FFFFFF)
-_MANTISSA = np.uint64(0x007FFFFF007FFFFF)
-_HALF_SQRTHF = np.uint64((_SQRTHF_BITS - (1 << 23)) * 0x100000001)  # sqrt(1/2) / 2 in both lanes
+_POLY1_SNAP = np.array([[_COS_P[1] / 32], [_SIN_P[1] / 16]]) + _POLY_SNAP[0]
+_POLY2_SNAP = np.array([[_COS_P[2] / 8], [_SIN_P[2] / 4]]) + _POLY_SNAP[1]
+_SIGNS = _c(0x8000000080000000, np.uint64)      # the sign bits of two float32 lanes
+_QUARTER_TURN = _c(0x4000000040000000, np.uint64)
+_MASK24 = _c(0x00FFFFFF00FFFFFF, np.uint64)
+_MANTISSA = _c(0x007FFFFF007FFFFF, np.uint64)
+_HALF_SQRTHF = _c((_SQRTHF_BITS - (1 << 23)) * 0x100000001, np.uint64)  # sqrt(1/2) / 2 in both lanes
+_N_ONE = _c(1 << 24, np.uint32)
+_E_CARRY = _c(_ONE_BITS - _SQRTHF_BITS - (151 << 23), np.int32)
+_I23, _I31, _U21, _U22 = _c(23, np.int32), _c(31, np.int32), _c(1 << 21, np.uint32), _c(22, np.uint32)
+_L30, _L1 = _c(30, np.uint64), _c(1, np.uint64)
+_F_HALF, _F_TWO, _QUARTER = _c(0.5, _f), _c(2, _f), _c(0.25)
 _blocks = threading.local()
 
 
@@ -222,20 +229,20 @@ class _Block:
         nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
         x, y, t = self.d
         e = self.i[0]
-        np.subtract(1 << 24, k, e.view(np.uint32))
+        np.subtract(_N_ONE, k, e.view(np.uint32))
         np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
         # log256_ps splits 1 - u into e and a mantissa m in [0.5, 1), then where m < sqrt(1/2) doubles m and
         # lowers e by one. Adding 1.0's bits minus sqrt(1/2)'s to n's bits carries into the exponent exactly
         # where m >= sqrt(1/2), so one shift gives the final e (less the bias 127 and the 24 of
         # 1 - u = n * 2^-24, taken off the exponent field first) and the low bits give the final mantissa
         bits = nf.view(np.int32)
-        np.add(bits, _ONE_BITS - _SQRTHF_BITS - (151 << 23), bits)
-        np.right_shift(bits, 23, e)
+        np.add(bits, _E_CARRY, bits)
+        np.right_shift(bits, _I23, e)
         bits64 = nf.view(np.uint64)
         np.bitwise_and(bits64, _MANTISSA, bits64)
         np.add(bits64, _HALF_SQRTHF, bits64)             # m / 2, m in [sqrt(1/2), sqrt(2))
         x32 = nf
-        np.subtract(x32, _f(0.5), x32)                   # x / 2 = (m - 1) / 2, exact: a multiple of 2^-25
+        np.subtract(x32, _F_HALF, x32)                  # x / 2 = (m - 1) / 2, exact: a multiple of 2^-25
         np.copyto(x, x32)
         # Horner steps: |y| >= 2^-4 and |x| < 2^-1 throughout (unscaled), so y * x + c is a multiple of 2^-51
         # below 2^-1 (at most 50 bits): the float64 sum is exact
@@ -277,8 +284,8 @@ class _Block:
         # j = (int(theta * 4/pi) + 1) & ~1 in {0, 2, 4, 6, 8}; int(theta * 4/pi) steps up exactly at the
         # multiples of 2^21 (checked for every input), so j / 2 = (k + 2^21) >> 22, kept as j/2 here
         ju = j.view(np.uint32)
-        np.add(k, np.uint32(1 << 21), ju)
-        np.right_shift(ju, 22, ju)
+        np.add(k, _U21, ju)
+        np.right_shift(ju, _U22, ju)
         np.copyto(yj, j, casting="unsafe")
         np.multiply(yj, _DP1_4, a32)                     # the first two products are exact
         np.add(th, a32, x32)
@@ -300,31 +307,31 @@ class _Block:
         # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first two steps stay in one
         # binade each for every z, so adding the constant rounds them
         poly, poly32 = self.poly, self.poly32
-        np.multiply(z, _POLY[0], poly)
-        np.add(poly, _POLY[1] + _POLY_SNAP[0], poly)
+        np.multiply(z, _POLY0, poly)
+        np.add(poly, _POLY1_SNAP, poly)
         np.subtract(poly, _POLY_SNAP[0], poly)
         np.multiply(poly, z, poly)
-        np.add(poly, _POLY[2] + _POLY_SNAP[1], poly)
+        np.add(poly, _POLY2_SNAP, poly)
         np.subtract(poly, _POLY_SNAP[1], poly)
         np.copyto(poly32, poly, casting="unsafe")
         np.multiply(poly32, z32, poly32)
         np.copyto(poly, poly32)
         yc, ys = poly
-        np.subtract(yc, 0.25, yc)
+        np.subtract(yc, _QUARTER, yc)
         np.multiply(yc, z, yc)                           # cos: fma(y, z, -(z * 0.5)) as (y - 0.5) * z: checked
         np.multiply(ys, x, ys)
         np.add(ys, x, ys)                                # sin: fma(y, x, x): checked for every input
         np.copyto(poly32, poly, casting="unsafe")
         yc32, ys32 = poly32
-        np.add(yc32, _f(2), yc32)
+        np.add(yc32, _F_TWO, yc32)
         # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
         ys, yc = ys32.view(np.uint64), yc32.view(np.uint64)
         octant, mask64, sign = j.view(np.uint64), mask.view(np.uint64), sign.view(np.uint64)
         # j's bits 1 and 2 on top of each 32-bit lane (a lane's j = 8 spills into the next lane's bit 0,
         # which nothing below reads)
-        np.left_shift(octant, np.uint64(30), octant)
-        np.left_shift(octant, np.uint64(1), mask64)
-        np.right_shift(mask, 31, mask)                   # all ones where j & 2 (32-bit lanes)
+        np.left_shift(octant, _L30, octant)
+        np.left_shift(octant, _L1, mask64)
+        np.right_shift(mask, _I31, mask)                   # all ones where j & 2 (32-bit lanes)
         np.bitwise_xor(ys, yc, sign)
         np.bitwise_and(sign, mask64, sign)
         np.bitwise_xor(ys, sign, ys)
