@@ -167,7 +167,7 @@ _HALF_SQRTHF = _c((_SQRTHF_BITS - (1 << 23)) * 0x100000001, np.uint64)  # sqrt(1
 _N_ONE = _c(1 << 24, np.uint32)
 _E_CARRY = _c(_ONE_BITS - _SQRTHF_BITS - (151 << 23), np.int32)
 _I23, _I31, _U21, _U22 = _c(23, np.int32), _c(31, np.int32), _c(1 << 21, np.uint32), _c(22, np.uint32)
-_L30, _L1 = _c(30, np.uint64), _c(1, np.uint64)
+_L30, _L1, _L32 = _c(30, np.uint64), _c(1, np.uint64), _c(32, np.uint64)
 _F_HALF, _F_TWO, _QUARTER = _c(0.5, _f), _c(2, _f), _c(0.25)
 _blocks = threading.local()
 
@@ -212,13 +212,19 @@ class _Block:
         self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
         self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._poly32[:2 * lanes].reshape(2, lanes)
 
-    def fill(self, words, out):
+    def fill(self, words, out, swapped=False):
         """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
-        `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin."""
+        `normal_fill_16`: u1 = 1 - u[:8], u2 = u[8:], radius * cos first, then radius * sin. `swapped`:
+        the words come in pairs swapped (the second of each pair first)."""
         if self.rows != len(words):
             self._use(len(words))
         k64 = self.k.reshape(-1).view(np.uint64)
         np.take(words.view(_V8).reshape(-1), self.split, out=self.k.view(_V8).reshape(-1), mode="clip")
+        if swapped:  # swap the 32-bit halves of each 64 bits back
+            high = self.d[0].view(np.uint64)
+            np.right_shift(k64, _L32, high)
+            np.left_shift(k64, _L32, k64)
+            np.bitwise_or(k64, high, k64)
         np.bitwise_and(k64, _MASK24, k64)
         half_r = self._radius(self.k[0].reshape(-1))
         np.multiply(half_r, self._sincos(self.k[1].reshape(-1)), self.o.reshape(2, -1))
@@ -346,16 +352,18 @@ class _Block:
 
 def standard_normals_f32(draw, out):
     """Fill `out` (a contiguous float32 array whose size is a multiple of 16) with PyTorch's float32 N(0, 1)
-    values: each block of 16 random 32-bit words, taken in order from `draw(count)` (uint32 arrays), gives 16
-    normals by Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does. The words are drawn
-    a block at a time, so they are still in the cache when used."""
+    values: each block of 16 random 32-bit words, taken in order from `draw(count)`, gives 16 normals by
+    Box-Muller on the words' low 24 bits, as the AVX2 `normal_fill_16` does. `draw` returns the words as a
+    uint32 array, or as a uint64 array of pairs with the first word of each pair in the high half. The words
+    are drawn a block at a time, so they are still in the cache when used."""
     out = out.reshape(-1, 16)
     block = getattr(_blocks, "block", None)
     if block is None or block.capacity < min(len(out), _ROWS):  # buffers per thread, kept between calls
         block = _blocks.block = _Block(min(len(out), _ROWS))
     for i in range(0, len(out), _ROWS):
         part = out[i:i + _ROWS]
-        block.fill(draw(part.size).reshape(-1, 16), part)
+        words = draw(part.size)
+        block.fill(words.view(np.uint32).reshape(-1, 16), part, words.dtype == np.uint64)
     return out.reshape(-1)
 
 
