@@ -235,8 +235,8 @@ class _Block:
         nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
         x, y, t = self.d
         e = self.i[0]
-        np.subtract(_N_ONE, k, e.view(np.uint32))
-        np.copyto(nf, e, casting="unsafe")               # n = 2^24 * (1 - u), exact
+        np.subtract(_N_ONE, k, k)
+        np.copyto(nf, k.view(np.int32), casting="unsafe")  # n = 2^24 * (1 - u), exact
         # log256_ps splits 1 - u into e and a mantissa m in [0.5, 1), then where m < sqrt(1/2) doubles m and
         # lowers e by one. Adding 1.0's bits minus sqrt(1/2)'s to n's bits carries into the exponent exactly
         # where m >= sqrt(1/2), so one shift gives the final e (less the bias 127 and the 24 of
@@ -284,14 +284,14 @@ class _Block:
         """2 * sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: float32 cos (row 0) and sin (row 1)."""
         th, _, x32, a32, yj, z32 = self.f  # f[1] holds the radius
         x, t, z = self.d
-        j, mask, sign = self.i
+        _, mask, sign = self.i
         np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, th)                 # 2 * theta = 4pi * u, one float32 rounding
         # j = (int(theta * 4/pi) + 1) & ~1 in {0, 2, 4, 6, 8}; int(theta * 4/pi) steps up exactly at the
         # multiples of 2^21 (checked for every input), so j / 2 = (k + 2^21) >> 22, kept as j/2 here
-        ju = j.view(np.uint32)
-        np.add(k, _U21, ju)
-        np.right_shift(ju, _U22, ju)
+        np.add(k, _U21, k)
+        np.right_shift(k, _U22, k)
+        j = k.view(np.int32)
         np.copyto(yj, j, casting="unsafe")
         np.multiply(yj, _DP1_4, a32)                     # the first two products are exact
         np.add(th, a32, x32)
@@ -344,9 +344,9 @@ class _Block:
         np.bitwise_xor(yc, sign, yc)
         np.bitwise_and(octant, _SIGNS, sign)
         np.bitwise_xor(ys, sign, ys)
-        np.add(octant, _QUARTER_TURN, sign)              # a carry out of a lane's sign bit lands in bit 0
-        np.bitwise_and(sign, _SIGNS, sign)
-        np.bitwise_xor(yc, sign, yc)
+        np.add(octant, _QUARTER_TURN, octant)            # a carry out of a lane's sign bit lands in bit 0
+        np.bitwise_and(octant, _SIGNS, octant)
+        np.bitwise_xor(yc, octant, yc)
         return poly32
 
 
