@@ -153,12 +153,12 @@ def _snap(binade):
 
 # the cos and sin polynomials in z' = (2x)^2 = 4z as columns, scaled step by step so that cos's ends as
 # 2 * cos and sin's product with 2x as 2 * sin (cos's steps times 1/32, 1/8, 1/2; sin's times 1/16, 1/4, 1),
-# and the constants that round their first two steps (in binades 2^-10, 2^-5 for cos and 2^-7, 2^-3 for sin
-# unscaled, for every z)
+# and the constant that rounds their first step (in binade 2^-10 for cos and 2^-7 for sin unscaled, for
+# every z)
 _POLY0 = np.array([[_COS_P[0] / 128], [_SIN_P[0] / 64]])
-_POLY_SNAP = (np.array([[_snap(-15)], [_snap(-11)]]), np.array([[_snap(-8)], [_snap(-5)]]))
-_POLY1_SNAP = np.array([[_COS_P[1] / 32], [_SIN_P[1] / 16]]) + _POLY_SNAP[0]
-_POLY2_SNAP = np.array([[_COS_P[2] / 8], [_SIN_P[2] / 4]]) + _POLY_SNAP[1]
+_POLY_SNAP = np.array([[_snap(-15)], [_snap(-11)]])
+_POLY1_SNAP = np.array([[_COS_P[1] / 32], [_SIN_P[1] / 16]]) + _POLY_SNAP
+_POLY2 = np.array([[_COS_P[2] / 8], [_SIN_P[2] / 4]])
 _SIGNS = _c(0x8000000080000000, np.uint64)      # the sign bits of two float32 lanes
 _QUARTER_TURN = _c(0x4000000040000000, np.uint64)
 _MASK24 = _c(0x00FFFFFF00FFFFFF, np.uint64)
@@ -181,7 +181,7 @@ class _Block:
         # (name, count, dtype) carved in order from one pool
         layout = [("_k", 2 * lanes, np.uint32),      # the words' low 24 bits: u1 half, u2 half
                   ("_o", 2 * lanes, np.float32),     # 2 * cos results, 2 * sin results
-                  ("_poly", 2 * lanes, np.float64), ("_poly32", 2 * lanes, np.float32)]
+                  ("_poly", 2 * lanes, np.float64)]
         layout += [(f"_f{n}", lanes, np.float32) for n in range(6)]
         layout += [(f"_d{n}", lanes, np.float64) for n in range(3)]
         layout += [(f"_i{n}", lanes, np.int32) for n in range(3)]
@@ -210,7 +210,8 @@ class _Block:
         self.k = self._k[:2 * lanes].reshape(2, rows, 8)
         self.o = self._o[:2 * lanes].reshape(2, rows, 8)
         self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
-        self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._poly32[:2 * lanes].reshape(2, lanes)
+        # the sincos results are made where the normals go, and multiplied by the radius in place
+        self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._o[:2 * lanes].reshape(2, lanes)
 
     def fill(self, words, out, swapped=False):
         """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
@@ -227,13 +228,14 @@ class _Block:
             np.bitwise_or(k64, high, k64)
         np.bitwise_and(k64, _MASK24, k64)
         half_r = self._radius(self.k[0].reshape(-1))
-        np.multiply(half_r, self._sincos(self.k[1].reshape(-1)), self.o.reshape(2, -1))
+        two_sincos = self._sincos(self.k[1].reshape(-1))
+        np.multiply(two_sincos, half_r, two_sincos)
         np.take(self.o.view(_V8).reshape(-1), self.join, out=out.view(_V8).reshape(-1), mode="clip")
 
     def _radius(self, k):
         """sqrt(-2 * log256_ps(1 - k * 2^-24)) / 2 for 24-bit integers `k` (uint32), in float32."""
         nf, y32, z32, e32, q32, _ = self.f  # the result stays in f[1]
-        x, y, t = self.d
+        x, y, _ = self.d
         e = self.i[0]
         np.subtract(_N_ONE, k, k)
         np.copyto(nf, k.view(np.int32), casting="unsafe")  # n = 2^24 * (1 - u), exact
@@ -263,6 +265,7 @@ class _Block:
             np.multiply(y, x, y)
             np.add(y, c, y)
         np.copyto(y32, y, casting="unsafe")
+        t = x                                            # float64 x is done with
         np.multiply(y32, x32, y32)                       # y = y * x, times -2
         np.multiply(x32, x32, z32)                       # z = x * x, times 1/4
         np.copyto(e32, e, casting="unsafe")
@@ -283,7 +286,7 @@ class _Block:
     def _sincos(self, k):
         """2 * sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: float32 cos (row 0) and sin (row 1)."""
         th, _, x32, a32, yj, z32 = self.f  # f[1] holds the radius
-        x, t, z = self.d
+        x, z, _ = self.d
         _, mask, sign = self.i
         np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, th)                 # 2 * theta = 4pi * u, one float32 rounding
@@ -310,15 +313,15 @@ class _Block:
             z32[tiny] = x32[tiny] * x32[tiny]
         np.copyto(x, x32)
         np.copyto(z, z32)
-        # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first two steps stay in one
-        # binade each for every z, so adding the constant rounds them
+        # the cos and sin polynomials side by side (row 0 cos, row 1 sin); their first step stays in one
+        # binade for every z, so adding the constant rounds it; the second step's float64 sum is rounded to
+        # float32 as it is converted, which gives the fused result on every input (checked)
         poly, poly32 = self.poly, self.poly32
         np.multiply(z, _POLY0, poly)
         np.add(poly, _POLY1_SNAP, poly)
-        np.subtract(poly, _POLY_SNAP[0], poly)
+        np.subtract(poly, _POLY_SNAP, poly)
         np.multiply(poly, z, poly)
-        np.add(poly, _POLY2_SNAP, poly)
-        np.subtract(poly, _POLY_SNAP[1], poly)
+        np.add(poly, _POLY2, poly)
         np.copyto(poly32, poly, casting="unsafe")
         np.multiply(poly32, z32, poly32)
         np.copyto(poly, poly32)
