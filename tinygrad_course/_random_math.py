@@ -198,7 +198,7 @@ class _Block:
         self._orders = {}
 
     def _use(self, rows):
-        """Work on the first `rows` blocks of the buffers."""
+        """Work on the first `rows` blocks of the buffers (their views made here once, not per block)."""
         lanes = rows * 8
         self.rows = rows
         # a block's two halves of eight words apart and back: gathers of 32-byte items by index (NumPy's
@@ -208,10 +208,19 @@ class _Block:
                                   np.arange(2 * rows).reshape(2, rows).T.reshape(-1))
         self.split, self.join = self._orders[rows]
         self.k = self._k[:2 * lanes].reshape(2, rows, 8)
-        self.o = self._o[:2 * lanes].reshape(2, rows, 8)
+        self.k_items, self.k64 = self.k.view(_V8).reshape(-1), self.k.reshape(-1).view(np.uint64)
+        self.k_radius, self.k_sincos = self.k[0].reshape(-1), self.k[1].reshape(-1)
+        self.o_items = self._o[:2 * lanes].view(_V8)
         self.f, self.d, self.i = ([a[:lanes] for a in group] for group in (self._f, self._d, self._i))
+        self.f_bits = [a.view(np.int32) for a in self.f]
+        self.f_bits64 = [a.view(np.uint64) for a in self.f]
+        self.d_bits64 = [a.view(np.int64) for a in self.d]
+        self.high = self.d[0].view(np.uint64)             # scratch for the swap of the words' halves
+        self.i_bits64 = [a.view(np.uint64) for a in self.i]
         # the sincos results are made where the normals go, and multiplied by the radius in place
         self.poly, self.poly32 = self._poly[:2 * lanes].reshape(2, lanes), self._o[:2 * lanes].reshape(2, lanes)
+        self.poly_rows, self.poly32_rows = tuple(self.poly), tuple(self.poly32)
+        self.poly32_bits64 = tuple(a.view(np.uint64) for a in self.poly32)
 
     def fill(self, words, out, swapped=False):
         """Standard normals for `words` ((rows, 16) uint32) into `out` ((rows, 16) float32), as
@@ -219,18 +228,18 @@ class _Block:
         the words come in pairs swapped (the second of each pair first)."""
         if self.rows != len(words):
             self._use(len(words))
-        k64 = self.k.reshape(-1).view(np.uint64)
-        np.take(words.view(_V8).reshape(-1), self.split, out=self.k.view(_V8).reshape(-1), mode="clip")
+        k64 = self.k64
+        np.take(words.view(_V8).reshape(-1), self.split, out=self.k_items, mode="clip")
         if swapped:  # swap the 32-bit halves of each 64 bits back
-            high = self.d[0].view(np.uint64)
+            high = self.high
             np.right_shift(k64, _L32, high)
             np.left_shift(k64, _L32, k64)
             np.bitwise_or(k64, high, k64)
         np.bitwise_and(k64, _MASK24, k64)
-        half_r = self._radius(self.k[0].reshape(-1))
-        two_sincos = self._sincos(self.k[1].reshape(-1))
+        half_r = self._radius(self.k_radius)
+        two_sincos = self._sincos(self.k_sincos)
         np.multiply(two_sincos, half_r, two_sincos)
-        np.take(self.o.view(_V8).reshape(-1), self.join, out=out.view(_V8).reshape(-1), mode="clip")
+        np.take(self.o_items, self.join, out=out.view(_V8).reshape(-1), mode="clip")
 
     def _radius(self, k):
         """sqrt(-2 * log256_ps(1 - k * 2^-24)) / 2 for 24-bit integers `k` (uint32), in float32."""
@@ -243,20 +252,20 @@ class _Block:
         # lowers e by one. Adding 1.0's bits minus sqrt(1/2)'s to n's bits carries into the exponent exactly
         # where m >= sqrt(1/2), so one shift gives the final e (less the bias 127 and the 24 of
         # 1 - u = n * 2^-24, taken off the exponent field first) and the low bits give the final mantissa
-        bits = nf.view(np.int32)
+        bits = self.f_bits[0]
         np.add(bits, _E_CARRY, bits)
         np.right_shift(bits, _I23, e)
-        bits64 = nf.view(np.uint64)
+        bits64 = self.f_bits64[0]
         np.bitwise_and(bits64, _MANTISSA, bits64)
         np.add(bits64, _HALF_SQRTHF, bits64)             # m / 2, m in [sqrt(1/2), sqrt(2))
         x32 = nf
-        np.subtract(x32, _F_HALF, x32)                  # x / 2 = (m - 1) / 2, exact: a multiple of 2^-25
+        np.subtract(x32, _F_HALF, x32)                   # x / 2 = (m - 1) / 2, exact: a multiple of 2^-25
         np.copyto(x, x32)
         # Horner steps: |y| >= 2^-4 and |x| < 2^-1 throughout (unscaled), so y * x + c is a multiple of 2^-51
         # below 2^-1 (at most 50 bits): the float64 sum is exact
         np.multiply(x, _LOG_P0, y)
         np.add(y, _LOG_P1, y)
-        bits64 = y.view(np.int64)
+        bits64 = self.d_bits64[1]
         for c in _LOG_PS:
             # round y to float32's 24 bits in place: add half of the dropped bits' unit and drop them (a tie
             # rounds away from zero, not to even: no input reaches a tie, checked for every input)
@@ -287,15 +296,14 @@ class _Block:
         """2 * sincos256_ps(2pi * k * 2^-24) for 24-bit integers `k`: float32 cos (row 0) and sin (row 1)."""
         th, _, x32, a32, yj, z32 = self.f  # f[1] holds the radius
         x, z, _ = self.d
-        _, mask, sign = self.i
+        mask = self.i[1]
         np.copyto(th, k.view(np.int32), casting="unsafe")
         np.multiply(th, _TWO_PI_ULP, th)                 # 2 * theta = 4pi * u, one float32 rounding
         # j = (int(theta * 4/pi) + 1) & ~1 in {0, 2, 4, 6, 8}; int(theta * 4/pi) steps up exactly at the
         # multiples of 2^21 (checked for every input), so j / 2 = (k + 2^21) >> 22, kept as j/2 here
         np.add(k, _U21, k)
         np.right_shift(k, _U22, k)
-        j = k.view(np.int32)
-        np.copyto(yj, j, casting="unsafe")
+        np.copyto(yj, k.view(np.int32), casting="unsafe")
         np.multiply(yj, _DP1_4, a32)                     # the first two products are exact
         np.add(th, a32, x32)
         np.multiply(yj, _DP2_4, a32)
@@ -325,22 +333,21 @@ class _Block:
         np.copyto(poly32, poly, casting="unsafe")
         np.multiply(poly32, z32, poly32)
         np.copyto(poly, poly32)
-        yc, ys = poly
+        yc, ys = self.poly_rows
         np.subtract(yc, _QUARTER, yc)
         np.multiply(yc, z, yc)                           # cos: fma(y, z, -(z * 0.5)) as (y - 0.5) * z: checked
         np.multiply(ys, x, ys)
         np.add(ys, x, ys)                                # sin: fma(y, x, x): checked for every input
         np.copyto(poly32, poly, casting="unsafe")
-        yc32, ys32 = poly32
-        np.add(yc32, _F_TWO, yc32)
+        np.add(self.poly32_rows[0], _F_TWO, self.poly32_rows[0])
         # octant: swap the polynomials where j & 2, negate sin where j & 4, cos where (j + 2) & 4
-        ys, yc = ys32.view(np.uint64), yc32.view(np.uint64)
-        octant, mask64, sign = j.view(np.uint64), mask.view(np.uint64), sign.view(np.uint64)
+        yc, ys = self.poly32_bits64
+        octant, mask64, sign = k.view(np.uint64), self.i_bits64[1], self.i_bits64[2]
         # j's bits 1 and 2 on top of each 32-bit lane (a lane's j = 8 spills into the next lane's bit 0,
         # which nothing below reads)
         np.left_shift(octant, _L30, octant)
         np.left_shift(octant, _L1, mask64)
-        np.right_shift(mask, _I31, mask)                   # all ones where j & 2 (32-bit lanes)
+        np.right_shift(mask, _I31, mask)                 # all ones where j & 2 (32-bit lanes)
         np.bitwise_xor(ys, yc, sign)
         np.bitwise_and(sign, mask64, sign)
         np.bitwise_xor(ys, sign, ys)
