@@ -229,7 +229,7 @@ class _Block:
         if self.rows != len(words):
             self._use(len(words))
         k64 = self.k64
-        np.take(words.view(_V8).reshape(-1), self.split, out=self.k_items, mode="clip")
+        words.view(_V8).reshape(-1).take(self.split, out=self.k_items, mode="clip")
         if swapped:  # swap the 32-bit halves of each 64 bits back
             high = self.high
             np.right_shift(k64, _L32, high)
@@ -239,7 +239,7 @@ class _Block:
         half_r = self._radius(self.k_radius)
         two_sincos = self._sincos(self.k_sincos)
         np.multiply(two_sincos, half_r, two_sincos)
-        np.take(self.o_items, self.join, out=out.view(_V8).reshape(-1), mode="clip")
+        self.o_items.take(self.join, out=out.view(_V8).reshape(-1), mode="clip")
 
     def _radius(self, k):
         """sqrt(-2 * log256_ps(1 - k * 2^-24)) / 2 for 24-bit integers `k` (uint32), in float32."""
