@@ -285,7 +285,7 @@ class _Block:
         np.copyto(t, q32)
         np.add(y, t, y)
         np.copyto(y32, y, casting="unsafe")
-        np.add(y32, z32, y32)                            # y - z * 0.5 (an exact product: unfused is fused)
+        np.add(y32, z32, y32)                            # y - z * 0.5, times -1/2 (z * 0.5 is exact)
         np.subtract(x32, y32, y32)                       # x + y, times +1/2
         np.multiply(e32, _LOG_Q2, e32)                   # a small integer times 355/1024: exact
         # log256_ps(1 - u) times -1/2 as e * q2 - (x + y), which is -0 for 1 - u = 1 as AVX's -2 * log is
