@@ -125,11 +125,11 @@ class Generator:
                     out[n - 16:] = self._box_muller_16(self._unit(16, _F64), mean, std)
             else:  # float32 (half and bfloat16 too, rounded at the end): 32-bit words, AVX2 arithmetic
                 out = np.empty(n, _F32)
-                standard_normals_f32(self._engine.words32, out[:k])
+                standard_normals_f32(self._engine.word_pairs, out[:k])
                 if n % 16:  # the last 16 redrawn; float32 first draws (and leaves) the other n - k words
                     if dtype == _F32:
                         self._engine.words32(n - k)
-                    standard_normals_f32(self._engine.words32, out[n - 16:])
+                    standard_normals_f32(self._engine.word_pairs, out[n - 16:])
                 if (mean, std) != (0, 1):
                     out = fma32(out, np.float32(std), np.float32(mean))
         else:

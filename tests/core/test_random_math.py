@@ -2,7 +2,8 @@
 
 `reference_log_ps` / `reference_sincos_ps` follow `log256_ps` / `sincos256_ps` of PyTorch's `avx_mathfun.h`
 one operation at a time (each fused multiply-add rounded once by `fma32`, which resolves float32 ties
-exactly). The kernel reorganises that arithmetic for speed (float64 steps, rounding by constants); since
+exactly). The kernel reorganises that arithmetic for speed (float64 steps, rounding by constants, values
+scaled by powers of two: it gives radius / 2, 2 * cos and 2 * sin); since
 its inputs are the low 24 bits of a random word, the slow test compares it with the reference on every one of
 the 2^24 inputs of each half, which proves the two equal. The fast test samples them."""
 import math
@@ -76,8 +77,8 @@ def _reference(k):
 def _kernel(k):
     block = rm._Block(len(k) // 8)
     block._use(len(k) // 8)
-    radius = block._radius(k.copy()).copy()
-    c, s = block._sincos(k.copy()).copy()
+    radius = block._radius(k.copy()) * np.float32(2)   # the kernel gives radius / 2, 2 * cos and 2 * sin
+    c, s = block._sincos(k.copy()) / np.float32(2)
     return radius, s, c
 
 
@@ -112,6 +113,27 @@ def test_seeding_in_c_is_init_genrand_and_the_uint32_words_are_the_raw_words():
         words = engine.words32(1000)
         engine.seed(seed)
         assert words.dtype == np.uint32 and np.array_equal(words, engine.random32(1000))
+
+
+def test_word_pairs_are_the_raw_words_two_at_a_time_and_the_kernel_takes_either_form():
+    engine = MT19937(7)
+    words = engine.random32(1000)
+    engine.seed(7)
+    pairs = engine.word_pairs(1000)
+    after = engine.random32(3)
+    if pairs.dtype == np.uint64:  # NumPy joins each pair with its first word high
+        assert np.array_equal(pairs >> np.uint64(32), words[0::2]) and np.array_equal(pairs & 0xFFFFFFFF, words[1::2])
+    else:
+        assert np.array_equal(pairs, words)
+    engine.seed(7)
+    engine.random32(1000)
+    assert np.array_equal(after, engine.random32(3))  # the state moved on by 1000 words either way
+    paired, single = np.empty(992, np.float32), np.empty(992, np.float32)
+    engine.seed(7)
+    rm.standard_normals_f32(engine.word_pairs, paired)
+    engine.seed(7)
+    rm.standard_normals_f32(engine.words32, single)
+    assert np.array_equal(paired.view(np.int32), single.view(np.int32))
 
 
 def _swaps_one_by_one(offsets):
