@@ -321,3 +321,17 @@ def test_results_written_just_before_the_worker_exits_are_not_lost():
         os.close(write_fd)
     assert attempt.done and attempt.confined and attempt.current is None
     assert [e["e"] for e in attempt.events] == ["isolation", "start", "end", "done"]
+
+
+def test_hints_handed_through_a_checks_helper_do_not_reach_the_probe():
+    source = make_check_probe(
+        "def _same(t, got, expected, *, why=None, hint=None):\n"
+        "    t.equal(got, expected, 'value', why=why, hint=hint or 'the secret formula')\n"
+        "    note = hint\n"
+        "def check(t, fn):\n"
+        "    _same(t, fn(1), 2, why='because', hint='another secret')\n")
+    compile(source, "probe", "exec")
+    assert "secret" not in source and "hint=" not in source
+    namespace = {}
+    exec(source, namespace)
+    assert namespace["_same"].__kwdefaults__ == {"why": None}

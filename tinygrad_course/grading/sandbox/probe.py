@@ -147,13 +147,28 @@ def _constant_text(node) -> ast.Constant:
     return ast.Constant("result")
 
 
+FEEDBACK_ARGUMENTS = ("hint", "mistakes")  # what the grader says about a wrong value: never in the worker's source
+
+
 class _CheckRewriter(ast.NodeTransformer):
-    """t.close(got, expected, what, ...) -> t.close(got, None, "what", rtol=.., atol=..): no expected value."""
+    """t.close(got, expected, what, ...) -> t.close(got, None, "what", rtol=.., atol=..): no expected value.
+    Hints and catalogued mistakes go too, also where a check's helper function takes them as arguments and
+    hands them on (`_same(t, got, expected, call, hint="...")`)."""
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        args = node.args
+        kept = [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.arg not in FEEDBACK_ARGUMENTS]
+        args.kwonlyargs, args.kw_defaults = [a for a, _ in kept], [d for _, d in kept]
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in FEEDBACK_ARGUMENTS}
+        node.body = [ast.Assign([ast.Name(name, ast.Store())], ast.Constant(None)) for name in sorted(used)] + node.body
+        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "t"):
+            node.keywords = [k for k in node.keywords if k.arg not in FEEDBACK_ARGUMENTS]
             return node
         if func.attr in ("close", "equal") and len(node.args) >= 2:
             what = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "what"), ast.Constant("result"))
