@@ -97,7 +97,7 @@ ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
 OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
                  ("ex02b_3", ("Embedding", "MaskedFill")), ("ex02b_4", ("Cat",)), ("ex02b_5", ("Transpose", "Expand")),
-                 ("ex02b_6", ("Gather",)), ("ex02b_7", ("View", "Clone", "Narrow")))
+                 ("ex02b_6", ("Gather", "GetItem")), ("ex02b_7", ("View", "Clone", "Narrow")))
 OPS_02B = tuple(op for _, ops in OPS_02B_CELLS for op in ops)
 OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "LogSoftmax": "x.log_softmax(dim) and F.log_softmax(x, dim) without a dtype",
@@ -109,6 +109,9 @@ OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "Transpose": "x.transpose(dim0, dim1), x.t(), x.T and x.mT of a tensor of at least 1 dim (a view)",
                 "Expand": "x.expand(*sizes) and x.expand_as(y) without -1 (a view)",
                 "Gather": "x.gather(dim, index) with an index of x's sizes except along dim (nll_loss's pick)",
+                "GetItem": "tensor's x[key] with ints, slices, None and ... (a view), or with one int64 index "
+                           "tensor among full slices, x[idx] and x[:, idx] (a copy: a batch's rows); integer and bool "
+                           "CPU tensors' too",
                 "View": "x.view(*shape), x.reshape(*shape), x.squeeze(dim) and x.unsqueeze(dim) where the strides "
                         "allow a view (a view; reshape's copy is Clone then View)",
                 "Clone": "x.clone() and x.contiguous() of a strided tensor (a row-major copy)",

@@ -1,7 +1,7 @@
 """Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
 `nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
 softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand`, `gather`
-with repeated indices, `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
+with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index tensors that repeat a row), `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
 `narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
 Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`."""
 from __future__ import annotations
@@ -38,6 +38,8 @@ _CALLS = {
     + x.chunk(2, 1)[0].sum(1, keepdim=True) ** 2,
     "Gather": lambda x: x.gather(2, F.tensor([[[3], [0], [3]], [[1], [1], [2]]])) * x
     + x.gather(-1, F.tensor([0, 3, 3, 1]).expand(2, 3, 4)) ** 2,
+    "GetItem": lambda x: x[1] * x[0] + x[:, F.tensor([2, 0, 2])] * x + x[F.tensor([1, 1])] ** 2
+    + x[..., 3][:, :, None] * x + x[:, ::2, 1:3].sum() * x[None, 1, -1, :] + x[1, 2, 3] * x,
 }
 
 

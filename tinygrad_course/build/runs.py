@@ -42,7 +42,7 @@ MILESTONES = {
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "Max", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
-                            "index_view", "Transpose", "Expand", "Gather", "View",
+                            "index_view", "Transpose", "Expand", "Gather", "View", "GetItem",
                             "tensor", "zeros", "empty", "zeros_like")),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))

@@ -116,6 +116,7 @@ def check_index_arrays(data, idx):
 
 class GetItem(Op):
     node_name = "SliceBackward0"
+    component = "GetItem"  # build mode: a learner's GetItem computes x[key] (SelectItem's and AdvancedGetItem's too)
 
     @staticmethod
     def forward(ctx, x, idx, basic):
@@ -156,6 +157,7 @@ class AsStridedView(AdvancedGetItem):
     """A view's values re-read from its base after an in-place op on the view (PyTorch's name)."""
 
     node_name = "AsStridedBackward0"
+    component = "AsStridedView"  # a view's refresh stays the framework's, whoever computes x[key]
 
 
 class IndexPutZeros(Op):

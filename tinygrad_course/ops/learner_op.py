@@ -304,20 +304,84 @@ def _copied(args, kwargs, op):
     return None if got is None else ([got[0]], got[1], got[2], {})
 
 
+_ALL = slice(None)
+
+
+def _basic_shape(shape, key):
+    """The shape of x[key] for a key of ints, slices, None and at most one `...` (None when an int is out of
+    range, the key has too many entries or a slice's step is not a positive int: the reference raises)."""
+    n = len(shape) - sum(1 for k in key if k is not None and k is not Ellipsis)  # the dims `...` stands for
+    if n < 0 or key.count(Ellipsis) > 1:
+        return None
+    out, dim = [], 0
+    for k in key:
+        if type(k) is int:
+            if not -shape[dim] <= k < shape[dim]:
+                return None
+            dim += 1
+        elif type(k) is slice:
+            if k.step is not None and (type(k.step) is not int or k.step <= 0):
+                return None
+            try:
+                out.append(len(range(*k.indices(shape[dim]))))
+            except TypeError:  # bounds that are not ints
+                return None
+            dim += 1
+        elif k is None:
+            out.append(1)
+        elif k is Ellipsis:
+            out.extend(shape[dim:dim + n])
+            dim += n
+        else:
+            return None
+    return (*out, *shape[dim:])
+
+
+def _indexed(args, kwargs, op):
+    """GetItem (x, key, basic): x[key] of a CPU tensor of any dtype, the key as `Tensor.__getitem__` normalised
+    it: basic entries (ints in range, slices with a positive step, None, one `...`), or one int64 array of
+    indices in range among full slices (`x[idx]`, `x[:, idx]`); forward takes (x, key) with `...` appended to a
+    key that has none, so that NumPy's x[key] of a basic key is a view even when every entry is an int. Bool
+    masks, several index arrays, an array beside ints, None or partial slices stay the reference's."""
+    data = getattr(args[0], "_data", None) if len(args) == 3 else None
+    key = args[1] if type(data) is np.ndarray else None
+    if type(key) is not tuple:
+        return None
+    if args[2]:  # basic: a view of x
+        shape = _basic_shape(data.shape, key)
+        if shape is None:
+            return None
+        return [data, key if Ellipsis in key else key + (Ellipsis,)], shape, data.dtype, {}
+    at = [i for i, k in enumerate(key) if type(k) is np.ndarray]
+    if len(at) != 1 or len(key) > data.ndim or any(type(k) is not slice or k != _ALL for k in key[:at[0]] +
+                                                   key[at[0] + 1:]):
+        return None
+    d, idx = at[0], key[at[0]]
+    if idx.dtype != np.int64 or not idx.ndim or idx.size and (idx.min() < 0 or idx.max() >= data.shape[d]):
+        return None  # the reference counts negative indices from the end, or raises PyTorch's IndexError
+    return [data, key + (Ellipsis,)], (*data.shape[:d], *idx.shape, *data.shape[d + 1:]), data.dtype, {}
+
+
 # the reference op's name -> how a call of it reaches the learner's forward (None: the reference computes it)
 READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _power,
            **{name: _elementwise("t") for name in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")},
            "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
            "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,
            "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped, "Narrow": _sliced,
-           "Clone": _copied, "Max": _largest}
+           "Clone": _copied, "Max": _largest, "GetItem": _indexed}
 KEYWORDS = ("Cat",)  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
-VIEWS = ("Transpose", "Expand", "View", "Narrow")  # their result shares x's memory: the framework makes it a view
+VIEWS = ("Transpose", "Expand", "View", "Narrow", "GetItem")  # their result shares x's memory: the framework makes it
+# a view (GetItem's for a basic key only: an index array copies, `_view_call`)
 COPIES = ("Clone",)  # their result is a row-major array of its own
 ARITY = {"Sum": 3, "Mean": 3, "Max": 3}  # forward's arguments where the framework's op may be called with fewer
 # ops whose learner's forward returns (values, indices): max(dim) returns both, argmax the indices; the reference
 # records them (the learner's Function.apply records ops of one differentiable output)
 VALUES_INDICES = ("MaxMinDim", "ArgMaxMin")
+
+
+def _view_call(name, args):
+    """Whether this call of op `name` returns a view of its first input (GetItem: when the key is basic)."""
+    return name in VIEWS and (name != "GetItem" or args[2] is True)
 
 
 def reference_op(ctx, *args, **kwargs):
@@ -343,8 +407,9 @@ def _tensor_of(saved, args, arrays):
     return saved
 
 
-def _forward_problem(name, result, arrays, shape, dtype):
-    """Why the array a learner's forward returned is not the op's result (None when it is)."""
+def _forward_problem(name, result, arrays, shape, dtype, view=None):
+    """Why the array a learner's forward returned is not the op's result (None when it is); `view`: whether it
+    must be a view of x (by default: whether the op is one of `VIEWS`)."""
     if not isinstance(result, (np.ndarray, np.generic)):
         return TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
                          "computes on the operands' arrays (np.exp(x), a * b, ...)")
@@ -352,7 +417,7 @@ def _forward_problem(name, result, arrays, shape, dtype):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
-    if name in VIEWS and result.size and not np.may_share_memory(result, arrays[0]):
+    if (name in VIEWS if view is None else view) and result.size and not np.may_share_memory(result, arrays[0]):
         return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
                             "numbers move), so that a change of x in place shows in its result as in PyTorch")
     if name in COPIES and (np.may_share_memory(result, arrays[0]) or not result.flags.c_contiguous):
@@ -439,7 +504,8 @@ def runner(learner_class, name: str | None = None):
         two = computed.op in VALUES_INDICES  # (values, indices)
         try:
             result = forward(ctx, *arrays, **options)
-            problem = (_pair_problem if two else _forward_problem)(name, result, arrays, shape, dtype)
+            problem = _pair_problem(name, result, arrays, shape, dtype) if two else \
+                _forward_problem(name, result, arrays, shape, dtype, _view_call(name, args))
             if problem is not None:
                 raise problem
         except Exception as error:  # the learner's op failed (not the learner's engine that called it)
@@ -475,6 +541,8 @@ def runner(learner_class, name: str | None = None):
         arrays, *call = got
         computed.call, computed.given, computed.op = (args, *call), arrays, op.__name__
         if not by_learner:  # Op._apply made (and, when needed, recorded) the node
+            if name == "GetItem":  # x[key] is a view for a basic key (the reference's forward says so per call)
+                ctx.view = args[2] is True
             return computed(ctx, *arrays)
         cls = routed.get(op)
         if cls is None:
@@ -486,7 +554,7 @@ def runner(learner_class, name: str | None = None):
             raise result.error
         if result is NotImplemented:
             return NotImplemented
-        if op.view:  # the result shares x's memory: one version counter, `_base`
+        if op.view or _view_call(name, args):  # the result shares x's memory: one version counter, `_base`
             src = args[0]
             result._version, result._view_version = src._version, src._version[0]
             result._base = src if src._base is None else src._base

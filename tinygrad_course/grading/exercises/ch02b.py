@@ -1,5 +1,5 @@
 """Chapter 02b (the ops a model needs): checks for Softmax/LogSoftmax, Gelu/Dropout, Embedding/MaskedFill, Cat, the
-views Transpose/Expand, Gather, and View (to another shape), Clone (a row-major copy) and Narrow (a slice).
+views Transpose/Expand, Gather and GetItem (x[key]), and View (to another shape), Clone (a row-major copy) and Narrow (a slice).
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
 framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
@@ -12,6 +12,7 @@ import numpy as np
 
 import tinygrad_course as tc
 
+from ... import seams
 from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise
@@ -393,8 +394,13 @@ def views_check(t, Transpose, Expand):
                         (rng.standard_normal((3, 1)),), rng)
 
 
-@exercise("02b.6", title="picking along a dim: Gather", points=2)
-def gather_check(t, Gather):
+@exercise("02b.6", title="picking elements: Gather (along a dim), GetItem (x[key])", points=4)
+def gather_check(t, Gather, GetItem):
+    _gather_part(t, Gather)
+    _getitem_part(t, GetItem)
+
+
+def _gather_part(t, Gather):
     rng = np.random.default_rng(26)
     x = rng.standard_normal((3, 4))
     index = np.array([[0], [2], [1]])
@@ -439,6 +445,118 @@ def gather_check(t, Gather):
             "log_softmax(scores).gather(1, labels[:, None]), each row's log-probability of its label")
     _second_derivatives(t, "Gather", {"Gather": Gather}, lambda a: a.gather(0, tc.tensor([[1, 0, 1]])) ** 3,
                         (rng.standard_normal((2, 3)),), rng)
+
+
+def _key_text(key):
+    """A key as the framework hands it to GetItem.forward, written as Python would print it (slices as a:b:c)."""
+    def one(k):
+        if type(k) is slice:
+            return ":".join("" if v is None else str(v) for v in (k.start, k.stop)) + \
+                ("" if k.step is None else f":{k.step}")
+        return "..." if k is Ellipsis else np.array2string(k, separator=", ") if isinstance(k, np.ndarray) else repr(k)
+    return "(" + ", ".join(one(k) for k in key) + ")"
+
+
+def _getitem_part(t, GetItem):
+    rng = np.random.default_rng(30)
+    x = rng.standard_normal((3, 4))
+    rows = np.array([2, 0, 2])
+    # the key as `x[...]` hands it over: normalised, with `...` at its end (NumPy's x[key] is then a view even of
+    # ints only); a basic key gives a view, an index array a copy of the rows it names
+    for key, call in (((1, Ellipsis), "x[1]"), ((slice(None), slice(1, 4, 2), Ellipsis), "x[:, 1:4:2]"),
+                      ((None, 0, Ellipsis), "x[None, 0]"), ((2, 3, Ellipsis), "x[2, 3]")):
+        what = f"GetItem.forward(ctx, x, {_key_text(key)}) (the key of {call}) with x of shape (3, 4)"
+        got = GetItem.forward(_Ctx(), x, key)
+        want = x[key]
+        t.true(np.shape(got) == want.shape, f"{what} to have shape {want.shape} (got {np.shape(got)})",
+               why="an int removes its dim, a slice keeps it, None inserts a dim of size 1", given={"x": x},
+               hint="NumPy's x[key] reads a key of ints, slices, None and ... as PyTorch does")
+        t.close(got, want, what, given={"x": x})
+        _view_of(t, "GetItem", got, x, what, "x[key] of ints, slices, None and ... is a view (x[key].copy(), "
+                 "np.array(x[key]) and x.take copy)")
+    for key, call in (((rows, Ellipsis), "x[tensor([2, 0, 2])]"), ((slice(None), rows, Ellipsis),
+                                                                     "x[:, tensor([2, 0, 2])]")):
+        what = f"GetItem.forward(ctx, x, {_key_text(key)}) (the key of {call}) with x of shape (3, 4)"
+        got = GetItem.forward(_Ctx(), x, key)
+        want = x[key]
+        flat = np.take(x, rows)
+        t.true(np.shape(got) == want.shape, f"{what} to have shape {want.shape} (got {np.shape(got)})",
+               why="np.take without an axis reads x flattened: the index picks rows (or columns), each of them "
+                   "whole" if np.shape(got) == flat.shape and np.allclose(got, flat) else
+               "an index array puts its own shape where its dim was", given={"x": x},
+               hint="x[key]: NumPy's indexing by an int array picks whole rows (or columns), as PyTorch's does")
+        t.close(got, want, what, given={"x": x})
+    # backward: grad goes back into zeros of x's shape at the positions the key read
+    g = rng.standard_normal((2, 2))
+    want = np.zeros((3, 4))
+    want[1:, ::2] = g
+    at_start = np.zeros((3, 4))
+    at_start[:2, :2] = g
+    with _installed({"GetItem": GetItem}):
+        try:
+            gx, = _backward(t, "GetItem", lambda v: v[1:, ::2], (x,), g)
+        except CheckFailed as failure:
+            if "for input 0 of shape (3, 4)" not in str(failure):
+                raise
+            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: x's gradient has "
+                              "x's shape (3, 4): grad (2, 2) belongs at the positions x[1:, ::2] read, and every "
+                              "element of x the key did not read gets 0",
+                              "keep x's shape and the key in forward; in backward write grad into "
+                              "tc.zeros(shape, dtype=grad.dtype) at the key") from None
+        t.close(gx, want, "x.grad after x[1:, ::2].backward(grad), x of shape (3, 4)", given={"grad": g}, mistakes=[
+            mistakes.custom(_is(at_start), "grad went to the first rows and columns of x; x[1:, ::2] read rows 1 "
+                            "and 2, columns 0 and 2", "write grad at the same key forward read: zeros[key] = grad")])
+        g = rng.standard_normal((3, 4))
+        added = np.zeros((3, 4))
+        np.add.at(added, rows, g)
+        assigned = np.zeros((3, 4))
+        assigned[rows] = g
+        gx, = _backward(t, "GetItem", lambda v: v[tc.tensor(rows)], (x,), g)
+        t.close(gx, added, "x.grad after x[tensor([2, 0, 2])].backward(grad), x of shape (3, 4)", given={
+            "grad": g}, mistakes=[
+                mistakes.custom(_is(assigned), "row 2 of x is read twice (positions 0 and 2 of the index), but its "
+                                "gradient holds only one of the two rows of grad: an assignment keeps the last "
+                                "write", "a row read k times receives the sum of its k gradients: index_add (or "
+                                "np.add.at on arrays) adds where repeated indices meet; zeros[idx] = grad does not")])
+        cols = np.array([[3, 1], [3, 3]])
+        g3 = rng.standard_normal((3, 2, 2))
+        added3 = np.zeros((3, 4))
+        np.add.at(added3, (slice(None), cols), g3)
+        gx, = _backward(t, "GetItem", lambda v: v[:, tc.tensor(cols)], (x,), g3)
+        t.close(gx, added3, "x.grad after x[:, tensor([[3, 1], [3, 3]])].backward(grad) (column 3 read three "
+                "times), x of shape (3, 4)", given={"grad": g3})
+        for call in (lambda a: a[1:, ::2], lambda a: a[tc.tensor(rows)], lambda a: a[:, tc.tensor(cols)],
+                     lambda a: a[None, 2, 1:]):
+            v = tc.tensor(x, requires_grad=True)
+            weight = rng.standard_normal(tuple(call(v).shape))
+            (call(v) * tc.tensor(weight)).sum().backward()
+            _numeric_close(t, "GetItem", call, (x,), weight, [v.grad])
+        # used for real: a batch's rows, the last position's logits (the GPT), a window of int64 token ids
+        features = tc.tensor(rng.standard_normal((6, 3)), dtype=tc.float32, requires_grad=True)
+        batch = features[tc.tensor([4, 1, 4])]
+        logits = tc.tensor(rng.standard_normal((2, 5, 3)), dtype=tc.float32)
+        last = logits[:, -1, :]
+        before = seams.calls().get("GetItem", 0)
+        window = tc.arange(12).reshape(2, 6)[:, -4:]
+        read_ints = seams.calls().get("GetItem", 0) > before
+        (batch * tc.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+        b = tc.tensor(rng.standard_normal((2, 3)))
+        row = b[1]
+        b.mul_(2.0)
+    if batch.grad_fn is None or batch.grad_fn._learner_backward is None or not read_ints:
+        t.fail("GetItem", "your GetItem did not compute features[tensor([4, 1, 4])] or an int64 tensor's window: "
+               "the framework's ran instead")
+    t.equal(batch.dtype, tc.float32, "the dtype of a float32 tensor's rows", hint="x[key] keeps x's dtype")
+    t.close(features.grad.numpy()[[0, 1, 4]].sum(axis=1), np.array([0.0, 6.0, 12.0]),
+            "the row sums of features.grad after (features[tensor([4, 1, 4])] * [[1], [2], [3]]).sum().backward() "
+            "(row 4 read twice, row 0 not at all)")
+    t.close(last, logits.numpy()[:, -1, :], "logits[:, -1, :], the last position's scores")
+    t.equal(window.numpy().tolist(), [[2, 3, 4, 5], [8, 9, 10, 11]], "tc.arange(12).reshape(2, 6)[:, -4:]",
+            hint="x[key] reads an int64 array as it reads a float one")
+    t.true(np.allclose(row.numpy(), b.numpy()[1]), "b[1] to show b.mul_(2.0) (a view sees its base change in "
+           "place)", why="b[1] kept b's old numbers", hint="return x[key] itself, not a copy of it")
+    _second_derivatives(t, "GetItem", {"GetItem": GetItem}, lambda a: a[1:, ::2] ** 3, (x,), rng)
+    _second_derivatives(t, "GetItem", {"GetItem": GetItem}, lambda a: a[tc.tensor(rows)] ** 3, (x,), rng)
 
 
 @exercise("02b.7", title="views and copies: View (view, reshape, squeeze, unsqueeze), Clone (contiguous, clone), "
