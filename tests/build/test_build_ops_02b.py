@@ -36,10 +36,11 @@ def _namespace(grade_id, old="", new=""):
     return namespace
 
 
-def test_the_thirteen_ops_are_components_of_chapter_02b_with_a_probe_each():
+def test_the_fourteen_ops_are_components_of_chapter_02b_with_a_probe_each():
     assert [c.name for c in for_chapter("02b")] == list(OPS_02B) == ["Softmax", "LogSoftmax", "Gelu", "Dropout",
                                                                      "Embedding", "MaskedFill", "Cat", "Transpose",
-                                                                     "Expand", "Gather", "View", "Clone", "Narrow"]
+                                                                     "Expand", "Gather", "GetItem", "View", "Clone",
+                                                                     "Narrow"]
     for name in OPS_02B:
         assert BY_NAME[name].seam == name and name in PROBES and BY_NAME[name].notebook == "02b_ops.ipynb"
         assert name in seams.offered()  # Op._apply looks it up by the reference op's name
@@ -177,6 +178,82 @@ def test_a_learner_gather_computes_full_size_indices_and_the_reference_the_other
     with pytest.raises(RuntimeError, match="out of bounds for dimension 1 with size 4"):  # PyTorch's error
         x.gather(1, tc.tensor([[4], [0], [0]]))
     assert seams.calls() == {}
+
+
+_KEYS = (lambda x: x[1], lambda x: x[1, 2], lambda x: x[:, ::2], lambda x: x[None, 0], lambda x: x[..., 0],
+         lambda x: x[1:, None, 1:3], lambda x: x[tc.tensor([2, 0, 2])], lambda x: x[:, tc.tensor([[3, 1], [3, 3]])],
+         lambda x: x[[0, 0]])
+
+
+def _torch_key(call):
+    """The same key on a torch tensor (index tensors made by torch)."""
+    return lambda x: call(_TorchIndexed(x))
+
+
+class _TorchIndexed:
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, key):
+        convert = (lambda k: torch.tensor(k.numpy()) if isinstance(k, tc.Tensor) else k)
+        return self.x[tuple(map(convert, key)) if isinstance(key, tuple) else convert(key)]
+
+
+@pytest.mark.parametrize("engine", ["reference", "learner"])
+def test_a_learner_getitem_gives_views_for_basic_keys_and_scatter_adds_for_index_tensors(engine):
+    """x[key] through the solution's GetItem, recorded by the reference's engine or the learner's Function.apply:
+    a basic key gives a view of x (its `_base` and version counter), an index tensor a copy; the values, node
+    names and gradients (a repeated index adds) are PyTorch's, and a second derivative runs through the
+    learner's backward."""
+    seams.install("GetItem", runner(_namespace("ex02b_6")["GetItem"], "GetItem"))
+    if engine == "learner":
+        for name, obj in _solution().items():
+            seams.install(name, session._guarded(BY_NAME[name].adapt(obj), name, "a test", seams.reference(name)))
+    data = np.random.default_rng(0).standard_normal((3, 4))
+    for k, call in enumerate(_KEYS):
+        x, xt = tc.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        seams.reset_calls()
+        y, yt = call(x), _torch_key(call)(xt)
+        assert seams.calls().get("GetItem") == 1, k
+        assert np.array_equal(y.detach().numpy(), yt.detach().numpy()), k
+        basic = k < 6
+        assert (y._base is x and y._version is x._version) if basic else y._base is None, k
+        assert y.grad_fn.name() == ("SelectBackward0" if k < 2 else "SliceBackward0" if basic else "IndexBackward0")
+        weight = np.random.default_rng(k).standard_normal(tuple(yt.shape))
+        (y * tc.tensor(weight)).sum().backward()
+        (yt * torch.tensor(weight)).sum().backward()
+        assert np.allclose(x.grad.numpy(), xt.grad.numpy()), k
+        x = tc.tensor(data, requires_grad=True)
+        gx, = tc.autograd.grad((call(x) ** 3).sum(), x, create_graph=True)
+        second, = tc.autograd.grad(gx.sum(), x)
+        assert np.allclose(second.numpy(), np.zeros_like(data) + torch.autograd.grad(
+            torch.autograd.grad((_torch_key(call)(xt) ** 3).sum(), xt, create_graph=True)[0].sum(), xt)[0].numpy())
+
+
+def test_a_learner_getitem_reads_integer_tensors_and_leaves_other_keys_to_the_reference():
+    seams.install("GetItem", runner(_namespace("ex02b_6")["GetItem"], "GetItem"))
+    idx = tc.arange(12).reshape(2, 6)
+    window = idx[:, -4:]  # the GPT's idx[:, -block_size:], an int64 tensor
+    assert window.tolist() == [[2, 3, 4, 5], [8, 9, 10, 11]] and window._version is idx._version
+    assert idx[tc.tensor([1, 1])].tolist() == [idx[1].tolist()] * 2
+    assert seams.calls() == {"GetItem": 3}
+    seams.reset_calls()
+    x = tc.randn(3, 4)
+    x[x > 0], x[tc.tensor([-1, 0])], x[tc.tensor([0, 1]), tc.tensor([1, 2])], x[1, tc.tensor([0, 2])]
+    x[1:, tc.tensor([0])], x[tc.tensor([0], dtype=tc.int32)]
+    for bad, message in ((lambda: x[3], "index 3 is out of bounds for dimension 0 with size 3"),
+                         (lambda: x[:, tc.tensor([4])], "out of bounds"), (lambda: x[0, 0, 0], "too many indices")):
+        with pytest.raises(IndexError, match=message):  # PyTorch's errors
+            bad()
+    assert seams.calls() == {}
+
+
+def test_a_learner_getitem_that_copies_a_basic_key_is_an_error_naming_it():
+    ns = _namespace("ex02b_6", "return x[key]  #", "return x[key].copy()  #")
+    seams.install("GetItem", runner(ns["GetItem"], "GetItem"))
+    with pytest.raises(RuntimeError, match="your GetItem.forward returned a copy of x"):
+        tc.randn(2, 3)[1]
+    assert tc.randn(2, 3)[tc.tensor([1, 1])].shape == (2, 3)  # an index tensor's result is a copy anyway
 
 
 def test_a_matrix_product_of_a_transposed_stack_recorded_by_the_learners_engine_saves_its_tensors():
