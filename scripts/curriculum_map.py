@@ -55,6 +55,8 @@ TOPICS = {
             ("cat-join", "cat along a dim, and a backward that splits the gradient back into the inputs' slices"),
             ("view-ops", "transpose and expand as views of their input's storage, and backwards that follow their geometry"),
             ("gather-pick", "gather along a dim: a pick forward, a scatter-add backward for repeated positions"),
+            ("getitem-index", "x[key]: a basic key as a view whose backward assigns at the key, an index tensor as a "
+                              "copy whose backward adds rows that repeat"),
             ("view-shape", "view, reshape, squeeze and unsqueeze as one view to a shape, and a backward that reshapes back"),
             ("copy-slice", "clone/contiguous as a row-major copy and narrow/split as slices: a backward that passes "
                            "the gradient on, and one that writes it into zeros")],

@@ -7,9 +7,9 @@ import tinygrad_course as tc
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
-Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, View, Clone, Narrow, erf = \
-    solution("02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat", "Transpose", "Expand",
-             "Gather", "View", "Clone", "Narrow", "erf")
+Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, GetItem, View, Clone, \
+    Narrow, erf = solution("02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat",
+                           "Transpose", "Expand", "Gather", "GetItem", "View", "Clone", "Narrow", "erf")
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -137,6 +137,29 @@ GatherAlongZero = op(Gather, forward=_gather_along_zero)
 GatherAssigned = op(Gather, backward=_gather_assigned)
 
 
+def _getitem_assigned(ctx, grad):
+    out = tc.zeros(ctx.shape, dtype=grad.dtype)
+    out[ctx.key] = grad  # an index tensor's repeated rows keep only their last gradient
+    return out
+
+
+def _getitem_copied(ctx, x, key):
+    ctx.shape, ctx.key = x.shape, key
+    return x[key].copy()
+
+
+def _getitem_flat(ctx, x, key):
+    ctx.shape, ctx.key = x.shape, key
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    return np.take(x, arrays[0]) if arrays else x[key]  # np.take without an axis reads x flattened
+
+
+GetItemAssigned = op(GetItem, backward=_getitem_assigned)
+GetItemCopied = op(GetItem, forward=_getitem_copied)
+GetItemFlat = op(GetItem, forward=_getitem_flat)
+GetItemPassingGrad = op(GetItem, backward=lambda ctx, grad: grad)
+
+
 def _view_keeping_new_shape(ctx, x, shape):
     ctx.shape = shape  # the output's shape, where backward needs x's
     return x.reshape(shape)
@@ -198,9 +221,15 @@ CATALOGUE = [
     ("02b.5", (Transpose, ExpandPassingGrad), ["to have x's shape (3, 1) (got (2, 3, 4))",
                                                "read at every position of the stretched dims"]),
     ("02b.5", (Transpose, ExpandMean), ["this averages: each element of x reached 8 positions"]),
-    ("02b.6", (GatherRows,), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
-    ("02b.6", (GatherAlongZero,), ["this picks along dim 0"]),
-    ("02b.6", (GatherAssigned,), ["a position picked twice receives only one of its gradients", "input: grad = "]),
+    ("02b.6", (GatherRows, GetItem), ["to have the index's shape (3, 1) (got (3, 1, 4))", "picks whole rows", "input: x = "]),
+    ("02b.6", (GatherAlongZero, GetItem), ["this picks along dim 0"]),
+    ("02b.6", (GatherAssigned, GetItem), ["a position picked twice receives only one of its gradients", "input: grad = "]),
+    ("02b.6", (Gather, GetItemAssigned), ["row 2 of x is read twice (positions 0 and 2 of the index)",
+                                          "an assignment keeps the last write", "input: grad = "]),
+    ("02b.6", (Gather, GetItemCopied), ["(the key of x[1])", "to return a view of x's array", "it returned a new array"]),
+    ("02b.6", (Gather, GetItemFlat), ["(the key of x[tensor([2, 0, 2])])", "to have shape (3, 4) (got (3,))",
+                                      "np.take without an axis reads x flattened"]),
+    ("02b.6", (Gather, GetItemPassingGrad), ["for input 0 of shape (3, 4)", "x's gradient has x's shape (3, 4)"]),
     ("02b.7", (ViewKeepingNewShape, Clone, Narrow), ["to have x's shape (2, 3, 4) (got (6, 4))",
                                                      "it kept the output's shape"]),
     ("02b.7", (ViewCopied, Clone, Narrow), ["to return a view of x's array", "it returned a new array"]),
@@ -232,11 +261,11 @@ def test_the_solutions_pass():
     check("02b.3", Embedding, MaskedFill)
     check("02b.4", Cat)
     check("02b.5", Transpose, Expand)
-    check("02b.6", Gather)
+    check("02b.6", Gather, GetItem)
     check("02b.7", View, Clone, Narrow)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather",), "02b.7": ("View", "Clone", "Narrow")}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather", "GetItem"), "02b.7": ("View", "Clone", "Narrow")}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")
