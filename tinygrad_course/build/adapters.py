@@ -58,6 +58,21 @@ def own_function(learner_class, attr: str, name: str | None = None):
     raise AttributeError(f"your {name or learner_class.__name__} defines no {attr}")
 
 
+def tensor_method(attr: str):
+    """An adapter: the method `attr` of the learner's `TensorOperators` (a property's getter for `T`, `mT`)
+    becomes tc.Tensor's own, as it is (same signature; build mode sets it as the class attribute)."""
+
+    def adapt(learner_class):
+        for klass in learner_class.__mro__[:-1]:
+            found = None if klass.__module__.startswith("tinygrad_course") else vars(klass).get(attr)
+            if found is not None:
+                return found.fget if isinstance(found, property) else getattr(found, "__func__", found)
+        raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
+
+    adapt.__name__ = f"tensor_method_{attr}"
+    return adapt
+
+
 def as_method_of(learner_class, attr: str, framework_class):
     """The learner's method `attr` run as a method of `framework_class` (`self` is the framework's object):
     inside it the learner's class name and `super()` mean the framework's class, so `isinstance(value,

@@ -66,15 +66,18 @@ def seconds() -> dict:
     return dict(_seconds)
 
 
-def _guarded(implementation, name: str, where: str, fallback=None):
+def _guarded(implementation, name: str, where: str, fallback=None, count: str | None = None):
     """`implementation`, with any error it raises saying which of the learner's components raised it and
     where that component was written (the error itself, and its traceback, are kept), and the time it
     takes added to `seconds()`. With a `fallback` (the reference of a component without side effects), an
     error of the learner's code is a warning instead: the component is taken out and the reference runs
     that call and every later one; when the reference raises too, the call itself was wrong and its error
-    is the one raised."""
+    is the one raised. `count` names the seam whose calls this counts (a method slot, which no dispatch
+    counts); the guard stays a plain function, so it binds as a method when it is a class's attribute."""
 
     def run(*args, **kwargs):
+        if count is not None:
+            seams.count_call(count)
         start = time.perf_counter()
         _nested.append(0.0)
         try:
@@ -141,8 +144,9 @@ def install(loaded: list[Loaded], folder=None) -> None:
         if item.obj is not None:
             where = manifest.get(item.component.name, {}).get("from") or item.file or "your package"
             fallback = seams.reference(item.component.seam) if item.component.pure else None
-            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where,
-                                                        fallback))
+            seam = item.component.seam
+            seams.install(seam, _guarded(item.component.adapt(item.obj), item.component.name, where, fallback,
+                                         seam if seams.is_slot(seam) else None))
 
 
 def where(component, manifest: dict) -> str:
