@@ -18,6 +18,7 @@ from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
+from .components import TENSOR_METHODS
 from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, left_out, seconds
@@ -42,7 +43,8 @@ MILESTONES = {
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
-                            "index_view", "Transpose", "Expand", "Gather", "View")),
+                            "index_view", "Transpose", "Expand", "Gather", "View",
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))),  # chapter 02b's operators and views
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
