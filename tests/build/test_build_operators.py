@@ -23,7 +23,8 @@ from tinygrad_course.tensor import LEARNER_METHODS, Tensor
 from build_helpers import ROOT, solution_cell
 
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
-         "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n\n\n")
+         "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
+         "from tinygrad_course.strides import view_strides\n\n\n")
 CELL = solution_cell("02b_ops.ipynb", "ex02b_8")
 NAMES = [f"Tensor.{attr}" for attr in LEARNER_METHODS]
 OWN = {attr: Tensor.__dict__.get(attr) for attr in LEARNER_METHODS}
