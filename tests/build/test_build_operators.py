@@ -5,6 +5,7 @@ runs, and both the lab and the GPT milestone install them."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -181,8 +182,14 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
     assert wrong != CELL
     assert "this is a - 2, but 2 - a calls a.__rsub__(2)" in verdict("Tensor.__rsub__", _namespace(wrong))
     _save(tmp_path, wrong)
-    with pytest.warns(UserWarning, match=r"your Tensor.__rsub__ \(02b_ops.ipynb, cell ex02b_8\) is not installed"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         build.use_learner(tmp_path, quiet=True)
+    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("your TensorOperators (02b_ops.ipynb, cell ex02b_8) is not "
+                                                 "installed: its check failed: 2 - a: ")  # one warning, not 28
+    rows = {row.component: row for row in build.status()}
+    assert all((rows[name].source, rows[name].check) == ("reference", "fail") for name in NAMES)
     assert not any(name in seams.installed() for name in NAMES)
     assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_METHODS} == OWN
     stub = _released_cell()

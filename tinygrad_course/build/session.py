@@ -184,7 +184,7 @@ def use_learner(folder=DEFAULT_FOLDER, quiet=False):
     folder = learner_folder(folder)
     loaded = load(folder)
     manifest = read_manifest(folder).get("components", {})
-    refused = {}
+    refused, said = {}, set()
     for item in loaded:
         if item.error:
             warnings.warn(f"{item.component.name}: {item.error}; the reference is used instead", stacklevel=2)
@@ -192,7 +192,13 @@ def use_learner(folder=DEFAULT_FOLDER, quiet=False):
             problem = _checked(item, folder)
             if problem:
                 refused[item.component.name] = problem
-                warnings.warn(f"your {item.component.name} ({where(item.component, manifest)}) is not installed: "
+                name = item.component.name
+                if seams.is_slot(item.component.seam):  # a class's methods (TensorOperators): one warning for all
+                    name = item.component.defines
+                    if name in said:
+                        continue
+                    said.add(name)
+                warnings.warn(f"your {name} ({where(item.component, manifest)}) is not installed: "
                               f"its check failed: {problem}; the reference runs instead", stacklevel=2)
     good = [item for item in loaded if item.obj is not None and item.component.name not in refused]
     use_reference()
