@@ -137,7 +137,8 @@ def test_errors_are_pytorchs_with_the_learners_methods(learner):
     a = tc.ones(2, 3)
     for symbol, call in (("+", lambda: a + "x"), ("-", lambda: "x" - a), ("*", lambda: a * None),
                          ("/", lambda: a / [1]), ("@", lambda: a @ 2), ("**", lambda: a ** "x")):
-        with pytest.raises(TypeError, match=rf"unsupported operand type\(s\) for {'[*][*]' if symbol == '**' else '[' + symbol + ']'}"):
+        escaped = "[*][*]" if symbol == "**" else f"[{symbol}]"
+        with pytest.raises(TypeError, match=rf"unsupported operand type\(s\) for {escaped}"):
             call()
     with pytest.raises(RuntimeError, match=r"t\(\) expects a tensor with <= 2 dimensions, but self is 3D"):
         a.view(1, 2, 3).t()

@@ -110,12 +110,14 @@ def tensor_methods_probe():
         total.backward()
         tag = np.dtype(dtype).name
         made = [x.view(6, 4), x.transpose(0, 2), x.T, x.mT, x[:, :1].expand(2, 5, 4), x.unsqueeze(1),
-                x.transpose(1, 2).contiguous(), x.contiguous(), x.reshape(4, 6), x.transpose(0, 1).reshape(6, 4), x.clone()]
+                x.transpose(1, 2).contiguous(), x.contiguous(), x.reshape(4, 6), x.transpose(0, 1).reshape(6, 4),
+                x.clone()]
         out.update({f"y_{tag}": _np(y), f"v_{tag}": _np(v), f"z_{tag}": _np(z), f"gx_{tag}": _np(x.grad),
                     f"gw_{tag}": _np(w.grad),
                     f"strides_{tag}": np.array([s for m in made for s in m.stride()], dtype=np.float64),
                     f"shares_{tag}": np.array([np.shares_memory(m._data, x._data) for m in made], dtype=np.float64),
-                    f"refused_{tag}": np.array([_raises(lambda: x + "a", TypeError), _raises(lambda: x.t(), RuntimeError),
+                    f"refused_{tag}": np.array([_raises(lambda: x + "a", TypeError),
+                                                _raises(lambda: x.t(), RuntimeError),
                                                 _raises(lambda: x[0, 0].mT, RuntimeError),
                                                 _raises(lambda: x.view(5), RuntimeError)])})
     return out

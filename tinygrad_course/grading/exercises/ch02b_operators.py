@@ -191,7 +191,8 @@ _VIEWS = (
     ("x[:, :, :2].reshape(2, 6)", lambda x: x[:, :, :2].reshape(2, 6)),
     ("x.transpose(0, 2)", lambda x: x.transpose(0, 2)), ("x.transpose(-1, 0)", lambda x: x.transpose(-1, 0)),
     ("x[0].t()", lambda x: x[0].t()), ("x[0, 0].t()", lambda x: x[0, 0].t()), ("x.t()", lambda x: x.t()),
-    ("x[0].T", lambda x: x[0].T), ("x.T", lambda x: x.T), ("x.mT", lambda x: x.mT), ("x[0, 0].mT", lambda x: x[0, 0].mT),
+    ("x[0].T", lambda x: x[0].T), ("x.T", lambda x: x.T), ("x.mT", lambda x: x.mT),
+    ("x[0, 0].mT", lambda x: x[0, 0].mT),
     ("x[:, :1].expand(2, 5, 4)", lambda x: x[:, :1].expand(2, 5, 4)),
     ("x[:, :1].expand((3, 2, -1, 4))", lambda x: x[:, :1].expand((3, 2, -1, 4))),
     ("x.unsqueeze(1)", lambda x: x.unsqueeze(1)), ("x.unsqueeze(-1)", lambda x: x.unsqueeze(-1)),
@@ -229,7 +230,8 @@ def _views(t):
                              ("x.clone()", lambda: x.clone(), False),
                              ("x.transpose(0, 1).reshape(6, 4)", lambda: x.transpose(0, 1).reshape(6, 4), False)):
         shares = bool(np.shares_memory(made()._data, x._data))
-        t.true(shares == view, f"{text} to {'read x' + chr(39) + 's own storage (a view)' if view else 'have storage of its own (a copy)'}",
+        t.true(shares == view, f"{text} to " + ("read x's own storage (a view)" if view else
+                                                 "have storage of its own (a copy)"),
                why=("it copied the numbers: a write into x no longer shows in it" if view else
                     "it shares x's storage: writing into it would change x"),
                hint=("reshape is a view whenever the strides allow one and a copy only when they do not; contiguous "
