@@ -72,7 +72,7 @@ def _run(call):
         return None, error
 
 
-def _expect_same(t, text, call, found=(), hint=None, given=None):
+def _expect_same(t, text, call, found=(), fix=None, given=None):
     """The learner's `call(a, b)` (installed) gives what the framework's own methods give: its value, dtype,
     shape and strides, a node in the graph; or PyTorch's error when the reference raises."""
     with _reference():
@@ -81,11 +81,11 @@ def _expect_same(t, text, call, found=(), hint=None, given=None):
     if refused is not None:
         if error is None:
             t.fail(text, f"expected {type(refused).__name__} ({refused}), but it returned "
-                   f"{type(got).__name__}", hint=hint, given=given)
+                   f"{type(got).__name__}", hint=fix, given=given)
         t.true(type(error) is type(refused), f"{text} to raise {type(refused).__name__}: {refused} (it raised "
-               f"{type(error).__name__}: {error})", hint=hint, given=given)
+               f"{type(error).__name__}: {error})", hint=fix, given=given)
         t.true(str(refused) in str(error), f"{text} to raise PyTorch's message: {refused} (got: {error})",
-               hint=hint, given=given)
+               hint=fix, given=given)
         return None
     if error is not None:
         why = None
@@ -98,10 +98,10 @@ def _expect_same(t, text, call, found=(), hint=None, given=None):
             why = ("the method does not take PyTorch's arguments: x.view(6, 4) passes each size as an argument of "
                    "its own, x.view((6, 4)) one tuple")
         t.fail(text, f"raised {type(error).__name__}: {error}" + (f"\n  what went wrong: {why}" if why else ""),
-               hint=hint, given=given)
+               hint=fix, given=given)
     if got is None or got is NotImplemented:
         t.fail(text, f"returned {got!r} where the framework returns a tensor: did you forget a `return`?",
-               hint=hint, given=given)
+               hint=fix, given=given)
     t.true(isinstance(got, tc.Tensor), f"{text} to be a tc.Tensor (got {type(got).__name__})",
            hint="hand the call to the op: its apply returns the framework's tensor", given=given)
     t.close(got, want, text, check_dtype=True, mistakes=found, given=given)
@@ -147,14 +147,14 @@ def _operators(t):
                                                             f"({text[0]}): self is the right operand here",
                                                    _REFLECTED)]
         _expect_same(t, text, call, found, given={"a": _A},
-                     hint="turn the number into an operand and hand both to the op; in a reflected operator "
+                     fix="turn the number into an operand and hand both to the op; in a reflected operator "
                           "(__radd__, __rsub__, ...) the number is the left operand: Sub.apply(other, self)")
     for text, call in (("a * np.float32(2)", lambda a, b: a * np.float32(2)),
                        ("np.float32(2) * a", lambda a, b: np.float32(2) * a),
                        ("a - np.float64(1)", lambda a, b: a - np.float64(1)),
                        ("a / np.int64(2)", lambda a, b: a / np.int64(2)),
                        ("a + np.ones(3)", lambda a, b: a + np.ones(3))):
-        _expect_same(t, text, call, given={"a": _A}, hint="a NumPy scalar (np.generic, also np.float64, which is a "
+        _expect_same(t, text, call, given={"a": _A}, fix="a NumPy scalar (np.generic, also np.float64, which is a "
                      "float) is its Python number, other.item(); a NumPy array becomes a tensor, tc.tensor(other)")
 
 
@@ -213,7 +213,7 @@ def _views(t):
     for text, call in _VIEWS:
         def run(a, b, call=call):
             return call(_x(requires_grad=True))
-        got = _expect_same(t, text, run, hint=_VIEW_HINT if "view" in text or "expand" in text else None,
+        got = _expect_same(t, text, run, fix=_VIEW_HINT if "view" in text or "expand" in text else None,
                            given=x_given)
         if got is None:
             continue
