@@ -13,6 +13,10 @@ instead of the reference:
 This module sits at the bottom of the package and imports nothing from it, so every layer can offer
 components without importing a layer above it, and swapping one needs no monkey-patching. `calls()`
 counts how often each installed component ran since `reset_calls()` (the build-mode status table).
+
+Methods on the hottest paths (`Tensor.__add__`, `Tensor.view`, ...) are *slots* instead: the class offers
+them with `offer_methods(Tensor, names, "Tensor.")`, and installing one replaces the class attribute itself
+(restored by `uninstall`), so that a method call costs nothing extra while nothing is installed.
 """
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ import functools
 ACTIVE: dict = {}  # name -> the learner's implementation currently installed
 _calls: dict = {}
 _known: dict = {}  # name -> the reference implementation, for every component the framework offers
+_slots: dict = {}  # name -> (class, attribute, the class's own value or _ABSENT), for the slots classes offer
+_ABSENT = object()  # a slot whose class inherits the method (uninstalling deletes the class's attribute)
 
 
 def component(name):
@@ -88,6 +94,39 @@ def offer(name: str, reference) -> None:
     _known[name] = reference
 
 
+def offer_methods(cls, names, prefix: str) -> None:
+    """Offer the methods `names` of `cls` as slots called `prefix + name` ("Tensor.__add__"): installing one
+    sets the class attribute itself to the learner's function (a property's getter stays a property), so
+    subclasses inherit it, and uninstalling puts the class's own value back; the reference path calls
+    nothing extra. `reference(prefix + name)` is the method's function (a property's getter)."""
+    for attr in names:
+        found = next(vars(klass)[attr] for klass in cls.__mro__ if attr in vars(klass))
+        _slots[prefix + attr] = (cls, attr, vars(cls).get(attr, _ABSENT))
+        _known[prefix + attr] = found.fget if isinstance(found, property) else found
+
+
+def is_slot(name: str) -> bool:
+    """True when component `name` is a method slot (see `offer_methods`)."""
+    return name in _slots
+
+
+def _put(name: str, implementation) -> None:
+    ACTIVE[name] = implementation
+    slot = _slots.get(name)
+    if slot is not None:
+        cls, attr, own = slot
+        setattr(cls, attr, property(implementation) if isinstance(own, property) else implementation)
+
+
+def _remove(name: str) -> None:
+    if ACTIVE.pop(name, None) is not None and name in _slots:
+        cls, attr, own = _slots[name]
+        if own is _ABSENT:
+            delattr(cls, attr)
+        else:
+            setattr(cls, attr, own)
+
+
 def set_aside(name: str, reference):
     """`reference` (a method whose inline seam looks up `name`) run with the learner's `name` set aside for the
     call: what runs in place of a learner's component that raised (`Node.apply`)."""
@@ -116,15 +155,14 @@ def install(name: str, implementation) -> None:
     """Use `implementation` for component `name` from now on."""
     if not callable(implementation):
         raise TypeError(f"the implementation of component {name!r} must be callable, not {type(implementation).__name__}")
-    ACTIVE[name] = implementation
+    _remove(name)
+    _put(name, implementation)
 
 
 def uninstall(name: str | None = None) -> None:
     """Go back to the reference for component `name` (every component when `name` is None)."""
-    if name is None:
-        ACTIVE.clear()
-    else:
-        ACTIVE.pop(name, None)
+    for each in list(ACTIVE) if name is None else [name]:
+        _remove(each)
 
 
 @contextlib.contextmanager
@@ -134,17 +172,16 @@ def replaced(implementations: dict):
     previous = {name: ACTIVE.get(name) for name in implementations}
     for name, implementation in implementations.items():
         if implementation is None:
-            ACTIVE.pop(name, None)
+            _remove(name)
         else:
             install(name, implementation)
     try:
         yield
     finally:
         for name, implementation in previous.items():
-            if implementation is None:
-                ACTIVE.pop(name, None)
-            else:
-                ACTIVE[name] = implementation
+            _remove(name)
+            if implementation is not None:
+                _put(name, implementation)
 
 
 def installed() -> dict:

@@ -727,6 +727,14 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
 
 register_tensor_class(Tensor)
 
+# The operators, element-wise math and views a learner writes in chapter 02b: build mode sets the class
+# attribute to theirs while it is installed (`seams.offer_methods`), so these calls cost nothing extra here.
+LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                   "__rtruediv__", "__pow__", "__neg__", "__matmul__", "exp", "log", "tanh", "sqrt", "relu",
+                   "sigmoid", "view", "reshape", "transpose", "t", "T", "mT", "expand", "unsqueeze", "squeeze",
+                   "contiguous", "clone")
+seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
+
 
 def _rebuild(data, requires_grad, device):
     """Unpickle a tensor (what `Tensor.__reduce_ex__` names)."""

@@ -4,12 +4,14 @@ import numpy as np
 import pytest
 
 import tinygrad_course as tc
+from tinygrad_course.ops import arithmetic, views
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
 Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, GetItem, View, Clone, \
     Narrow, erf = solution("02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat",
                            "Transpose", "Expand", "Gather", "GetItem", "View", "Clone", "Narrow", "erf")
+TensorOperators, as_operand = solution("02b", "TensorOperators", "as_operand")
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -193,6 +195,23 @@ NarrowPositiveDimOnly = op(Narrow, forward=_narrow_positive_dim_only)
 NarrowGradUnpadded = op(Narrow, backward=lambda ctx, grad: grad)
 NarrowGradAtStart = op(Narrow, backward=_narrow_grad_at_start)
 
+def _operators(name, **methods):
+    """The solution's TensorOperators with `methods` written wrong."""
+    return type(name, (TensorOperators,), methods)
+
+
+RsubAsSub = _operators("RsubAsSub", __rsub__=lambda self, other: arithmetic.Sub.apply(self, as_operand(other)))
+TruedivOfTensorsOnly = _operators("TruedivOfTensorsOnly", __truediv__=lambda self, other: (
+    arithmetic.Div.apply(self, other) if isinstance(other, tc.Tensor) else NotImplemented))
+ViewOfATupleOnly = _operators("ViewOfATupleOnly", view=lambda self, shape: views.View.apply(self, tuple(shape)))
+TWithoutProperty = _operators("TWithoutProperty", T=lambda self: views.Permute.apply(self, tuple(range(self.ndim))[::-1]))
+ContiguousCopying = _operators("ContiguousCopying", contiguous=lambda self, memory_format=None: views.Clone.apply(self))
+AddConvertingAnything = _operators("AddConvertingAnything", __add__=lambda self, other: arithmetic.Add.apply(
+    self, other if isinstance(other, (tc.Tensor, int, float)) else tc.tensor(other)))
+MulOfPythonNumbersOnly = _operators("MulOfPythonNumbersOnly", __mul__=lambda self, other: (
+    arithmetic.Mul.apply(self, other) if isinstance(other, (tc.Tensor, int, float)) else NotImplemented))
+ExpInNumPy = _operators("ExpInNumPy", exp=lambda self: tc.tensor(np.exp(self.detach().numpy())))
+
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -243,6 +262,15 @@ CATALOGUE = [
     ("02b.7", (View, Clone, NarrowGradUnpadded), ["to have x's shape (3, 5) (got (3, 3))",
                                                   "it kept the slice's shape"]),
     ("02b.7", (View, Clone, NarrowGradAtStart), ["grad went to the first positions of dim 1", "input: grad = "]),
+    ("02b.8", (RsubAsSub,), ["2 - a: values differ", "this is a - 2, but 2 - a calls a.__rsub__(2)", "input: a = "]),
+    ("02b.8", (TruedivOfTensorsOnly,), ["a / 4: raised TypeError", "it returned NotImplemented for an operand the "
+                                                                    "operator supports"]),
+    ("02b.8", (ViewOfATupleOnly,), ["x.view(6, 4): raised TypeError", "passes each size as an argument of its own"]),
+    ("02b.8", (TWithoutProperty,), ["TensorOperators.T to be a property", "x.T would be the method itself"]),
+    ("02b.8", (ContiguousCopying,), ["x.contiguous() to read x's own storage", "it copied the numbers"]),
+    ("02b.8", (AddConvertingAnything,), ["a.__add__('a'): raised TypeError"]),
+    ("02b.8", (MulOfPythonNumbersOnly,), ["a * np.float32(2): raised", "NumPy tries the operation itself"]),
+    ("02b.8", (ExpInNumPy,), ["a.exp() to be recorded in the graph", "not made by an op's apply"]),
 ]
 
 
@@ -263,9 +291,11 @@ def test_the_solutions_pass():
     check("02b.5", Transpose, Expand)
     check("02b.6", Gather, GetItem)
     check("02b.7", View, Clone, Narrow)
+    check("02b.8", TensorOperators)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
-         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather", "GetItem"), "02b.7": ("View", "Clone", "Narrow")}
+         "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather", "GetItem"),
+         "02b.7": ("View", "Clone", "Narrow"), "02b.8": ("TensorOperators",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

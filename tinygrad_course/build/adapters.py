@@ -13,11 +13,13 @@ import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
+from ..methods.numpy_names import accepting_numpy_names
 from ..ops.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
 from ..seams import reference
 from ..shapes import Size
+from ..tensor_base import TensorBase
 from ..utils.data import IterableDataset
 
 
@@ -57,6 +59,38 @@ def own_function(learner_class, attr: str, name: str | None = None):
         if found is not None:
             return getattr(found, "__func__", found)
     raise AttributeError(f"your {name or learner_class.__name__} defines no {attr}")
+
+
+def tensor_method(attr: str):
+    """An adapter: the method `attr` of the learner's `TensorOperators` (a property's getter for `T`, `mT`)
+    becomes tc.Tensor's own, as it is (same signature; build mode sets it as the class attribute). Sizes given
+    as one 1-D tensor (`x.view(sizes_tensor)`), which the exercise does not cover, stay the reference's, and
+    `squeeze`/`unsqueeze` accept NumPy's `axis=` as the framework's own methods do."""
+
+    def adapt(learner_class):
+        for klass in learner_class.__mro__[:-1]:
+            found = None if klass.__module__.startswith("tinygrad_course") else vars(klass).get(attr)
+            if found is not None:
+                mine = found.fget if isinstance(found, property) else getattr(found, "__func__", found)
+                if attr in ("squeeze", "unsqueeze"):  # NumPy's axis= is renamed dim=, as for the reference
+                    return accepting_numpy_names(mine, attr)
+                return _sizes_routed(mine, attr) if attr in ("view", "reshape", "expand") else mine
+        raise AttributeError(f"your {learner_class.__name__} defines no {attr}")
+
+    adapt.__name__ = f"tensor_method_{attr}"
+    return adapt
+
+
+def _sizes_routed(mine, attr: str):
+    original = reference(f"Tensor.{attr}")
+
+    @functools.wraps(mine)
+    def run(self, *sizes):
+        if len(sizes) == 1 and isinstance(sizes[0], TensorBase):
+            return original(self, *sizes)
+        return mine(self, *sizes)
+
+    return run
 
 
 def as_method_of(learner_class, attr: str, framework_class, also: dict | None = None):

@@ -141,6 +141,37 @@ FACTORY_CONTRACTS = (
      "requires_grad=False) -> fill_value in input's shape and dtype; every tc.full_like of a CPU tensor runs it"),
 )
 
+# chapter 02b's Tensor methods (the learner's class TensorOperators): each method and its contract (PyTorch's);
+# build mode sets tc.Tensor's attribute to the learner's method (tensor.py offers them: seams.offer_methods)
+_NUMBER = "a tensor, Python number, NumPy scalar or array (else NotImplemented)"
+TENSOR_METHODS = (
+    *((attr, f"(self, other) -> {text}, other {_NUMBER}; every tensor {symbol} runs it")
+      for attr, text, symbol in (
+          ("__add__", "Add.apply(self, other)", "a + b"), ("__radd__", "Add.apply(other, self)", "number + tensor"),
+          ("__sub__", "Sub.apply(self, other)", "a - b"), ("__rsub__", "Sub.apply(other, self)", "number - tensor"),
+          ("__mul__", "Mul.apply(self, other)", "a * b"), ("__rmul__", "Mul.apply(other, self)", "number * tensor"),
+          ("__truediv__", "Div.apply(self, other)", "a / b"),
+          ("__rtruediv__", "Div.apply(other, self)", "number / tensor"),
+          ("__pow__", "Pow.apply(self, other)", "a ** b"))),
+    ("__neg__", "(self) -> Neg.apply(self); every -x runs it"),
+    ("__matmul__", "(self, other) -> matmul(self, other) of two tensors (else NotImplemented); every a @ b runs it"),
+    *((name, f"(self) -> {op}.apply(self); every x.{name}() runs it")
+      for name, op in (("exp", "Exp"), ("log", "Log"), ("tanh", "Tanh"), ("sqrt", "Sqrt"), ("relu", "Relu"),
+                       ("sigmoid", "Sigmoid"))),
+    ("view", "(self, *shape) -> View.apply(self, shape), shape as sizes or one tuple or list; every x.view(...)"),
+    ("reshape", "(self, *shape) -> a view when the strides allow one, else a view of a row-major copy; every "
+                "x.reshape(...)"),
+    ("transpose", "(self, dim0, dim1) -> Transpose.apply(self, dim0, dim1); every x.transpose(...)"),
+    ("t", "(self) -> the transpose of a matrix, x itself viewed for <= 1 dim, RuntimeError above 2; every x.t()"),
+    ("T", "(self), a property -> every dim reversed (a matrix's transpose); every x.T, e.g. in F.linear"),
+    ("mT", "(self), a property -> the last two dims swapped, RuntimeError below 2 dims; every x.mT"),
+    ("expand", "(self, *sizes) -> Expand.apply(self, sizes), -1 keeps a size; every x.expand(...)"),
+    ("unsqueeze", "(self, dim) -> Unsqueeze.apply(self, dim); every x.unsqueeze(dim)"),
+    ("squeeze", "(self, dim=None) -> Squeeze.apply(self, dim); every x.squeeze(...)"),
+    ("contiguous", "(self, memory_format=None) -> self when contiguous, else Clone.apply(self); every x.contiguous()"),
+    ("clone", "(self, *, memory_format=None) -> Clone.apply(self); every x.clone()"),
+)
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
@@ -200,6 +231,8 @@ _COMPONENTS = [
                 f"{op}.forward(ctx, ...) on NumPy arrays as the framework's {op} op takes them, {op}.backward(ctx, "
                 f"grad) -> the grad of each input; every float {OPS_02B_RUNS[op]} runs it", checks=ops, pure=True)
       for grade_id, ops in OPS_02B_CELLS for op in ops],
+    *[Component(f"Tensor.{attr}", "02b", "ex02b_8", "TensorOperators", f"Tensor.{attr}", adapters.tensor_method(attr),
+                f"TensorOperators.{attr}{contract}", pure=True) for attr, contract in TENSOR_METHODS],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=("topo_sort", "backward_pass")),

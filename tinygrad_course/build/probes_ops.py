@@ -3,7 +3,8 @@
 softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand`, `gather`
 with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index tensors that repeat a row), `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
 `narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
-Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`."""
+Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`.
+Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a Parameter's too."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..autograd.engine import grad as autograd_grad
 from ..generator import manual_seed
 from ..nn import functional as NF
 from ..ops.concat import cat
+from ..tensor import LEARNER_METHODS
 
 
 def _np(t):
@@ -107,8 +109,44 @@ def max_probe():
                     f"indices_{tag}": np.concatenate([indices.numpy().ravel(), kept.indices.numpy().ravel(),
                                                       x.argmax(1).numpy().ravel(), x.argmax().numpy().ravel(),
                                                       x.argmax(-1, keepdim=True).numpy().ravel()])})
+def _raises(call, error) -> float:
+    try:
+        call()
+    except error:
+        return 1.0
+    return 0.0
+
+
+def tensor_methods_probe():
+    """Tensor's operators (a number or NumPy scalar on either side), math and views as a model computes with
+    them, on a tensor and a Parameter: outputs, views' strides and shared storage, errors, gradients."""
+    out = {}
+    for dtype in (np.float32, np.float64):
+        manual_seed(6)
+        x = F.randn(2, 3, 4, dtype=dtype, requires_grad=True)
+        w = nn.Parameter(F.randn(4, 3, dtype=dtype))
+        h = (x @ w).tanh()
+        y = ((2 - h) * 0.5 / (1 + h.exp()) + (h ** 2 + 1).sqrt().log() - (-h).relu() + h.sigmoid() * np.float32(2)
+             + np.float64(1) / (h * h + 1) - w.T.sum() + w.t().sum())
+        v = y.view(2, 9).reshape((3, 6)).t().contiguous().T.reshape(-1).unsqueeze(0).expand(2, -1).clone()
+        z = x.transpose(1, 2).mT.unsqueeze(1).squeeze(1) * x[:, :1].expand(2, 3, 4) + x.view(6, 4).view(2, 3, 4)
+        total = (v * v).sum() + (z * z).sum() + (x[0] @ x[1].T).sum() + (w.T @ x[0, 0]).sum()
+        total.backward()
+        tag = np.dtype(dtype).name
+        made = [x.view(6, 4), x.transpose(0, 2), x.T, x.mT, x[:, :1].expand(2, 5, 4), x.unsqueeze(1),
+                x.transpose(1, 2).contiguous(), x.contiguous(), x.reshape(4, 6), x.transpose(0, 1).reshape(6, 4),
+                x.clone()]
+        out.update({f"y_{tag}": _np(y), f"v_{tag}": _np(v), f"z_{tag}": _np(z), f"gx_{tag}": _np(x.grad),
+                    f"gw_{tag}": _np(w.grad),
+                    f"strides_{tag}": np.array([s for m in made for s in m.stride()], dtype=np.float64),
+                    f"shares_{tag}": np.array([np.shares_memory(m._data, x._data) for m in made], dtype=np.float64),
+                    f"refused_{tag}": np.array([_raises(lambda: x + "a", TypeError),
+                                                _raises(lambda: x.t(), RuntimeError),
+                                                _raises(lambda: x[0, 0].mT, RuntimeError),
+                                                _raises(lambda: x.view(5), RuntimeError)])})
     return out
 
 
 PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe,
-          "Max": max_probe}
+          "Max": max_probe,
+          **{f"Tensor.{attr}": tensor_methods_probe for attr in LEARNER_METHODS}}

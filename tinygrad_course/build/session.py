@@ -66,15 +66,18 @@ def seconds() -> dict:
     return dict(_seconds)
 
 
-def _guarded(implementation, name: str, where: str, fallback=None):
+def _guarded(implementation, name: str, where: str, fallback=None, count: str | None = None):
     """`implementation`, with any error it raises saying which of the learner's components raised it and
     where that component was written (the error itself, and its traceback, are kept), and the time it
     takes added to `seconds()`. With a `fallback` (the reference of a component without side effects), an
     error of the learner's code is a warning instead: the component is taken out and the reference runs
     that call and every later one; when the reference raises too, the call itself was wrong and its error
-    is the one raised."""
+    is the one raised. `count` names the seam whose calls this counts (a method slot, which no dispatch
+    counts); the guard stays a plain function, so it binds as a method when it is a class's attribute."""
 
     def run(*args, **kwargs):
+        if count is not None:
+            seams.count_call(count)
         start = time.perf_counter()
         _nested.append(0.0)
         try:
@@ -141,8 +144,9 @@ def install(loaded: list[Loaded], folder=None) -> None:
         if item.obj is not None:
             where = manifest.get(item.component.name, {}).get("from") or item.file or "your package"
             fallback = seams.reference(item.component.seam) if item.component.pure else None
-            seams.install(item.component.seam, _guarded(item.component.adapt(item.obj), item.component.name, where,
-                                                        fallback))
+            seam = item.component.seam
+            seams.install(seam, _guarded(item.component.adapt(item.obj), item.component.name, where, fallback,
+                                         seam if seams.is_slot(seam) else None))
 
 
 def where(component, manifest: dict) -> str:
@@ -180,7 +184,7 @@ def use_learner(folder=DEFAULT_FOLDER, quiet=False):
     folder = learner_folder(folder)
     loaded = load(folder)
     manifest = read_manifest(folder).get("components", {})
-    refused = {}
+    refused, said = {}, set()
     for item in loaded:
         if item.error:
             warnings.warn(f"{item.component.name}: {item.error}; the reference is used instead", stacklevel=2)
@@ -188,7 +192,13 @@ def use_learner(folder=DEFAULT_FOLDER, quiet=False):
             problem = _checked(item, folder)
             if problem:
                 refused[item.component.name] = problem
-                warnings.warn(f"your {item.component.name} ({where(item.component, manifest)}) is not installed: "
+                name = item.component.name
+                if seams.is_slot(item.component.seam):  # a class's methods (TensorOperators): one warning for all
+                    name = item.component.defines
+                    if name in said:
+                        continue
+                    said.add(name)
+                warnings.warn(f"your {name} ({where(item.component, manifest)}) is not installed: "
                               f"its check failed: {problem}; the reference runs instead", stacklevel=2)
     good = [item for item in loaded if item.obj is not None and item.component.name not in refused]
     use_reference()

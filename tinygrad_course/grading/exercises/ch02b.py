@@ -17,6 +17,7 @@ from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise
 from .ch02 import _backward, _forward, _installed, _is, _numeric_close, _second_derivatives
+from . import ch02b_operators  # noqa: F401  (registers 02b.8: Tensor's operators, math and views)
 
 
 def _softmax(x, dim):
