@@ -1,7 +1,8 @@
 """Probes of chapter 02b's ops, each run where a model runs it: `softmax`/`F.softmax`, `log_softmax`,
 `nn.GELU` (exact and tanh), `F.dropout`, `nn.Embedding` with repeated ids, a causal `masked_fill` before a
 softmax, `tc.cat`, transposes (`.T`, `.mT`), `expand`, `gather`
-with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index tensors that repeat a row), `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
+with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index tensors that repeat a row),
+`view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
 `narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
 Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`.
 Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a Parameter's too."""
@@ -109,6 +110,9 @@ def max_probe():
                     f"indices_{tag}": np.concatenate([indices.numpy().ravel(), kept.indices.numpy().ravel(),
                                                       x.argmax(1).numpy().ravel(), x.argmax().numpy().ravel(),
                                                       x.argmax(-1, keepdim=True).numpy().ravel()])})
+    return out
+
+
 def _raises(call, error) -> float:
     try:
         call()
