@@ -227,6 +227,7 @@ def test_a_learner_getitem_gives_views_for_basic_keys_and_scatter_adds_for_index
         second, = tc.autograd.grad(gx.sum(), x)
         assert np.allclose(second.numpy(), np.zeros_like(data) + torch.autograd.grad(
             torch.autograd.grad((_torch_key(call)(xt) ** 3).sum(), xt, create_graph=True)[0].sum(), xt)[0].numpy())
+        assert tc.autograd.gradcheck(call, (tc.tensor(data, requires_grad=True),)), k  # finite differences
 
 
 def test_a_learner_getitem_reads_integer_tensors_and_leaves_other_keys_to_the_reference():
