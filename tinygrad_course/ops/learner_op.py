@@ -304,7 +304,9 @@ def _copied(args, kwargs, op):
     return None if got is None else ([got[0]], got[1], got[2], {})
 
 
-_ALL = slice(None)
+def _whole(k):
+    """Whether index entry `k` is `:` (a whole dim)."""
+    return type(k) is slice and k.start is None and k.stop is None and k.step is None
 
 
 def _basic_shape(shape, key):
@@ -353,8 +355,7 @@ def _indexed(args, kwargs, op):
             return None
         return [data, key if Ellipsis in key else key + (Ellipsis,)], shape, data.dtype, {}
     at = [i for i, k in enumerate(key) if type(k) is np.ndarray]
-    if len(at) != 1 or len(key) > data.ndim or any(type(k) is not slice or k != _ALL for k in key[:at[0]] +
-                                                   key[at[0] + 1:]):
+    if len(at) != 1 or len(key) > data.ndim or not all(_whole(k) for k in key[:at[0]] + key[at[0] + 1:]):
         return None
     d, idx = at[0], key[at[0]]
     if idx.dtype != np.int64 or not idx.ndim or idx.size and (idx.min() < 0 or idx.max() >= data.shape[d]):
