@@ -329,9 +329,11 @@ def test_hints_handed_through_a_checks_helper_do_not_reach_the_probe():
         "    t.equal(got, expected, 'value', why=why, hint=hint or 'the secret formula')\n"
         "    note = hint\n"
         "def check(t, fn):\n"
-        "    _same(t, fn(1), 2, why='because', hint='another secret')\n")
+        "    _same(t, fn(1), 2, why='because', hint='another secret')\n"
+        "    t.close(fn(2), 3, 'value', mistakes=[mistakes.custom(len, 'a third secret')])\n")
     compile(source, "probe", "exec")
     assert "secret" not in source and "hint=" not in source
     namespace = {}
     exec(source, namespace)
     assert namespace["_same"].__kwdefaults__ == {"why": None}
+    assert "mistakes = None" not in source  # the module of catalogued mistakes is not a parameter

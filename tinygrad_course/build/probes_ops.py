@@ -107,6 +107,9 @@ def max_probe():
                     f"indices_{tag}": np.concatenate([indices.numpy().ravel(), kept.indices.numpy().ravel(),
                                                       x.argmax(1).numpy().ravel(), x.argmax().numpy().ravel(),
                                                       x.argmax(-1, keepdim=True).numpy().ravel()])})
+    return out
+
+
 def _raises(call, error) -> float:
     try:
         call()
