@@ -158,12 +158,11 @@ class _CheckRewriter(ast.NodeTransformer):
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
         args = node.args
-        removed = {a.arg for a in args.kwonlyargs if a.arg in FEEDBACK_ARGUMENTS}
-        kept = [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.arg not in FEEDBACK_ARGUMENTS]
-        args.kwonlyargs, args.kw_defaults = [a for a, _ in kept], [d for _, d in kept]
-        # the removed parameters read as None (never the module `mistakes` that a check calls mistakes.custom on)
-        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in removed}
-        node.body = [ast.Assign([ast.Name(name, ast.Store())], ast.Constant(None)) for name in sorted(used)] + node.body
+        dropped = sorted(a.arg for a in args.kwonlyargs if a.arg in FEEDBACK_ARGUMENTS)
+        if dropped:  # the parameter goes; what the body still reads of it is None (a hint no expectation shows)
+            kept = [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.arg not in FEEDBACK_ARGUMENTS]
+            args.kwonlyargs, args.kw_defaults = [a for a, _ in kept], [d for _, d in kept]
+            node.body = [ast.Assign([ast.Name(name, ast.Store())], ast.Constant(None)) for name in dropped] + node.body
         return node
 
     def visit_Call(self, node):
