@@ -43,6 +43,11 @@ MODULE_METHODS = (
     ("__setattr__", "(self, name, value) puts a Parameter into _parameters, a Module into _modules, a tensor "
                     "assigned to a buffer's name into _buffers, anything else into __dict__"),
     ("__getattr__", "(self, name) -> the parameter, buffer or submodule called name, else AttributeError"),
+    ("register_parameter", "(self, name, param) adds a Parameter (or None) under name, raising PyTorch's errors for "
+                           "a dotted, empty or taken name, a value that is not a Parameter and a non-leaf; "
+                           "__setattr__ registers every Parameter through it"),
+    ("register_module", "(self, name, module) adds a child Module (or None) under name, raising PyTorch's errors for "
+                        "a value that is not a Module and a taken, dotted or empty name; add_module is its alias"),
     ("register_buffer", "(self, name, tensor, persistent=True) adds a buffer; a non-persistent one stays out "
                         "of state_dict"),
     ("named_parameters", "(self, prefix='', recurse=True) yields (dotted name, parameter), each once, "

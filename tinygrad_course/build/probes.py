@@ -238,6 +238,31 @@ def _probe_net(seed):
     return net
 
 
+def _registrations(net):
+    """register_parameter and register_module (add_module) on a framework module: what each stores, and
+    PyTorch's error for each bad name or value (a value of the wrong type by the error's type alone: the
+    reference's message names the tensor's type as `tensor.type()` does and adds a hint)."""
+    layer = nn.Linear(2, 2)
+    layer.register_parameter("gain", nn.Parameter(F.ones(2)))
+    layer.register_parameter("shift", None)
+    layer.add_module("inner", nn.Tanh())
+    layer.register_module("outer", None)
+    odd = nn.Parameter(F.ones(2))
+    odd.grad_fn = (F.ones(2, requires_grad=True) * 2).grad_fn  # a parameter that is not a leaf
+    stored = [list(layer._parameters), list(layer._modules), [str(layer.shift), str(layer.outer)],
+              [type(m).__name__ for m in net.children()]]  # nn.Sequential registers its modules by add_module
+    errors = [_error(lambda: layer.register_parameter("a.b", nn.Parameter(F.ones(1)))),
+              _error(lambda: layer.register_parameter("", nn.Parameter(F.ones(1)))),
+              _error(lambda: layer.register_parameter("in_features", nn.Parameter(F.ones(1)))),
+              _error(lambda: layer.register_parameter("w", F.ones(2)), message=False),
+              _error(lambda: layer.register_parameter("w", odd)),
+              _error(lambda: layer.register_parameter(3, None)),
+              _error(lambda: nn.Module.__new__(nn.Module).register_parameter("w", None)),
+              _error(lambda: layer.add_module("x", 3)), _error(lambda: layer.add_module("forward", nn.Tanh())),
+              _error(lambda: layer.register_module("a.b", nn.Tanh())), _error(lambda: layer.add_module("", nn.Tanh()))]
+    return np.concatenate([_codes([" ".join(names) for names in stored], 160), *errors])
+
+
 def module_probe():
     """nn.Module's machinery on the framework's own layers: registration, traversal, state, modes."""
     net = _probe_net(18)
@@ -254,6 +279,7 @@ def module_probe():
     fields += ["note" not in changed.__dict__, changed.note is changed._parameters["note"]]
     errors = [_error(lambda: setattr(net[0], "weight", F.ones(4, 3)), message=False), _error(lambda: net.missing),
               _error(lambda: nn.Module.__new__(nn.Module).register_buffer("x", F.ones(1)), message=False)]
+    registered = _registrations(net)
     tied = nn.Sequential(net[0], nn.Tanh(), net[0])
     names = [n for n, _ in net.named_parameters()]
     walk = [n for n, _ in net.named_parameters(prefix="model", recurse=True)]
@@ -283,7 +309,7 @@ def module_probe():
     zeroed = [float(np.abs(_np(p.grad)).sum()) for p in net.parameters()]
     net.zero_grad()
     cleared = [p.grad is None for p in net.parameters()]
-    return {"fields": np.array(fields, dtype=np.float64), "errors": np.concatenate(errors),
+    return {"fields": np.array(fields, dtype=np.float64), "errors": np.concatenate(errors), "registered": registered,
             "names": _codes(names + walk + top), "modules": _codes(modules), "children": _codes(children),
             "counts": np.array(counts), "keys": _codes(keys), "values": np.concatenate([_np(v).reshape(-1) for v in state.values()]),
             "detached": np.array(detached, dtype=np.float64), "loaded": loaded,
