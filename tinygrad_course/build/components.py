@@ -97,6 +97,7 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
+BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient")  # what 02.4's cell defines (its check takes all three)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
@@ -204,12 +205,17 @@ _COMPONENTS = [
       for grade_id, ops in OPS_02B_CELLS for op in ops],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
-              checks=("topo_sort", "backward_pass")),
+              checks=BACKWARD_CELL),
     Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
               "backward_pass(root, grad, retain_graph=False) runs every node below root once, in topological order, "
               "summing what reaches each, and frees each node after it ran unless retain_graph; tensor.backward() "
               "runs it (one output, no hooks or create_graph)",
-              checks=("topo_sort", "backward_pass")),
+              checks=BACKWARD_CELL),
+    Component("root_gradient", "02", "ex02_4", "root_gradient", "root_gradient", adapters_engine.root_gradient,
+              "root_gradient(output, gradient=None) -> the gradient output.backward(gradient) starts from: "
+              "ones_like(output) for a one-element float output, the given tensor checked against the output's "
+              "shape, PyTorch's errors otherwise; every backward() from one output runs it",
+              checks=BACKWARD_CELL, pure=True),
     *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
       for name, adapt, pure, contract in (
           ("Function.apply", adapters_engine.function_apply, True,

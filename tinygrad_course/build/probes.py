@@ -163,6 +163,22 @@ def backward_pass():
     return {"gw": _np(w.grad), "gw2": _np(w2.grad), "freed": np.array([freed])}
 
 
+def root_gradient():
+    """backward() from one output: the gradient it starts from (a scalar's ones in its shape and dtype, a given
+    one), and PyTorch's errors for an output that has none; several outputs and a number stay the reference's."""
+    manual_seed(9)
+    w = F.randn(3, requires_grad=True)
+    (w * w).sum().backward()
+    cell = (w * 2.0).sum(0, keepdim=True).reshape(1, 1)  # one element, not 0-d
+    cell.backward()
+    w64 = F.randn(2, dtype=np.float64, requires_grad=True)
+    (w64 * 3.0).backward(F.tensor([1.0, -2.0], dtype=np.float32))  # cast to the output's dtype by the engine
+    (w64 * w64).sum().backward(F.tensor(0.5, dtype=np.float64))
+    errors = [_error(lambda: (w * 2.0).backward()), _error(lambda: (w * 2.0).backward(F.ones(2))),
+              _error(lambda: F.tensor(2.0).backward()), _error(lambda: (w * 2.0).sum().long().backward())]
+    return {"gw": _np(w.grad), "gw64": _np(w64.grad), "errors": np.concatenate(errors)}
+
+
 def linear_forward():
     manual_seed(3)
     layer = nn.Linear(4, 3)
@@ -776,6 +792,7 @@ def max_pool2d_probe():
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
           "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
+          "root_gradient": root_gradient,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
           **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
           "LayerNorm.__init__": layer_norm_probe, "LayerNorm.forward": layer_norm_probe,
