@@ -8,7 +8,7 @@ import tinygrad_course as tc
 from tinygrad_course import seams
 from tinygrad_course.build import session
 from tinygrad_course.build.components import BY_NAME
-from tinygrad_course.build.probes import root_gradient as root_gradient_probe
+from tinygrad_course.build.probes_engine import root_gradient_probe
 
 from build_helpers import solution_cell
 

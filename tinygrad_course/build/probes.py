@@ -32,6 +32,9 @@ from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed, probes_engine, probes_factories, probes_ops, probes_parameter, probes_views
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
+from .probe_codes import codes as _codes
+from .probe_codes import error as _error
+from .probes_registration import registrations
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
 from .training_components import make_loaders, to_device, train_step
@@ -163,22 +166,6 @@ def backward_pass():
     return {"gw": _np(w.grad), "gw2": _np(w2.grad), "freed": np.array([freed])}
 
 
-def root_gradient():
-    """backward() from one output: the gradient it starts from (a scalar's ones in its shape and dtype, a given
-    one), and PyTorch's errors for an output that has none; several outputs and a number stay the reference's."""
-    manual_seed(9)
-    w = F.randn(3, requires_grad=True)
-    (w * w).sum().backward()
-    cell = (w * 2.0).sum(0, keepdim=True).reshape(1, 1)  # one element, not 0-d
-    cell.backward()
-    w64 = F.randn(2, dtype=np.float64, requires_grad=True)
-    (w64 * 3.0).backward(F.tensor([1.0, -2.0], dtype=np.float32))  # cast to the output's dtype by the engine
-    (w64 * w64).sum().backward(F.tensor(0.5, dtype=np.float64))
-    errors = [_error(lambda: (w * 2.0).backward()), _error(lambda: (w * 2.0).backward(F.ones(2))),
-              _error(lambda: F.tensor(2.0).backward()), _error(lambda: (w * 2.0).sum().long().backward())]
-    return {"gw": _np(w.grad), "gw64": _np(w64.grad), "errors": np.concatenate(errors)}
-
-
 def linear_forward():
     manual_seed(3)
     layer = nn.Linear(4, 3)
@@ -229,21 +216,6 @@ def layer_norm_probe():
             "plain": _np(plain(x.detach())), "settings": np.array(settings, dtype=np.float64)}
 
 
-def _codes(texts, width=48):
-    """Strings as rows of character codes (cut at `width`), so that a probe can return names and messages."""
-    rows = [[ord(c) for c in text[:width]] + [0] * (width - len(text[:width])) for text in texts]
-    return np.array(rows, dtype=np.float64).reshape(len(rows), width)
-
-
-def _error(fn, width=160, message=True):
-    """The first `width` characters of the error `fn()` raises, prefixed by its type's name ("" if none)."""
-    try:
-        fn()
-    except Exception as error:  # the message is what the probe compares
-        return _codes([f"{type(error).__name__}: {error}" if message else type(error).__name__], width)
-    return _codes([""], width)
-
-
 def _probe_net(seed):
     manual_seed(seed)
     net = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2)))
@@ -252,31 +224,6 @@ def _probe_net(seed):
     net.scale = nn.Parameter(F.ones(1))
     net.note = 3.0
     return net
-
-
-def _registrations(net):
-    """register_parameter and register_module (add_module) on a framework module: what each stores, and
-    PyTorch's error for each bad name or value (a value of the wrong type by the error's type alone: the
-    reference's message names the tensor's type as `tensor.type()` does and adds a hint)."""
-    layer = nn.Linear(2, 2)
-    layer.register_parameter("gain", nn.Parameter(F.ones(2)))
-    layer.register_parameter("shift", None)
-    layer.add_module("inner", nn.Tanh())
-    layer.register_module("outer", None)
-    odd = nn.Parameter(F.ones(2))
-    odd.grad_fn = (F.ones(2, requires_grad=True) * 2).grad_fn  # a parameter that is not a leaf
-    stored = [list(layer._parameters), list(layer._modules), [str(layer.shift), str(layer.outer)],
-              [type(m).__name__ for m in net.children()]]  # nn.Sequential registers its modules by add_module
-    errors = [_error(lambda: layer.register_parameter("a.b", nn.Parameter(F.ones(1)))),
-              _error(lambda: layer.register_parameter("", nn.Parameter(F.ones(1)))),
-              _error(lambda: layer.register_parameter("in_features", nn.Parameter(F.ones(1)))),
-              _error(lambda: layer.register_parameter("w", F.ones(2)), message=False),
-              _error(lambda: layer.register_parameter("w", odd)),
-              _error(lambda: layer.register_parameter(3, None)),
-              _error(lambda: nn.Module.__new__(nn.Module).register_parameter("w", None)),
-              _error(lambda: layer.add_module("x", 3)), _error(lambda: layer.add_module("forward", nn.Tanh())),
-              _error(lambda: layer.register_module("a.b", nn.Tanh())), _error(lambda: layer.add_module("", nn.Tanh()))]
-    return np.concatenate([_codes([" ".join(names) for names in stored], 160), *errors])
 
 
 def module_probe():
@@ -295,7 +242,7 @@ def module_probe():
     fields += ["note" not in changed.__dict__, changed.note is changed._parameters["note"]]
     errors = [_error(lambda: setattr(net[0], "weight", F.ones(4, 3)), message=False), _error(lambda: net.missing),
               _error(lambda: nn.Module.__new__(nn.Module).register_buffer("x", F.ones(1)), message=False)]
-    registered = _registrations(net)
+    registered = registrations(net)
     tied = nn.Sequential(net[0], nn.Tanh(), net[0])
     names = [n for n, _ in net.named_parameters()]
     walk = [n for n, _ in net.named_parameters(prefix="model", recurse=True)]
@@ -792,7 +739,6 @@ def max_pool2d_probe():
 PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
           "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
-          "root_gradient": root_gradient,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
           **{f"Module.{attr}": module_probe for attr, _ in MODULE_METHODS},
           "LayerNorm.__init__": layer_norm_probe, "LayerNorm.forward": layer_norm_probe,

@@ -44,7 +44,7 @@ MILESTONES = {
                             "Max", "root_gradient", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "index_view", "Transpose", "Expand", "Gather", "View",
-                            "tensor", "zeros", "empty", "zeros_like")),
+                            "tensor", "zeros", "empty", "zeros_like", "ones_like")),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
