@@ -31,8 +31,8 @@ def root_grads(outputs, grad_outputs, create_graph):
             if not isinstance(g, TensorBase):
                 g = _wrap(out._xp.asarray(g, dtype=out.dtype.np_dtype))
             if tuple(g.shape) != tuple(out.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
-                                   f"shape of {out.shape}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                                   f"has a shape of {out.shape}.")
             if g.device != out.device:
                 raise RuntimeError(
                     f"invalid gradient at index {i} - expected device {out.device} but got {g.device}"
