@@ -154,3 +154,38 @@ def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path
     with tc.no_grad():
         data.add_(1.0)
     assert p.tolist() == [2.0, 2.0]
+
+
+def test_every_parameter_and_submodule_is_registered_by_the_learners_register_methods(tmp_path):
+    _save_module_cell(tmp_path, MODULE_CELL)
+    with build.use_learner(tmp_path, quiet=True):
+        assert {"Module.register_parameter", "Module.register_module"} <= set(seams.installed())
+        model = tc.nn.Sequential(tc.nn.Linear(4, 3), tc.nn.Tanh(), tc.nn.Linear(3, 2, bias=False))
+        # their __setattr__ hands each weight to their register_parameter (bias=False registers None itself);
+        # nn.Sequential adds its modules with add_module, PyTorch's alias of their register_module
+        assert _calls("Module.register_parameter") == 4 and _calls("Module.register_module") == 3
+        assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias", "2.weight"]
+        with pytest.raises(KeyError, match=r"raised by your Module\.register_parameter \(03_modules") as error:
+            model[0].register_parameter("a.b", tc.nn.Parameter(tc.ones(1)))
+        assert error.value.args[0] == 'parameter name can\'t contain "."'  # PyTorch's words, then a note
+        with pytest.raises(TypeError, match="^int is not a Module subclass"):
+            model.add_module("x", 3)
+        with pytest.raises(TypeError, match="parameter name should be a string. Got int"):  # the reference's
+            model[0].register_parameter(3, None)
+        assert list(model[0]._parameters) == ["weight", "bias"] and list(model._modules) == ["0", "1", "2"]
+
+
+def test_a_register_parameter_that_takes_a_non_leaf_is_not_installed_and_the_reference_refuses_it(tmp_path):
+    wrong = MODULE_CELL.replace("if param is not None and param.grad_fn is not None:", "if False:")
+    assert wrong != MODULE_CELL
+    _save_module_cell(tmp_path, wrong)
+    with pytest.warns(UserWarning) as caught:
+        build.use_learner(tmp_path, quiet=True)
+    messages = [str(w.message) for w in caught]
+    assert any(re.match(r"(?s)your Module\.register_parameter \(03_modules.ipynb, cell ex03_2\) is not installed: "
+                        r"its check failed: .*for a p with a grad_fn: expected ValueError", m) for m in messages), messages
+    assert "Module.register_parameter" not in seams.installed()
+    odd = tc.nn.Parameter(tc.ones(2))
+    odd.grad_fn = (tc.ones(2, requires_grad=True) * 2).grad_fn
+    with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
+        tc.nn.Module().register_parameter("w", odd)

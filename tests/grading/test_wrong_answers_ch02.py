@@ -121,7 +121,27 @@ MatmulNegated = op(Matmul, backward=lambda ctx, grad: (-(grad @ ctx.saved_tensor
 MatmulWithDot = op(Matmul, forward=lambda ctx, a, b: (ctx.save_for_backward(a, b), np.dot(a, b))[1])  # not batched
 
 
-topo_sort, backward_pass = solution("02", "topo_sort", "backward_pass")
+topo_sort, backward_pass, root_gradient = solution("02", "topo_sort", "backward_pass", "root_gradient")
+
+
+def root_as_a_number(output, gradient=None):
+    if gradient is None:
+        return tc.tensor(1.0)  # 0-d whatever the output's shape
+    return root_gradient(output, gradient)
+
+
+def root_as_the_output(output, gradient=None):
+    return output if gradient is None else gradient
+
+
+def root_ignoring_the_gradient(output, gradient=None):
+    return tc.ones_like(output)
+
+
+def root_without_shape_check(output, gradient=None):
+    if gradient is not None:
+        return gradient
+    return root_gradient(output)
 
 
 def pass_overwriting(root, grad):
@@ -510,16 +530,22 @@ CATALOGUE = [
     ("02.3", (Matmul, Sum, Mean, MaxLastIndex), ["on a tie your index is the last largest element's", "input: x = "]),
     ("02.3", (Matmul, Sum, Mean, MaxValuesOnly), ["returned ndarray, expected a pair (values, indices)"]),
     ("02.3", (Matmul, Sum, Mean, MaxNotUnreduced), ["Max.backward for x.max(1)", "could not be put back"]),
-    ("02.4", (topo_without_visited, backward_pass), ["a node appears twice"]),
-    ("02.4", (topo_not_reversed, backward_pass), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
-    ("02.4", (topo_pre_order, backward_pass), ["comes before", "which sends it a gradient"]),
-    ("02.4", (topo_keeps_none, backward_pass), ["your code raised AttributeError"]),
-    ("02.4", (topo_sort, pass_overwriting), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
-    ("02.4", (topo_sort, pass_skipping_leaves), ["it is None: no gradient reached that leaf"]),
-    ("02.4", (topo_sort, pass_setting_grad), ["the old a.grad was overwritten, not added to"]),
-    ("02.4", (topo_sort, pass_never_freeing), ["a third backward_pass through q's graph to raise"]),
-    ("02.4", (topo_sort, pass_always_freeing), ["the first pass freed the graph although retain_graph=True"]),
-    ("02.4", (topo_sort, pass_without_retain_graph), ["unexpected keyword argument 'retain_graph'"]),
+    ("02.4", (topo_without_visited, backward_pass, root_gradient), ["a node appears twice"]),
+    ("02.4", (topo_not_reversed, backward_pass, root_gradient), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
+    ("02.4", (topo_pre_order, backward_pass, root_gradient), ["comes before", "which sends it a gradient"]),
+    ("02.4", (topo_keeps_none, backward_pass, root_gradient), ["your code raised AttributeError"]),
+    ("02.4", (topo_sort, pass_overwriting, root_gradient), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
+    ("02.4", (topo_sort, pass_skipping_leaves, root_gradient), ["it is None: no gradient reached that leaf"]),
+    ("02.4", (topo_sort, pass_setting_grad, root_gradient), ["the old a.grad was overwritten, not added to"]),
+    ("02.4", (topo_sort, pass_never_freeing, root_gradient), ["a third backward_pass through q's graph to raise"]),
+    ("02.4", (topo_sort, pass_always_freeing, root_gradient), ["the first pass freed the graph although retain_graph=True"]),
+    ("02.4", (topo_sort, pass_without_retain_graph, root_gradient), ["unexpected keyword argument 'retain_graph'"]),
+    ("02.4", (topo_sort, backward_pass, root_as_a_number), ["root_gradient(out).shape for an output of shape (1, 1)",
+                                                          "a one-element output that is not 0-d"]),
+    ("02.4", (topo_sort, backward_pass, root_as_the_output), ["you returned the loss itself"]),
+    ("02.4", (topo_sort, backward_pass, root_ignoring_the_gradient), ["you returned ones: a given gradient"]),
+    ("02.4", (topo_sort, backward_pass, root_without_shape_check), ["root_gradient(x * 3, tc.ones(2))",
+                                                                   "expected RuntimeError to be raised"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_leading_only), ["the shape of sum_to_shape(grad of shape (2, 3, 4), "
                                                                "(3, 1))", "expected (3, 1)"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_mean), ["your values are means, not sums", "input: grad = "]),
@@ -564,7 +590,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass"),
+         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass", "root_gradient"),
          "02.5": ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad"), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

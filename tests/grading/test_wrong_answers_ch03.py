@@ -259,6 +259,42 @@ class WithAHelperMethod(Module):
         return self._parameters, self._buffers, self._modules
 
 
+class SetattrSkippingRegister(Module):
+    def __setattr__(self, name, value):
+        if isinstance(value, Parameter):  # written into the table here: register_parameter's checks never run
+            self.__dict__.pop(name, None)
+            self._parameters[name] = value
+        else:
+            super().__setattr__(name, value)
+
+
+class RegisterWithoutChecks(Module):
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._parameters[name] = param
+
+
+class RegisterModuleOverAnAttribute(Module):
+    def register_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+
+class RegisterWithBareMessages(Module):
+    def register_parameter(self, name, param):
+        if "." in name or name == "" or (hasattr(self, name) and name not in self._parameters):
+            raise KeyError(name)
+        if param is not None and (not isinstance(param, Parameter) or param.grad_fn is not None):
+            raise TypeError(name)
+        self._parameters[name] = param
+
+
 class _Dropout(nn.Module):
     def __init__(self, p=0.5):
         super().__init__()
@@ -498,6 +534,13 @@ CATALOGUE = [
     ("03.2", module(Module=GetattrWithBareMessage), ["the message of that AttributeError", "got 'missing'"]),
     ("03.2", module(Module=GetattrThroughSelf), ["recursed too deeply"]),
     ("03.2", module(Module=WithAHelperMethod), ["no method nn.Module does not have (yours: _tables)"]),
+    ("03.2", module(Module=SetattrSkippingRegister), ["your __setattr__ wrote _parameters itself"]),
+    ("03.2", module(Module=RegisterWithoutChecks), ["layer.register_parameter('a.b', p)",
+                                                    "expected KeyError to be raised, but it returned None"]),
+    ("03.2", module(Module=RegisterModuleOverAnAttribute), ["layer.register_module('forward', m) (forward is a method)",
+                                                            "expected KeyError to be raised"]),
+    ("03.2", module(Module=RegisterWithBareMessages), ["the message of layer.register_parameter('a.b', p)'s KeyError",
+                                                       "got 'a.b'"]),
     ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
     ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
     ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),

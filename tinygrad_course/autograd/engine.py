@@ -41,6 +41,7 @@ from .grad_storage import owns_storage
 from .grad_capture import Capture
 from .hooks import add_hook, run_pre_hooks
 from .learner_backward import run_learner_pass
+from .root_gradient import learner_root_grads, root_grads
 from .saved_variable import FREED_MESSAGE, version_error
 from .sum_to_shape import sum_to_shape
 from .topological_sort import learner_order
@@ -593,35 +594,6 @@ def record_backward():
         _recorders.remove(events)
 
 
-def _root_grads(outputs, grad_outputs, create_graph):
-    grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out.dtype.category != 2:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = _wrap(np.ones((), out.dtype.np_dtype) if type(out._data) is np.ndarray else
-                      out._xp.ones(out._data.shape, dtype=out.dtype.np_dtype))
-        else:
-            if not isinstance(g, TensorBase):
-                g = _wrap(out._xp.asarray(g, dtype=out.dtype.np_dtype))
-            if tuple(g.shape) != tuple(out.shape):
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape of {out.shape}."
-                )
-            if g.device != out.device:
-                raise RuntimeError(
-                    f"invalid gradient at index {i} - expected device {out.device} but got {g.device}"
-                )
-            if g.dtype is not out.dtype:
-                g = g.to(out.dtype)
-            if not create_graph:
-                g = g.detach()
-        grads.append(g)
-    return grads
-
-
 def _root_node(t, i):
     if t._base is not None and t._view_version != t._version[0]:
         t._refresh_view_history()
@@ -685,7 +657,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                  accumulate=True):
     """Backpropagate from `outputs`. With `accumulate`, leaf grads go into `.grad` (tensor.backward);
     otherwise the gradients of `inputs` are returned (autograd.grad)."""
-    grads = _root_grads(outputs, grad_outputs, create_graph)
+    grads = (seams.ACTIVE and learner_root_grads(outputs, grad_outputs, create_graph)) or \
+        root_grads(outputs, grad_outputs, create_graph)  # build mode: the learner's root gradient, one dict test
     roots = [_root_node(t, i) for i, t in enumerate(outputs)]
     deps, nodes = _count_dependencies(roots)
     capture = Capture([_input_key(t) for t in inputs], nodes) if inputs is not None else None

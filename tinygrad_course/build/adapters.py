@@ -130,8 +130,9 @@ def method(framework_class, attr: str):
 
 def module_method(attr: str):
     """The learner's `Module` method `attr` as nn.Module's; the options the exercise leaves out (duplicates
-    kept with remove_duplicate=False, positional state_dict arguments, load_state_dict's assign) stay the
-    reference's, and load_state_dict's (missing, unexpected) pair is returned as PyTorch's named tuple."""
+    kept with remove_duplicate=False, positional state_dict arguments, load_state_dict's assign, a name that
+    is not a string given to register_parameter or register_module) stay the reference's, and
+    load_state_dict's (missing, unexpected) pair is returned as PyTorch's named tuple."""
     seam = f"Module.{attr}"
 
     def adapt(learner_class):
@@ -150,6 +151,13 @@ def module_method(attr: str):
                 if args:  # PyTorch's deprecated positional form
                     return original(self, *args, destination=destination, prefix=prefix, keep_vars=keep_vars)
                 return mine(self, destination=destination, prefix=prefix, keep_vars=keep_vars)
+        elif attr in ("register_parameter", "register_module"):
+            original = reference(seam)
+
+            def run(self, name, value):
+                if not isinstance(name, str):  # a name that is not a string: PyTorch's TypeError, the reference's
+                    return original(self, name, value)
+                return mine(self, name, value)
         elif attr == "load_state_dict":
             original = reference(seam)
 

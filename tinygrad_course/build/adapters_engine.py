@@ -216,3 +216,23 @@ def accumulate_grad(learner_class):
         return None
 
     return run
+
+
+def root_gradient(learner):
+    """The learner's `root_gradient(output, gradient=None)` (exercise 02.4) as the first step of
+    `output.backward(gradient)`: what it returns must be a tensor of the output's shape (the engine then casts
+    it to the output's dtype and checks its device, as for any given gradient); anything else is an error
+    naming it, never repaired."""
+
+    def run(output, gradient=None):
+        grad = learner(output, gradient)
+        if not isinstance(grad, TensorBase):
+            raise TypeError(f"returned {type(grad).__name__} for an output of shape {tuple(output.shape)}, expected "
+                            "a tensor of that shape")
+        if tuple(grad.shape) != tuple(output.shape):
+            raise RuntimeError(f"returned a gradient of shape {tuple(grad.shape)} for an output of shape "
+                               f"{tuple(output.shape)}, expected {tuple(output.shape)}")
+        return grad
+
+    run.__wrapped__ = learner
+    return run

@@ -43,6 +43,11 @@ MODULE_METHODS = (
     ("__setattr__", "(self, name, value) puts a Parameter into _parameters, a Module into _modules, a tensor "
                     "assigned to a buffer's name into _buffers, anything else into __dict__"),
     ("__getattr__", "(self, name) -> the parameter, buffer or submodule called name, else AttributeError"),
+    ("register_parameter", "(self, name, param) adds a Parameter (or None) under name, raising PyTorch's errors for "
+                           "a dotted, empty or taken name, a value that is not a Parameter and a non-leaf; "
+                           "__setattr__ registers every Parameter through it"),
+    ("register_module", "(self, name, module) adds a child Module (or None) under name, raising PyTorch's errors for "
+                        "a value that is not a Module and a taken, dotted or empty name; add_module is its alias"),
     ("register_buffer", "(self, name, tensor, persistent=True) adds a buffer; a non-persistent one stays out "
                         "of state_dict"),
     ("named_parameters", "(self, prefix='', recurse=True) yields (dotted name, parameter), each once, "
@@ -92,6 +97,7 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
+BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient")  # what 02.4's cell defines (its check takes all three)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
@@ -235,12 +241,17 @@ _COMPONENTS = [
                 f"TensorOperators.{attr}{contract}", pure=True) for attr, contract in TENSOR_METHODS],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
-              checks=("topo_sort", "backward_pass")),
+              checks=BACKWARD_CELL),
     Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
               "backward_pass(root, grad, retain_graph=False) runs every node below root once, in topological order, "
               "summing what reaches each, and frees each node after it ran unless retain_graph; tensor.backward() "
               "runs it (one output, no hooks or create_graph)",
-              checks=("topo_sort", "backward_pass")),
+              checks=BACKWARD_CELL),
+    Component("root_gradient", "02", "ex02_4", "root_gradient", "root_gradient", adapters_engine.root_gradient,
+              "root_gradient(output, gradient=None) -> the gradient output.backward(gradient) starts from: "
+              "ones_like(output) for a one-element float output, the given tensor checked against the output's "
+              "shape, PyTorch's errors otherwise; every backward() from one output runs it",
+              checks=BACKWARD_CELL, pure=True),
     *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
       for name, adapt, pure, contract in (
           ("Function.apply", adapters_engine.function_apply, True,

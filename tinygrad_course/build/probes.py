@@ -32,6 +32,9 @@ from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed, probes_engine, probes_factories, probes_ops, probes_parameter, probes_views
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
+from .probe_codes import codes as _codes
+from .probe_codes import error as _error
+from .probes_registration import registrations
 from .training_components import classification_dataset, evaluate
 from .training_components import init_weights as init_weights_component
 from .training_components import make_loaders, to_device, train_step
@@ -213,21 +216,6 @@ def layer_norm_probe():
             "plain": _np(plain(x.detach())), "settings": np.array(settings, dtype=np.float64)}
 
 
-def _codes(texts, width=48):
-    """Strings as rows of character codes (cut at `width`), so that a probe can return names and messages."""
-    rows = [[ord(c) for c in text[:width]] + [0] * (width - len(text[:width])) for text in texts]
-    return np.array(rows, dtype=np.float64).reshape(len(rows), width)
-
-
-def _error(fn, width=160, message=True):
-    """The first `width` characters of the error `fn()` raises, prefixed by its type's name ("" if none)."""
-    try:
-        fn()
-    except Exception as error:  # the message is what the probe compares
-        return _codes([f"{type(error).__name__}: {error}" if message else type(error).__name__], width)
-    return _codes([""], width)
-
-
 def _probe_net(seed):
     manual_seed(seed)
     net = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Sequential(nn.Linear(4, 2), nn.BatchNorm1d(2)))
@@ -254,6 +242,7 @@ def module_probe():
     fields += ["note" not in changed.__dict__, changed.note is changed._parameters["note"]]
     errors = [_error(lambda: setattr(net[0], "weight", F.ones(4, 3)), message=False), _error(lambda: net.missing),
               _error(lambda: nn.Module.__new__(nn.Module).register_buffer("x", F.ones(1)), message=False)]
+    registered = registrations(net)
     tied = nn.Sequential(net[0], nn.Tanh(), net[0])
     names = [n for n, _ in net.named_parameters()]
     walk = [n for n, _ in net.named_parameters(prefix="model", recurse=True)]
@@ -283,7 +272,7 @@ def module_probe():
     zeroed = [float(np.abs(_np(p.grad)).sum()) for p in net.parameters()]
     net.zero_grad()
     cleared = [p.grad is None for p in net.parameters()]
-    return {"fields": np.array(fields, dtype=np.float64), "errors": np.concatenate(errors),
+    return {"fields": np.array(fields, dtype=np.float64), "errors": np.concatenate(errors), "registered": registered,
             "names": _codes(names + walk + top), "modules": _codes(modules), "children": _codes(children),
             "counts": np.array(counts), "keys": _codes(keys), "values": np.concatenate([_np(v).reshape(-1) for v in state.values()]),
             "detached": np.array(detached, dtype=np.float64), "loaded": loaded,

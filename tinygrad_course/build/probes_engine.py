@@ -1,5 +1,6 @@
 """Probes of chapter 02's engine (exercise 02.5): `Function.apply`, `Node.apply` and `AccumulateGrad.apply` run
-inside the framework on a small model, compared with the reference's run.
+inside the framework on a small model, compared with the reference's run; and of where a backward pass starts
+(exercise 02.4's `root_gradient`).
 
 The engine's seams take the calls of a learner's ops (build mode), so the probe installs ops written as the
 exercise writes them (02.5's check's `ENGINE_OPS`: forward on arrays, backward with tensor ops) for its run, with or without
@@ -20,6 +21,7 @@ from ..autograd.grad_mode import no_grad
 from ..generator import manual_seed
 from ..grading.exercises.ch02_engine import ENGINE_OPS
 from ..ops.learner_op import runner
+from .probe_codes import error
 
 
 
@@ -68,4 +70,21 @@ def engine_probe():
         return _model_run()
 
 
-PROBES = {"Function.apply": engine_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe}
+def root_gradient_probe():
+    """backward() from one output: the gradient it starts from (a scalar's ones in its shape and dtype, a given
+    one, cast to the output's dtype), and PyTorch's errors for an output it cannot start from."""
+    manual_seed(9)
+    w = F.randn(3, requires_grad=True)
+    (w * w).sum().backward()
+    cell = (w * 2.0).sum(0, keepdim=True).reshape(1, 1)  # one element, not 0-d
+    cell.backward()
+    w64 = F.randn(2, dtype=np.float64, requires_grad=True)
+    (w64 * 3.0).backward(F.tensor([1.0, -2.0], dtype=np.float32))  # cast to the output's dtype by the engine
+    (w64 * w64).sum().backward(F.tensor(0.5, dtype=np.float64))
+    errors = [error(lambda: (w * 2.0).backward()), error(lambda: (w * 2.0).backward(F.ones(2))),
+              error(lambda: F.tensor(2.0).backward()), error(lambda: (w * 2.0).sum().long().backward())]
+    return {"gw": _np(w.grad), "gw64": _np(w64.grad), "errors": np.concatenate(errors)}
+
+
+PROBES = {"Function.apply": engine_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe,
+          "root_gradient": root_gradient_probe}

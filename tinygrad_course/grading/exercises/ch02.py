@@ -653,8 +653,56 @@ def _freeing_check(t, backward_pass):
                 "no longer needed)")
 
 
-@exercise("02.4", title="topological sort and the backward pass", points=4)
-def topo_sort_check(t, topo_sort, backward_pass):
+def _root_gradient_check(t, root_gradient):
+    """The learner's root gradient: ones of a one-element output's shape and dtype, a given gradient as it is,
+    PyTorch's errors for what backward() cannot start from."""
+    x = tc.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    loss = (x * x).sum()
+    g = root_gradient(loss)
+    t.true(isinstance(g, tc.Tensor), f"root_gradient(loss) to return a tensor (got {type(g).__name__})",
+           hint="the pass starts from a gradient tensor: tc.ones_like(output) for a scalar output")
+    t.equal(tuple(g.shape), (), what="root_gradient(loss).shape for loss = (x * x).sum(), a 0-d output",
+            hint="the gradient has the output's shape: tc.ones_like(output)")
+    t.close(g, 1.0, "root_gradient(loss) for loss = (x * x).sum()", given={"x": x}, mistakes=[
+        mistakes.custom(lambda got, e: np.allclose(got, loss.item()), "you returned the loss itself, not the "
+                        "gradient of the loss with respect to itself, which is 1", "tc.ones_like(output): d loss / "
+                        "d loss = 1")])
+    column = (x * 2).sum(0, keepdim=True).reshape(1, 1)
+    t.equal(tuple(root_gradient(column).shape), (1, 1), what="root_gradient(out).shape for an output of shape "
+            "(1, 1)", why="a one-element output that is not 0-d still gets a gradient of its own shape",
+            hint="tc.ones_like(output), not tc.tensor(1.0)")
+    wide = tc.tensor([0.5, 1.5], dtype=tc.float64, requires_grad=True).sum()
+    t.equal(root_gradient(wide).dtype, tc.float64, what="root_gradient(out).dtype for a float64 output",
+            hint="ones_like keeps the output's dtype")
+    given = tc.tensor([1.0, 10.0, 100.0])
+    vector = x * 3
+    t.close(root_gradient(vector, given), [1.0, 10.0, 100.0], "root_gradient(x * 3, gradient) for gradient = "
+            "tc.tensor([1., 10., 100.])", mistakes=[
+                mistakes.custom(lambda got, e: np.allclose(got, 1.0), "you returned ones: a given gradient is "
+                                "the one the pass starts from (it weights the output's elements)",
+                                "return a given gradient of the output's shape as it is")])
+    cases = (
+        ("root_gradient(x * 3) for an output of 3 elements and no gradient",
+         "grad can be implicitly created only for scalar outputs", lambda: root_gradient(vector),
+         "only a one-element output has an implicit gradient: compare output.numel() with 1"),
+        ("root_gradient(x * 3, tc.ones(2)): a gradient of shape (2,) for an output of shape (3,)",
+         f"Mismatch in shape: grad_output[0] has a shape of {tc.ones(2).shape} and output[0] has a shape of "
+         f"{vector.shape}.", lambda: root_gradient(vector, tc.ones(2)),
+         "compare gradient.shape with output.shape; an f-string prints each as PyTorch does, tc.Size([...])"),
+        ("root_gradient(tc.tensor(2.0)): an output that does not require grad",
+         "element 0 of tensors does not require grad and does not have a grad_fn",
+         lambda: root_gradient(tc.tensor(2.0)), "test output.requires_grad before making a gradient for it"),
+        ("root_gradient(loss.long()): an int64 output",
+         f"grad can be implicitly created only for real scalar outputs but got {tc.int64}",
+         lambda: root_gradient(loss.long()), "test output.is_floating_point()"),
+    )
+    for what, message, call, hint in cases:
+        error = t.raises(RuntimeError, call, what=what, hint=hint)
+        t.equal(str(error), message, what=f"the message of {what.split(':')[0]}'s RuntimeError (PyTorch's)")
+
+
+@exercise("02.4", title="topological sort, the backward pass and its root gradient", points=4)
+def topo_sort_check(t, topo_sort, backward_pass, root_gradient):
     # the tape example: a fans out (it feeds both c = a*b and d = c + a)
     a = tc.tensor(2.0, requires_grad=True)
     b = tc.tensor(3.0, requires_grad=True)
@@ -680,6 +728,7 @@ def topo_sort_check(t, topo_sort, backward_pass):
     t.close(grads.get(id(x)), x.grad, "x's gradient from running the nodes in your order vs g.backward()",
             given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
     _backward_pass_check(t, backward_pass)
+    _root_gradient_check(t, root_gradient)
 
 
 # ---- 02.6 -------------------------------------------------------------------------------------------------

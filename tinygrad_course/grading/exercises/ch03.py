@@ -185,7 +185,8 @@ def linear_check(t, Linear, Tanh, ReLU, Sequential):
 
 
 # --- 03.2 -------------------------------------------------------------------------------------------------
-_MODULE_METHODS = ("__init__", "__setattr__", "__getattr__", "register_buffer", "named_parameters", "parameters",
+_MODULE_METHODS = ("__init__", "__setattr__", "__getattr__", "register_parameter", "register_module",
+                   "register_buffer", "named_parameters", "parameters",
                    "named_children", "children", "named_modules", "modules", "state_dict", "load_state_dict", "train",
                    "eval", "apply", "zero_grad")
 
@@ -311,6 +312,76 @@ def _registration(t, Module, Affine):
     t.raises(AttributeError, lambda: Module.__new__(Module).register_buffer("x", tc.ones(1)),
              what="register_buffer before __init__ ran", hint="without self.__dict__['_buffers'] raise AttributeError("
                                                               "'cannot assign buffer before Module.__init__() call')")
+
+
+def _registering(t, Parameter, Module, Affine):
+    """register_parameter and register_module with PyTorch's checks, and __setattr__ handing every Parameter to
+    register_parameter, as PyTorch's does."""
+    layer = Affine(3, 4)
+    gain, inner = Parameter(tc.ones(4)), Affine(2, 2)
+    layer.register_parameter("gain", gain)
+    layer.register_parameter("shift", None)
+    layer.register_module("inner", inner)
+    t.true(layer.__dict__["_parameters"].get("gain") is gain and layer.__dict__["_modules"].get("inner") is inner,
+           "layer.register_parameter('gain', p) to put p into _parameters and layer.register_module('inner', m) "
+           "to put m into _modules", hint="after the checks: self._parameters[name] = param")
+    t.true("shift" in layer._parameters and layer._parameters["shift"] is None,
+           "layer.register_parameter('shift', None) to keep 'shift' in _parameters with the value None",
+           hint="None is allowed: it reserves the name (a Linear without bias registers 'bias' as None)")
+    seen = []
+
+    class Spy(Affine):
+        def register_parameter(self, name, param):
+            seen.append(name)
+            super().register_parameter(name, param)
+
+    spy = Spy(3, 4)
+    spy.bias = None
+    t.equal(seen, ["weight", "bias", "bias"], what="the names self.register_parameter was called with while "
+            "Affine(3, 4) assigned self.weight and self.bias, then layer.bias = None",
+            why="your __setattr__ wrote _parameters itself: inside the framework a layer's weights then skip the "
+                "checks of register_parameter (a non-leaf, a dotted name)" if "weight" not in seen else None,
+            hint="in __setattr__, hand a Parameter (and None for a parameter's name) to self.register_parameter("
+                 "name, value), as PyTorch's __setattr__ does")
+    odd = Parameter(tc.ones(2))
+    odd.grad_fn = (tc.ones(2, requires_grad=True) * 2).grad_fn  # a parameter that is not a leaf
+    cases = (
+        ("layer.register_parameter('a.b', p)", KeyError, 'parameter name can\'t contain "."',
+         lambda: layer.register_parameter("a.b", Parameter(tc.ones(1)))),
+        ("layer.register_parameter('', p)", KeyError, 'parameter name can\'t be empty string ""',
+         lambda: layer.register_parameter("", Parameter(tc.ones(1)))),
+        ("layer.register_parameter('scale', p) (scale is a plain attribute)", KeyError,
+         "attribute 'scale' already exists", lambda: layer.register_parameter("scale", Parameter(tc.ones(1)))),
+        ("layer.register_parameter('w', tc.ones(2)) (a plain tensor)", TypeError, None,
+         lambda: layer.register_parameter("w", tc.ones(2))),
+        ("layer.register_parameter('w', p) for a p with a grad_fn", ValueError,
+         "Cannot assign non-leaf Tensor to parameter 'w'. Model parameters must be created explicitly. To express "
+         "'w' as a function of another Tensor, compute the value in the forward() method.",
+         lambda: layer.register_parameter("w", odd)),
+        ("register_parameter before __init__ ran", AttributeError,
+         "cannot assign parameter before Module.__init__() call",
+         lambda: Module.__new__(Module).register_parameter("w", Parameter(tc.ones(1)))),
+        ("layer.register_module('x', 3)", TypeError, "int is not a Module subclass",
+         lambda: layer.register_module("x", 3)),
+        ("layer.register_module('forward', m) (forward is a method)", KeyError, "attribute 'forward' already exists",
+         lambda: layer.register_module("forward", Affine(2, 2))),
+        ("layer.register_module('a.b', m)", KeyError, 'module name can\'t contain ".", got: a.b',
+         lambda: layer.register_module("a.b", Affine(2, 2))),
+        ("layer.register_module('', m)", KeyError, 'module name can\'t be empty string ""',
+         lambda: layer.register_module("", Affine(2, 2))),
+    )
+    for what, kind, message, call in cases:
+        error = t.raises(kind, call, what=what, hint=f"raise {kind.__name__} there, as PyTorch does: the "
+                         "checks come before anything is stored")
+        text = str(error.args[0]) if error.args else ""
+        if message is None:
+            message = "cannot assign 'Tensor' object to parameter 'w' (torch.nn.Parameter or None required)"
+            t.true("object to parameter 'w' (torch.nn.Parameter or None required)" in text,
+                   f"the message of that TypeError to be PyTorch's {message!r} (got {text!r})")
+        else:
+            t.equal(text, message, what=f"the message of {what}'s {kind.__name__} (PyTorch's)")
+    t.true(set(layer._parameters) == {"weight", "bias", "gain", "shift"} and set(layer._modules) == {"inner"},
+           "a refused registration to store nothing", hint="check first, then store")
 
 
 def _traversal(t, Module, Affine, Net):
@@ -459,6 +530,7 @@ def module_check(t, Parameter, Module):
            hint="write a helper as a function outside the class, or inline it")
     Affine, Net = _toy_modules(Parameter, Module)
     _registration(t, Module, Affine)
+    _registering(t, Parameter, Module, Affine)
     _traversal(t, Module, Affine, Net)
     _state(t, Affine, Net)
     _modes(t, Net)

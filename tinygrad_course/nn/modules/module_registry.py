@@ -16,8 +16,10 @@ def _typename(obj):
 class ModuleRegistry:
     """The registry part of `Module`: the `_parameters`, `_buffers` and `_modules` tables and their traversal."""
 
+    @component("Module.register_parameter")
     def register_parameter(self, name: str, param) -> None:
-        """Add a parameter (a `Parameter` or None) under `name`."""
+        """Add a parameter (a `Parameter` or None) under `name`, with PyTorch's checks of the name and value
+        (build mode's component: the learner's `Module.register_parameter`)."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -36,7 +38,7 @@ class ModuleRegistry:
         if param is not None and param.grad_fn is not None:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
-                "explicitly. To express '{name}' as a function of another Tensor, compute the value in the "
+                f"explicitly. To express '{name}' as a function of another Tensor, compute the value in the "
                 "forward() method."
             )
         self._parameters[name] = param
@@ -62,8 +64,10 @@ class ModuleRegistry:
         else:
             self._non_persistent_buffers_set.add(name)
 
+    @component("Module.register_module")
     def add_module(self, name: str, module) -> None:
-        """Add a child module under `name` (same as assigning it as an attribute)."""
+        """Add a child module under `name` (same as assigning it as an attribute); `register_module` is its
+        alias (build mode's component: the learner's `Module.register_module`)."""
         if module is not None and not isinstance(module, ModuleRegistry):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
