@@ -93,7 +93,9 @@ def test_a_backward_that_returns_an_unreducible_shape_names_the_node():
 
 def test_route_of_a_multiply_and_its_backward_is_short():
     route = backward_route.trace_route()
-    assert len(route.files) <= 6, route.summary()
+    # tensor.py -> engine -> the op -> tensor_base -> the sum -> the root gradient (autograd/root_gradient.py, the
+    # piece a learner writes in 02.4) -> accumulation: seven files, each one concept
+    assert len(route.files) <= 7, route.summary()
     assert route.switches <= 30, route.summary()
 
 
