@@ -24,18 +24,20 @@ def _class_scores_2d(input, target, name):
             return input.unsqueeze(0), target.unsqueeze(0), ()
     if input.ndim == 0:
         raise RuntimeError(f"{name}: input tensor should be 1D or 2D or more, got 0D")
-    n = input.shape[0]
-    probabilities = target.dtype.is_floating_point and target.shape == input.shape
-    if target.ndim >= 1 and target.shape[0] != n and not probabilities:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({target.shape[0]}).")
-    if not probabilities and not target.dtype.is_floating_point:  # class indices: PyTorch's shape errors
-        if input.ndim == 2 and target.ndim != 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.ndim > 2 and tuple(target.shape) != (n, *input.shape[2:]):
-            raise RuntimeError(f"Expected target size {[n, *input.shape[2:]]}, got {list(target.shape)}")
-    c = input.shape[1]
-    if input.ndim > 2:
-        perm = (0,) + tuple(range(2, input.ndim)) + (1,)
+    shape, given = input._data.shape, target._data.shape  # the arrays' shapes: no property call on the hot path
+    n = shape[0]
+    if target.dtype.is_floating_point:  # class probabilities (or a float target, an error raised by the caller)
+        if given and given[0] != n and given != shape:
+            raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({given[0]}).")
+    elif given[:1] != (n,):
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({given[0] if given else 0}).")
+    elif len(shape) == 2 and len(given) != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif len(shape) > 2 and given != (n, *shape[2:]):
+        raise RuntimeError(f"Expected target size {[n, *shape[2:]]}, got {list(given)}")
+    c = shape[1]
+    if len(shape) > 2:
+        perm = (0,) + tuple(range(2, len(shape))) + (1,)
         rows = input.permute(*perm).reshape(-1, c)
         out_shape = (n,) + tuple(input.shape[2:])
         if target.dtype.is_floating_point and target.shape == input.shape:
