@@ -62,7 +62,7 @@ WRONG = [
     ([("return (1 - label_smoothing) * loss + label_smoothing * uniform", "return loss + label_smoothing * uniform")],
      r"label_smoothing=.*not scaled by \(1 - label_smoothing\)"),
     # PyTorch's errors
-    ([('        raise IndexError(f"Target {outside[0].item()} is out of bounds.")', "        pass")],
+    ([('        raise IndexError(f"Target {labels[outside][0].item()} is out of bounds.")', "        pass")],
      r"nll_loss\(input \(3, 4\), target \[0, 1, 5\]\): expected IndexError"),
     ([('f"{reduction} is not a valid value for reduction"', 'f"unknown reduction {reduction}"')],
      r"the message of nll_loss\(input \(3, 4\), target, reduction='avg'\).*expected 'avg is not a valid value"),
