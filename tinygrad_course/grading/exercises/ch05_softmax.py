@@ -77,8 +77,10 @@ def _reduction_mistakes(kwargs, counted, total):
             mistakes.sign_flipped("your loss has the wrong sign: a log-probability is <= 0, its loss -log p >= 0")]
 
 
-def _loss_case(t, fn, reference, x, target, kwargs, name, extra=()):
-    """fn(x, target, **kwargs) against reference(...): the value, then the gradient of x."""
+def _loss_case(t, fn, reference, x, target, kwargs, name, *, mistakes=()):
+    """fn(x, target, **kwargs) against reference(...): the value (the mistakes given and the usual wrong
+    reductions named), then the gradient of x. (The grader's worker runs this without the mistakes: they are
+    only ever passed as `mistakes=`.)"""
     shown = ", ".join([f"input of shape {tuple(x.shape)}", f"target = {np.asarray(target).tolist()}",
                        *(f"{k}={v.tolist() if hasattr(v, 'tolist') else v!r}" for k, v in kwargs.items())])
     target_t = tc.tensor(target)
@@ -90,7 +92,7 @@ def _loss_case(t, fn, reference, x, target, kwargs, name, extra=()):
     ignore = kwargs.get("ignore_index", -100)
     counted, total = int((np.asarray(target) != ignore).sum()), int(np.asarray(target).size)
     t.close(out, expected.detach().numpy(), f"{name}(input, target{''.join(f', {k}=...' for k in kwargs)})",
-            given=shown, mistakes=[*extra, *_reduction_mistakes(kwargs, counted, total)])
+            given=shown, mistakes=[*mistakes, *_reduction_mistakes(kwargs, counted, total)])
     w = tc.tensor(np.linspace(0.5, 1.5, max(expected.numel(), 1)).reshape(tuple(expected.shape)))
     (expected * w).sum().backward()
     (out * w).sum().backward()
@@ -105,19 +107,23 @@ def _nll_loss(t, nll_loss):
     target = np.array([0, 4, -100, 2, 1, 3])
     seq = np.log(rng.dirichlet(np.ones(3), size=(2, 4))).transpose(0, 2, 1).copy()  # (N, C, T): classes on dim 1
     seq_target = np.array([[0, 2, 1, 1], [-100, 2, 0, 2]])
-    wrong_layout = seq.reshape(-1, 3)  # reshape(-1, C) without moving the class dim last
-    layout = mistakes.custom(
-        lambda g, e: np.allclose(g, -np.where(seq_target.reshape(-1) != -100, wrong_layout[
-            np.arange(8), np.where(seq_target.reshape(-1) != -100, seq_target.reshape(-1), 0)], 0).reshape(g.shape)),
-        "your rows are input.reshape(-1, C): for (N, C, d1) scores that mixes classes and positions; each row must "
-        "hold one position's C class scores", "move the class dim last first (movedim(1, -1)), then reshape(-1, C)")
     cases = [(logp, target, {}), (logp, target, {"reduction": "sum"}), (logp, target, {"reduction": "none"}),
              (logp, np.array([0, 4, 3, 2, 1, 3]), {"ignore_index": 3}),
              (logp, target, {"weight": np.linspace(0.5, 2.5, 5)}),
              (seq, seq_target, {"reduction": "none"}), (seq, seq_target, {})]
     for x, tg, kwargs in cases:
         _loss_case(t, nll_loss, _F.nll_loss, x, tg, kwargs, "nll_loss",
-                   extra=[layout] if x.ndim == 3 and kwargs.get("reduction") == "none" else ())
+                   mistakes=_layout_mistakes(x, tg) if x.ndim == 3 and kwargs.get("reduction") == "none" else [])
+
+
+def _layout_mistakes(seq, seq_target):
+    """(N, C, d1) scores made rows by reshape(-1, C) without moving the class dim last."""
+    wrong_layout, flat = seq.reshape(-1, seq.shape[1]), seq_target.reshape(-1)
+    picked = -np.where(flat != -100, wrong_layout[np.arange(flat.size), np.where(flat != -100, flat, 0)], 0)
+    return [mistakes.custom(
+        lambda g, e: np.allclose(g, picked.reshape(g.shape)),
+        "your rows are input.reshape(-1, C): for (N, C, d1) scores that mixes classes and positions; each row must "
+        "hold one position's C class scores", "move the class dim last first (movedim(1, -1)), then reshape(-1, C)")]
 
 
 def _cross_entropy(t, cross_entropy):
@@ -126,9 +132,6 @@ def _cross_entropy(t, cross_entropy):
     target = np.array([3, 0, -100, 1, 1])
     far = np.array([[0.0, 1000.0, 2.0], [500.0, -500.0, 0.0]])  # each target's logit far below its row's largest
     far_target = np.array([0, 1])
-    probs = mistakes.custom(lambda g, e: not np.isfinite(g).all(),
-                            "your loss is inf: log(softmax(x)) underflows, a probability of exp(-1000) is 0 and its "
-                            "log -inf", "use log_softmax (your LogSoftmax), which never forms the probability")
     seq = rng.standard_normal((2, 3, 4))
     seq_target = np.array([[0, 2, 1, 1], [-100, 2, 0, 2]])
     cases = [(logits, target, {}), (far, far_target, {}), (logits, target, {"reduction": "sum"}),
@@ -137,7 +140,7 @@ def _cross_entropy(t, cross_entropy):
              (logits, target, {"weight": np.linspace(0.5, 2.0, 4)})]
     for x, tg, kwargs in cases:
         _loss_case(t, cross_entropy, _F.cross_entropy, x, tg, kwargs, "cross_entropy",
-                   extra=[probs, *_cross_entropy_mistakes(x, tg, kwargs)])
+                   mistakes=_cross_entropy_mistakes(x, tg, kwargs))
 
 
 def _cross_entropy_mistakes(x, target, kwargs):
@@ -145,7 +148,10 @@ def _cross_entropy_mistakes(x, target, kwargs):
     x, target = tc.tensor(x), tc.tensor(target)
     plain = {k: (tc.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items() if k != "label_smoothing"}
     raw = _F.nll_loss(x, target, **plain).numpy()
-    found = [mistakes.custom(lambda g, e: np.allclose(g, raw),
+    found = [mistakes.custom(lambda g, e: not np.isfinite(g).all(),
+                             "your loss is inf: log(softmax(x)) underflows, a probability of exp(-1000) is 0 and its "
+                             "log -inf", "use log_softmax (your LogSoftmax), which never forms the probability"),
+             mistakes.custom(lambda g, e: np.allclose(g, raw),
                              "your cross_entropy is nll_loss of the logits themselves: they are not log-probabilities",
                              "cross_entropy(input, ...) = nll_loss(log_softmax(input, 1), ...)")]
     eps = kwargs.get("label_smoothing", 0.0)
