@@ -50,7 +50,7 @@ WRONG = [
     ([("losses = -pick(rows, labels) * share", "losses = pick(rows, labels) * share")],
      r"nll_loss\(input, target\).*wrong sign: a log-probability is <= 0"),
     # (N, C, d1) scores reshaped without moving the class dim last
-    ([("input = input.movedim(1, -1).reshape(-1, classes)", "input = input.reshape(-1, classes)")],
+    ([("input.movedim(1, -1).reshape(-1, classes)", "input.reshape(-1, classes)")],
      r"your rows are input\.reshape\(-1, C\).*mixes classes and positions.*input of shape \(2, 3, 4\)"),
     # cross_entropy: softmax, then log, instead of log_softmax
     ([("log_probs = LogSoftmax.apply(input, 1)", "log_probs = input.softmax(1).log()")],
