@@ -78,7 +78,10 @@ def _learners_losses(pick_calls=None):
     exec(compile(solution_cell("05_training.ipynb", "ex05_8"), "<ch05 loss>", "exec"), namespace)
     installed = {name: BY_NAME[name].adapt(namespace[BY_NAME[name].defines]) for name in ("nll_loss", "cross_entropy")}
     if pick_calls is not None:
-        installed["pick"] = lambda scores, labels: pick_calls.append(1) or scores.gather(1, labels.unsqueeze(1)).squeeze(1)
+        def pick(scores, labels):
+            pick_calls.append(1)
+            return scores.gather(1, labels.unsqueeze(1)).squeeze(1)
+        installed["pick"] = pick
     return installed
 
 
@@ -136,7 +139,8 @@ def test_nn_cross_entropy_loss_runs_the_learners_with_chapter_01s_pick():
         loss = tc.nn.CrossEntropyLoss(label_smoothing=0.1)(x, target)
         counted = seams.calls()
     assert counted.get("cross_entropy") == 1 and picks  # the learner's cross_entropy, picking with pick
-    expected = torch.nn.CrossEntropyLoss(label_smoothing=0.1)(torch.tensor(x.detach().numpy()), torch.tensor([0, 2, -100, 1]))
+    expected = torch.nn.CrossEntropyLoss(label_smoothing=0.1)(torch.tensor(x.detach().numpy()),
+                                                               torch.tensor([0, 2, -100, 1]))
     np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
 
 

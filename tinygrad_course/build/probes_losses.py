@@ -30,7 +30,8 @@ def nll_loss_probe():
     logp, seq_logp = log_softmax(rows, 1), log_softmax(seq, 1)
     weight = F.arange(1.0, 6.0, dtype=np.float64)
     out = {"mean": nll_loss(logp, target), "sum": nll_loss(logp, target, reduction="sum"),
-           "none": nll_loss(logp, target, reduction="none"), "ignore_4": nll_loss(logp, target.clamp(min=0), ignore_index=4),
+           "none": nll_loss(logp, target, reduction="none"),
+           "ignore_4": nll_loss(logp, target.clamp(min=0), ignore_index=4),
            "weighted": nll_loss(logp, target, weight=weight), "module": nn.NLLLoss(reduction="sum")(logp, target),
            "seq": nll_loss(seq_logp, seq_target), "seq_none": nn.NLLLoss(reduction="none")(seq_logp, seq_target)}
     sum(v.sum() * (i + 1) for i, v in enumerate(out.values())).backward()

@@ -136,7 +136,8 @@ def _cross_entropy(t, cross_entropy):
     seq_target = np.array([[0, 2, 1, 1], [-100, 2, 0, 2]])
     cases = [(logits, target, {}), (far, far_target, {}), (logits, target, {"reduction": "sum"}),
              (seq, seq_target, {"reduction": "none"}), (seq, seq_target, {}),
-             (logits, target, {"label_smoothing": 0.1}), (seq, seq_target, {"label_smoothing": 0.3, "reduction": "none"}),
+             (logits, target, {"label_smoothing": 0.1}),
+             (seq, seq_target, {"label_smoothing": 0.3, "reduction": "none"}),
              (logits, target, {"weight": np.linspace(0.5, 2.0, 4)})]
     for x, tg, kwargs in cases:
         _loss_case(t, cross_entropy, _F.cross_entropy, x, tg, kwargs, "cross_entropy",
