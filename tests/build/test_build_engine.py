@@ -254,8 +254,9 @@ def test_custom_functions_the_learners_engine_does_not_record_stay_the_reference
 
 
 def test_a_lab_step_on_the_solutions_components_records_nothing_in_the_reference_engine(tmp_path, monkeypatch):
-    """The lab's network, loss (chapter 05's custom LogSoftmax, chapter 01's pick) and backward with the released
-    solutions' ops, views and engine: every node is recorded by the learner's Function.apply."""
+    """The lab's network, loss (chapter 05's custom LogSoftmax and nll_loss, chapter 01's pick) and backward with
+    the released solutions' ops, views and engine: every node is recorded by the learner's Function.apply (the
+    loss's last node divides the picked sum by the number of counted targets)."""
     from tinygrad_course.build.milestone_runs import lab_loss
     from tinygrad_course.build.notebooks import extract
     from tinygrad_course.build.package import load
@@ -273,7 +274,7 @@ def test_a_lab_step_on_the_solutions_components_records_nothing_in_the_reference
         loss.backward()
     finally:
         seams.uninstall()
-    assert loss.grad_fn.name() == "MeanBackward0" and all(p.grad is not None for p in model.parameters())
+    assert loss.grad_fn.name() == "DivBackward0" and all(p.grad is not None for p in model.parameters())
 
 
 def test_sqrt_is_the_learners_pow_to_one_half_under_pytorchs_node_name(installed, monkeypatch):

@@ -26,6 +26,7 @@ CE_OPTIONS = [
     {"reduction": "sum"},
     {"reduction": "none"},
     {"label_smoothing": 0.1},
+    {"label_smoothing": -0.1},  # PyTorch smooths only above 0
     {"ignore_index": 2},
     {"weight": True},
     {"weight": True, "ignore_index": 1, "label_smoothing": 0.2},

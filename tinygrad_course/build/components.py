@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
-from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_views
+from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_views
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
+LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.8) defines and checks
 MODULE_CELL = ("Parameter", "Module")  # what chapter 03's Module cell defines (its check takes both)
 
 # chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
@@ -396,7 +397,15 @@ _COMPONENTS = [
               checks=("LRScheduler", "CosineAnnealingLR")),
     Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
-              "F.log_softmax runs it (the lab's loss)", pure=True),
+              "F.log_softmax runs it (the lab's loss)", pure=True, checks=LOSS_CELL),
+    Component("nll_loss", "05", "ex05_8", "nll_loss", "nll_loss", adapters_losses.nll_loss,
+              "nll_loss(input, target, weight, ignore_index, reduction) -> the negative log-likelihood of class "
+              "indices, (N, C) or (N, C, d1, ...), reduced over the targets that count; F.nll_loss runs it (the "
+              "lab's loss)", pure=True, checks=LOSS_CELL),
+    Component("cross_entropy", "05", "ex05_8", "cross_entropy", "cross_entropy", adapters_losses.cross_entropy,
+              "cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing) -> nll_loss of "
+              "log_softmax(input, 1), smoothed; F.cross_entropy and nn.CrossEntropyLoss run it (evaluate, the GPT)",
+              pure=True, checks=LOSS_CELL),
     Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),

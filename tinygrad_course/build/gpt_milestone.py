@@ -68,8 +68,8 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
 # chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
-# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), gradient clipping and log_softmax (with
-# chapter 01's pick, the loss: F.cross_entropy is nll_loss(log_softmax) in build mode)
+# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), gradient clipping, log_softmax and
+# cross_entropy (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
@@ -86,7 +86,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
            "Optimizer", "Adam.step", "clip_grad_norm_", "pick", "log_softmax",
-           *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
+           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
 
 
 # ---- the text --------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def digits_split():
 
 def lab_loss(logits, targets):
     """The lab's loss: cross-entropy written as log-softmax then the negative log-likelihood of each row's
-    target (the likelihood picked by chapter 01's `pick` when it is the learner's)."""
+    target (chapter 05's `nll_loss`, picking with chapter 01's `pick`, when they are the learner's)."""
     return nll_loss(log_softmax(logits, 1), targets)
 
 

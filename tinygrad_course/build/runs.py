@@ -46,6 +46,7 @@ MILESTONES = {
                             "Sequential.__init__", "Sequential.forward",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "Max", "root_gradient", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
+                            "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "index_view", "Transpose", "Expand", "Gather", "View", "GetItem",
                             "tensor", "zeros", "empty", "zeros_like", "ones_like",

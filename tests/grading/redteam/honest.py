@@ -13,7 +13,7 @@ def honest_cases() -> list[Case]:
     sgd_local = CORRECT["ex05_2"].replace("                g = p.grad\n", "                g = p.grad\n                Adam = lr  # a local that shares a reference's name\n")
     sgd_local = sgd_local.replace("p.add_(g, alpha=-lr)", "p.add_(g, alpha=-Adam)")
     clip_local = CORRECT["ex05_4"].replace("scale = max_norm", "clip_grad_norm_ = max_norm").replace("        if scale < 1", "        scale = clip_grad_norm_\n        if scale < 1")
-    both = {"05.1": 2, "05.7": 1, "05.8": 3, "05.9": 3}
+    both = {"05.1": 2, "05.7": 1, "05.8": 6, "05.9": 3}
     return [Case("honest_correct", hostile=False),
             Case("honest_copy1_only", layout="copy1", hostile=False),
             Case("honest_with_copy1", layout="with_copy1", problem="Copy1", hostile=False),
