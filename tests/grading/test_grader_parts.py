@@ -4,6 +4,7 @@ import importlib
 import inspect
 import json
 import os
+import types
 
 import numpy as np
 import pytest
@@ -328,6 +329,9 @@ def test_hints_handed_through_a_checks_helper_do_not_reach_the_probe():
         "def _same(t, got, expected, *, why=None, hint=None):\n"
         "    t.equal(got, expected, 'value', why=why, hint=hint or 'the secret formula')\n"
         "    note = hint\n"
+        "def _case(t, got, *, mistakes=()):\n"
+        "    t.close(got, 1, 'case', mistakes=[*mistakes])\n"
+        "    return len(mistakes)\n"
         "def check(t, fn):\n"
         "    _same(t, fn(1), 2, why='because', hint='another secret')\n"
         "    t.close(fn(2), 3, 'value', mistakes=[mistakes.custom(len, 'a third secret')])\n")
@@ -336,4 +340,5 @@ def test_hints_handed_through_a_checks_helper_do_not_reach_the_probe():
     namespace = {}
     exec(source, namespace)
     assert namespace["_same"].__kwdefaults__ == {"why": None}
+    assert namespace["_case"].__kwdefaults__ is None and namespace["_case"](types.SimpleNamespace(close=lambda *a, **k: None), 1) == 0  # the default, ()
     assert "mistakes = None" not in source  # the module of catalogued mistakes is not a parameter

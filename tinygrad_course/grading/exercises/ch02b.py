@@ -7,6 +7,7 @@ inputs shown, with finite differences and with the framework's own second deriva
 model uses it (`F.softmax`, `nn.GELU`, `F.dropout`, `nn.Embedding`, a causal mask, a key/value cache).
 """
 import math
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -52,6 +53,19 @@ class _Ctx:
 def _ctx():
     return _Ctx()
 
+
+
+@contextmanager
+def _gradient_shape_explained(shape: str, what_went_wrong: str, fix: str):
+    """The check of a backward whose gradient for input 0 (of `shape`) came back in another shape says what went
+    wrong in this op's terms, with the fix held back for hint()."""
+    try:
+        yield
+    except CheckFailed as failure:
+        if f"for input 0 of shape {shape}" not in str(failure):
+            raise
+        raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: " + what_went_wrong,
+                          fix) from None
 
 @exercise("02b.1", title="softmax and log-softmax along a dim: Softmax, LogSoftmax", points=4)
 def softmax_check(t, Softmax, LogSoftmax):
@@ -192,16 +206,12 @@ def embedding_masked_fill_check(t, Embedding, MaskedFill):
     assigned = np.zeros_like(weight)
     assigned[indices.reshape(-1)] = g.reshape(-1, 3)
     with _installed({"Embedding": Embedding}):
-        try:
+        with _gradient_shape_explained("(5, 3)", "weight's gradient has weight's shape (5, 3), one row per "
+                                       "embedding; grad has one row per lookup (2 x 4 of them), and each must be "
+                                       "added into the row its index looked up",
+                                       "index_add(0, indices, rows) or scatter_add adds each row of "
+                                       "grad.reshape(-1, dim) into its row of a zero (num_embeddings, dim) tensor"):
             gw, = _backward(t, "Embedding", lambda w: tc.nn.functional.embedding(tc.tensor(indices), w), (weight,), g)
-        except CheckFailed as failure:
-            if "for input 0 of shape (5, 3)" not in str(failure):
-                raise
-            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: weight's gradient "
-                              "has weight's shape (5, 3), one row per embedding; grad has one row per lookup (2 x 4 "
-                              "of them), and each must be added into the row its index looked up",
-                              "index_add(0, indices, rows) or scatter_add adds each row of grad.reshape(-1, dim) "
-                              "into its row of a zero (num_embeddings, dim) tensor") from None
         t.close(gw, added, "weight.grad after F.embedding(indices, weight).backward(grad), weight (5, 3), "
                 "indices [[0, 2, 2, 4], [1, 2, 0, 0]]", given={"grad": g}, mistakes=[
                     mistakes.custom(_is(assigned), "row 0 and row 2 are looked up three times each, but their "
@@ -494,16 +504,11 @@ def _getitem_part(t, GetItem):
     at_start = np.zeros((3, 4))
     at_start[:2, :2] = g
     with _installed({"GetItem": GetItem}):
-        try:
+        with _gradient_shape_explained("(3, 4)", "x's gradient has x's shape (3, 4): grad (2, 2) belongs at the "
+                                       "positions x[1:, ::2] read, and every element of x the key did not read gets 0",
+                                       "keep x's shape and the key in forward; in backward write grad into "
+                                       "tc.zeros(shape, dtype=grad.dtype) at the key"):
             gx, = _backward(t, "GetItem", lambda v: v[1:, ::2], (x,), g)
-        except CheckFailed as failure:
-            if "for input 0 of shape (3, 4)" not in str(failure):
-                raise
-            raise CheckFailed(str(failure).split(": a gradient has")[0] + "\n  what went wrong: x's gradient has "
-                              "x's shape (3, 4): grad (2, 2) belongs at the positions x[1:, ::2] read, and every "
-                              "element of x the key did not read gets 0",
-                              "keep x's shape and the key in forward; in backward write grad into "
-                              "tc.zeros(shape, dtype=grad.dtype) at the key") from None
         t.close(gx, want, "x.grad after x[1:, ::2].backward(grad), x of shape (3, 4)", given={"grad": g}, mistakes=[
             mistakes.custom(_is(at_start), "grad went to the first rows and columns of x; x[1:, ::2] read rows 1 "
                             "and 2, columns 0 and 2", "write grad at the same key forward read: zeros[key] = grad")])

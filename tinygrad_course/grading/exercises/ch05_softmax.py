@@ -79,8 +79,8 @@ def _reduction_mistakes(kwargs, counted, total):
 
 def _loss_case(t, fn, reference, x, target, kwargs, name, *, mistakes=()):
     """fn(x, target, **kwargs) against reference(...): the value (the mistakes given and the usual wrong
-    reductions named), then the gradient of x. (The grader's worker runs this without the mistakes: they are
-    only ever passed as `mistakes=`.)"""
+    reductions named), then the gradient of x. (The grader's worker runs this without the mistakes: the probe
+    drops them, and `mistakes` is then its default.)"""
     shown = ", ".join([f"input of shape {tuple(x.shape)}", f"target = {np.asarray(target).tolist()}",
                        *(f"{k}={v.tolist() if hasattr(v, 'tolist') else v!r}" for k, v in kwargs.items())])
     target_t = tc.tensor(target)

@@ -158,11 +158,12 @@ class _CheckRewriter(ast.NodeTransformer):
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
         args = node.args
-        dropped = sorted(a.arg for a in args.kwonlyargs if a.arg in FEEDBACK_ARGUMENTS)
-        if dropped:  # the parameter goes; what the body still reads of it is None (a hint no expectation shows)
+        dropped = [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.arg in FEEDBACK_ARGUMENTS]
+        if dropped:  # the parameter goes; the body reads its default (None without one): nothing a caller gave
             kept = [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if a.arg not in FEEDBACK_ARGUMENTS]
             args.kwonlyargs, args.kw_defaults = [a for a, _ in kept], [d for _, d in kept]
-            node.body = [ast.Assign([ast.Name(name, ast.Store())], ast.Constant(None)) for name in dropped] + node.body
+            node.body = [ast.Assign([ast.Name(name, ast.Store())], default or ast.Constant(None))
+                         for name, default in dropped] + node.body
         return node
 
     def visit_Call(self, node):
