@@ -90,11 +90,8 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
             t = tensor(args[0], dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
         else:
             t = empty(*(args or (0,)), dtype=kwargs.get("dtype") or _dt.get_default_dtype(), device=kwargs.get("device"))
-        if cls is not Tensor:  # a subclass (e.g. a user's): same fields, its own type
-            t2 = object.__new__(cls)
-            for s in TensorBase.__slots__[:-1]:
-                setattr(t2, s, getattr(t, s))
-            return t2
+        if cls is not Tensor:  # a subclass (e.g. a user's): the new tensor's storage, its own type
+            return Tensor._make_subclass(cls, t, t._requires_grad)
         return t
 
     def __init__(self, *args, **kwargs):

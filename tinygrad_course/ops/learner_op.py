@@ -408,9 +408,9 @@ def _tensor_of(saved, args, arrays):
     return saved
 
 
-def _forward_problem(name, result, arrays, shape, dtype, view=None):
+def _forward_problem(name, result, arrays, shape, dtype, view):
     """Why the array a learner's forward returned is not the op's result (None when it is); `view`: whether it
-    must be a view of x (by default: whether the op is one of `VIEWS`)."""
+    must be a view of x (`_view_call`)."""
     if not isinstance(result, (np.ndarray, np.generic)):
         return TypeError(f"your {name}.forward returned {type(result).__name__}, expected a NumPy array: forward "
                          "computes on the operands' arrays (np.exp(x), a * b, ...)")
@@ -418,7 +418,7 @@ def _forward_problem(name, result, arrays, shape, dtype, view=None):
         return RuntimeError(f"your {name}.forward returned an array of shape {result.shape} and dtype "
                             f"{result.dtype} for operands of shapes {[np.shape(a) for a in arrays]}, expected "
                             f"shape {shape} and dtype {dtype}")
-    if (name in VIEWS if view is None else view) and result.size and not np.may_share_memory(result, arrays[0]):
+    if view and result.size and not np.may_share_memory(result, arrays[0]):
         return RuntimeError(f"your {name}.forward returned a copy of x: {name} returns a view of x's array (no "
                             "numbers move), so that a change of x in place shows in its result as in PyTorch")
     if name in COPIES and (np.may_share_memory(result, arrays[0]) or not result.flags.c_contiguous):
@@ -433,7 +433,7 @@ def _pair_problem(name, result, arrays, shape, dtype):
     if not isinstance(result, tuple) or len(result) != 2:
         return TypeError(f"your {name}.forward returned {type(result).__name__} for a dim, expected a pair (values, "
                          "indices) of NumPy arrays, as x.max(dim) returns both")
-    problem = _forward_problem(name, result[0], arrays, shape, dtype)
+    problem = _forward_problem(name, result[0], arrays, shape, dtype, False)
     if problem is None and (not isinstance(result[1], (np.ndarray, np.generic)) or result[1].shape != shape or
                             result[1].dtype != np.int64):
         got = f"shape {np.shape(result[1])} and dtype {getattr(result[1], 'dtype', type(result[1]).__name__)}"
@@ -543,7 +543,7 @@ def runner(learner_class, name: str | None = None):
         computed.call, computed.given, computed.op = (args, *call), arrays, op.__name__
         if not by_learner:  # Op._apply made (and, when needed, recorded) the node
             if name == "GetItem":  # x[key] is a view for a basic key (the reference's forward says so per call)
-                ctx.view = args[2] is True
+                ctx.view = _view_call(name, args)
             return computed(ctx, *arrays)
         cls = routed.get(op)
         if cls is None:
