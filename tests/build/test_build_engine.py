@@ -12,7 +12,7 @@ from tinygrad_course.build import session
 from tinygrad_course.build.components import BY_NAME
 from tinygrad_course.build.probes_engine import engine_probe
 from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
-from tinygrad_course.ops.learner_op import runner
+from tinygrad_course.grading.learner_op import runner
 
 import build_helpers
 from build_helpers import solution_cell

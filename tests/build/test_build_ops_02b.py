@@ -14,7 +14,7 @@ from tinygrad_course.build.checks import in_framework, verdict
 from tinygrad_course.build.components import BY_NAME, OPS_02B, for_chapter
 from tinygrad_course.build.package import save
 from tinygrad_course.build.probes import PROBES
-from tinygrad_course.ops.learner_op import runner
+from tinygrad_course.grading.learner_op import runner
 
 from build_helpers import solution_cell
 from test_build_engine import _solution

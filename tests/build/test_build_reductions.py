@@ -16,7 +16,7 @@ from tinygrad_course import seams
 from tinygrad_course.autograd import engine
 from tinygrad_course.build import session
 from tinygrad_course.build.components import BY_NAME
-from tinygrad_course.ops.learner_op import runner
+from tinygrad_course.grading.learner_op import runner
 
 from build_helpers import solution_cell
 from test_build_engine import _solution

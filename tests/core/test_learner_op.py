@@ -1,5 +1,5 @@
 """A learner's op class computing the framework's op of the same name (build mode, chapter 02;
-`ops/learner_op.py`): forward on the operands' arrays, backward with tensor ops on the same node; the calls
+`grading/learner_op.py`): forward on the operands' arrays, backward with tensor ops on the same node; the calls
 the exercise does not cover stay the reference's, and a wrong result is an error naming the op."""
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import seams
 from tinygrad_course.grading.exercises.ch02_engine import Mul, Tanh  # ops in the exercises' shape
-from tinygrad_course.ops.learner_op import runner
+from tinygrad_course.grading.learner_op import runner
 
 
 pytestmark = pytest.mark.usefixtures("clean_seams")

@@ -14,7 +14,7 @@ import numpy as np
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
 from ..autograd.grad_mode import no_grad
 from ..methods.numpy_names import accepting_numpy_names
-from ..ops.learner_op import runner
+from ..grading.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
 from ..seams import reference
@@ -46,7 +46,7 @@ def broadcast_shapes(learner):
 
 def op(learner_class):
     """A learner's op class (`class Mul(Op)`: forward on arrays, backward with tensor ops) computes the calls
-    of the framework's op of the same name that the exercise covers (float tensors; see `ops/learner_op.py`);
+    of the framework's op of the same name that the exercise covers (float tensors; see `grading/learner_op.py`);
     the others stay the reference's."""
     return runner(learner_class)
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import seams
 from ..autograd.engine import Function, _sequence, module_stack
 from ..autograd.grad_mode import _state, no_grad
-from ..ops.learner_op import OpFailed
+from ..grading.learner_op import OpFailed
 from ..tensor_base import TensorBase, _wrap
 from .adapters import own_function
 

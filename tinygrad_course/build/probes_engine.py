@@ -20,7 +20,7 @@ from ..autograd.engine import grad as autograd_grad
 from ..autograd.grad_mode import no_grad
 from ..generator import manual_seed
 from ..grading.exercises.ch02_engine import ENGINE_OPS
-from ..ops.learner_op import runner
+from ..grading.learner_op import runner
 from .probe_codes import error
 
 

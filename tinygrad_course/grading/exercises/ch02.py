@@ -1,7 +1,7 @@
 """Chapter 02 (autograd): checks for the ops, the topological sort, gradient checking.
 
 The learner's op classes (02.1-02.3: forward on NumPy arrays, backward with tensor ops) are installed in
-the framework for the check (`ops/learner_op.py`, as build mode installs them) and compared with NumPy, with
+the framework for the check (`grading/learner_op.py`, as build mode installs them) and compared with NumPy, with
 finite differences and with the framework's own second derivatives; the learner's topological sort orders a
 real graph whose nodes are then run in that order, and the learner's backward pass is compared with `.backward()`.
 The check of 02.5 (the engine) is in `ch02_engine`, those of 02.7-02.9 (no_grad, a custom Function, Jacobian
@@ -14,7 +14,7 @@ import numpy as np
 import tinygrad_course as tc
 
 from ... import seams
-from ...ops.learner_op import runner
+from ..learner_op import runner
 from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise

@@ -2,7 +2,7 @@
 views Transpose/Expand, Gather and GetItem (x[key]), and View (to another shape), Clone (a row-major copy) and Narrow (a slice).
 
 Each learner op class (forward on NumPy arrays, backward with tensor ops, as chapter 02's) is installed in the
-framework for the check (`ops/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
+framework for the check (`grading/learner_op.py`, as build mode installs it) and compared with NumPy on the exact
 inputs shown, with finite differences and with the framework's own second derivatives; then it runs where a
 model uses it (`F.softmax`, `nn.GELU`, `F.dropout`, `nn.Embedding`, a causal mask, a key/value cache).
 """

@@ -1,5 +1,9 @@
 """A learner's op class running in place of the framework's op of the same name (build mode, chapters 02 and 02b).
 
+Course tooling, not the framework: only build mode and the checks that grade chapter 02 and 02b run it (the
+framework's ops never import it); it reads a call, runs the learner's forward and backward, and names what is
+wrong with their result.
+
 A learner writes an op as the framework writes its own (`ops/arithmetic.py`'s `Mul`): a class with
 `forward(ctx, a, b)` computing the result on NumPy arrays and `backward(ctx, grad)` returning the gradient of
 each input with tensor ops. Forward keeps what backward needs as PyTorch's custom functions do:
