@@ -441,12 +441,24 @@ def adam_step(learner_class):
 
 
 def lr_scheduler_base(learner_class):
-    """Every scheduler's base methods (`step`, `get_last_lr`, `state_dict`, `load_state_dict`) run the
-    learner's `LRScheduler` methods of the same name on the framework's scheduler; `step(epoch)` (deprecated
-    in PyTorch) stays the reference's. PyTorch's warning of a scheduler stepped before its optimizer is the
-    framework's (not the exercise's): it runs before the learner's `step`, as before the reference's."""
+    """Every scheduler's base methods (`__init__`, `step`, `get_last_lr`, `state_dict`, `load_state_dict`) run
+    the learner's `LRScheduler` methods of the same name on the framework's scheduler; `step(epoch)` (deprecated
+    in PyTorch) and a schedule resumed from `last_epoch` >= 0 stay the reference's. The learner's `__init__`
+    runs in PyTorch's initial mode (`_is_initial`, PyTorch's `_initial_mode`), in which the schedules that
+    compute each rate from the previous one (cosine, step, ...) keep the optimizer's rates for step 0.
+    PyTorch's warning of a scheduler stepped before its optimizer is the framework's (not the exercise's): it
+    runs before the learner's `step`, as before the reference's."""
 
     def run(method, self, *args, **kwargs):
+        if method == "__init__":
+            last_epoch = args[1] if len(args) > 1 else kwargs.get("last_epoch", -1)
+            if last_epoch != -1:
+                return reference("LRScheduler.__init__")(self, *args, **kwargs)
+            self._is_initial = True
+            try:
+                return learner_class.__init__(self, *args, **kwargs)
+            finally:
+                self._is_initial = False
         if method == "step" and (args[:1] not in ((), (None,)) or kwargs.get("epoch") is not None):
             return reference("LRScheduler.step")(self, *args, **kwargs)
         if method == "step":

@@ -69,6 +69,7 @@ MODULE_METHODS = (
 )
 
 LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.8) defines and checks
+SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 05's schedule cell (05.9) checks
 MODULE_CELL = ("Parameter", "Module")  # what chapter 03's Module cell defines (its check takes both)
 
 # chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
@@ -387,14 +388,18 @@ _COMPONENTS = [
               "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
               "tensor; nn.utils.clip_grad_norm_ runs it"),
     Component("LRScheduler", "05", "ex05_9", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
-              "LRScheduler(optimizer, last_epoch): step() sets each group's lr from get_lr(), get_last_lr, "
-              "state_dict/load_state_dict; every tc.optim.lr_scheduler scheduler's base methods run it",
-              checks=("LRScheduler", "CosineAnnealingLR")),
+              "LRScheduler(optimizer, last_epoch): __init__ (initial_lr, base_lrs, the rates of step 0), step() sets "
+              "each group's lr from get_lr(), get_last_lr, state_dict/load_state_dict; every "
+              "tc.optim.lr_scheduler scheduler's base methods run it", checks=SCHEDULE_CELL),
     Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
               adapters.cosine_get_lr,
               "CosineAnnealingLR(optimizer, T_max, eta_min).get_lr() -> the lrs on the cosine at last_epoch; "
               "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets them", pure=True,
-              checks=("LRScheduler", "CosineAnnealingLR")),
+              checks=SCHEDULE_CELL),
+    Component("LambdaLR.get_lr", "05", "ex05_9", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
+              "LambdaLR(optimizer, lr_lambda).get_lr() -> each group's base_lr times its lr_lambda(last_epoch); "
+              "optim.lr_scheduler.LambdaLR (the GPT's warmup and cosine) sets them", pure=True,
+              checks=SCHEDULE_CELL),
     Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
               "F.log_softmax runs it (the lab's loss)", pure=True, checks=LOSS_CELL),

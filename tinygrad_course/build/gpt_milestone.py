@@ -5,7 +5,8 @@
 the weight-decay groups, CausalSelfAttention, the GPT, the learning-rate schedule and the generation loop) and
 the earlier chapters' components (`extract`), then, in a child process, builds the learner's GPT (its Blocks,
 their CausalSelfAttention calling the learner's `attention` with the learner's mask), trains it with AdamW on
-the learner's parameter groups at the learner's `lr_at` rates, and writes the logits of held-out windows and a
+the learner's parameter groups at the learner's `lr_at` rates (set by `LambdaLR`, the learner's chapter-05
+`LambdaLR.get_lr` on their `LRScheduler` base), and writes the logits of held-out windows and a
 sample drawn by the learner's `generate` (their key/value cache and sampling distribution). This process
 computes the validation loss from those logits and the held-out text itself; the run passes when that loss is
 within 2% of the reference's (`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the
@@ -38,6 +39,7 @@ from ..nn import GELU, Embedding, LayerNorm, Linear, Module, ModuleList, Sequent
 from ..nn import functional as F
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
+from ..optim.lr_scheduler import LambdaLR
 from ..autograd.grad_mode import no_grad
 from ..grading.check import verdict as graded_verdict
 from .components import OPS_02B, TENSOR_METHODS
@@ -68,7 +70,8 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
 # chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
-# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), gradient clipping, log_softmax and
+# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler base and LambdaLR's rates
+# (the schedule of the learner's lr_at), gradient clipping, log_softmax and
 # cross_entropy (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
@@ -85,7 +88,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward",
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
-           "Optimizer", "Adam.step", "clip_grad_norm_", "pick", "log_softmax",
+           "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.get_lr", "clip_grad_norm_", "pick", "log_softmax",
            "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
 
 
@@ -268,14 +271,16 @@ def _initialise(model):
 
 
 def train(pieces: dict, steps: int = STEPS) -> dict:
-    """Build the learner's GPT from `pieces`, train it `steps` steps at the learner's `lr_at` rates; the held-out
-    logits and a sample drawn by the learner's `generate`, as arrays."""
+    """Build the learner's GPT from `pieces`, train it `steps` steps at the learner's `lr_at` rates (a `LambdaLR`
+    whose factor is `lr_at / MAX_LR`); the held-out logits and a sample drawn by the learner's `generate`, as
+    arrays."""
     _wire(pieces)
     ids, vocab = token_ids()
     train_ids, _ = split()
     model = pieces["GPT"](vocab, **CONFIG)
     _initialise(model)
     optimizer = AdamW(pieces["param_groups"](model, WEIGHT_DECAY), lr=MAX_LR, betas=(0.9, 0.99))
+    schedule = LambdaLR(optimizer, lambda step: pieces["lr_at"](step, STEPS, MAX_LR, WARMUP) / MAX_LR)
     rng = np.random.default_rng(1)
     T = CONFIG["block_size"]
     losses = []
@@ -283,13 +288,12 @@ def train(pieces: dict, steps: int = STEPS) -> dict:
         starts = rng.integers(0, len(train_ids) - T - 1, BATCH)
         x = from_numpy(np.stack([train_ids[s:s + T] for s in starts]))
         y = from_numpy(np.stack([train_ids[s + 1:s + T + 1] for s in starts]))
-        for group in optimizer.param_groups:
-            group["lr"] = pieces["lr_at"](step, STEPS, MAX_LR, WARMUP)
         _, loss = model(x, y)
         optimizer.zero_grad()
         loss.backward()
         clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        schedule.step()
         losses.append(loss.item())
     model.eval()
     inputs, _ = val_windows()

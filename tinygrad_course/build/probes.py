@@ -29,7 +29,8 @@ from ..shapes import broadcast_shapes
 from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
-from . import probes_distributed, probes_engine, probes_factories, probes_losses, probes_ops, probes_parameter, probes_views
+from . import (probes_distributed, probes_engine, probes_factories, probes_losses, probes_ops, probes_parameter,
+               probes_schedules, probes_views)
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .probe_codes import codes as _codes
@@ -364,38 +365,6 @@ def optimizer_base():
             "lrs": np.array([g["lr"] for g in twin.param_groups]), "rms_w": rms["w"], "rms_b": rms["b"]}
 
 
-def lr_scheduler_probe():
-    """The scheduler base through StepLR and CosineAnnealingLR: lrs after each step, get_last_lr, and a
-    state_dict restored into a fresh scheduler that goes on identically."""
-    w = F.zeros(2, requires_grad=True)
-    opt = optim.SGD([{"params": [w]}, {"params": [F.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
-    steps = optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
-    lrs = []
-    for _ in range(3):
-        opt.step()
-        steps.step()
-        lrs.append(steps.get_last_lr())
-    saved = steps.state_dict()
-    again = optim.lr_scheduler.StepLR(opt, step_size=5, gamma=0.1)
-    again.load_state_dict(saved)
-    for _ in range(3):
-        opt.step()
-        again.step()
-        lrs.append([group["lr"] for group in opt.param_groups])
-    cosine = cosine_lr_probe()
-    with warnings.catch_warnings(record=True) as caught:  # PyTorch's warning of a scheduler stepped too early
-        warnings.simplefilter("always")
-        early = optim.lr_scheduler.StepLR(optim.SGD([w], lr=0.1), step_size=1)
-        early.step()  # before any optimizer.step(): it warns
-        ordered_opt = optim.SGD([w], lr=0.1)
-        ordered = optim.lr_scheduler.StepLR(ordered_opt, step_size=1)
-        ordered_opt.step()
-        ordered.step()  # after it: no warning
-    warned = [str(c.message).startswith("Detected call of `lr_scheduler.step()` before") for c in caught]
-    return {"lrs": np.array(lrs), "epoch": np.array([again.last_epoch, saved["last_epoch"]]),
-            "cosine": cosine["lrs"], "last": cosine["last"], "warned": np.array([sum(warned), len(warned)])}
-
-
 def clip_grad_norm():
     manual_seed(6)
     ps = [F.randn(3, requires_grad=True), F.randn(2, 2, requires_grad=True)]
@@ -690,18 +659,6 @@ def conv2d_probe():
             **{f"g{i}b": _np(l.bias.grad) for i, l in enumerate(layers)}}
 
 
-def cosine_lr_probe():
-    w = F.zeros(2, requires_grad=True)
-    opt = optim.SGD([{"params": [w]}, {"params": [F.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
-    schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=6, eta_min=0.01)
-    lrs = []
-    for _ in range(9):  # past T_max: the cosine comes back up
-        opt.step()
-        schedule.step()
-        lrs.append([group["lr"] for group in opt.param_groups])
-    return {"lrs": np.array(lrs), "last": np.array(schedule.get_last_lr())}
-
-
 def batch_indices_probe():
     data = list(range(100, 110))
     plain = [_np(b).tolist() for b in DataLoader(data, batch_size=3)]
@@ -736,7 +693,7 @@ def max_pool2d_probe():
     return {"out2": _np(outs[0]), "out3": _np(outs[1]), "gx": _np(x.grad)}
 
 
-PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
+PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softmax_probe, "Conv2d.forward": conv2d_probe, "MaxPool2d.forward": max_pool2d_probe, "contiguous_strides": contiguous_strides, "broadcast_shapes": broadcast_shapes_probe,
           **{name: _op_probe(name) for name in _OP_CALLS}, "Matmul": matmul_probe, "Sum": _reduction_probe("Sum"),
           "Mean": _reduction_probe("Mean"), "topological_sort": topological_sort, "backward_pass": backward_pass,
           "Linear.forward": linear_forward, "Linear.__init__": linear_forward, "Linear.reset_parameters": linear_forward,
@@ -756,9 +713,9 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
-          "LRScheduler": lr_scheduler_probe, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
+          "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
           **probes_distributed.PROBES, **probes_factories.PROBES, **probes_parameter.PROBES, **probes_views.PROBES,
-          **probes_engine.PROBES, **probes_ops.PROBES, **probes_losses.PROBES}
+          **probes_engine.PROBES, **probes_ops.PROBES, **probes_losses.PROBES, **probes_schedules.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 

@@ -68,7 +68,7 @@ NUDGES: dict[str, str] = {
     "05.6": "remember the best loss seen so far and count the epochs since it last improved by more than min_delta.",
     "05.7": "the predicted class is the position of the largest score in each row.",
     "05.8": "subtract each row's maximum before exponentiating; the gradient of log-softmax is the incoming gradient minus the softmax times the gradient's row sum. The loss of a row is minus its target's log-probability; an ignored target neither adds to the loss nor counts in the mean, and a smoothed target spreads label_smoothing evenly over the classes.",
-    "05.9": "the base counts steps and writes each group's rate from what the schedule asks for at that count (step 0 right at construction); the cosine schedule is half a cosine wave from the base rate down to the minimum over T_max steps.",
+    "05.9": "the base counts steps and writes each group's rate from what the schedule asks for at that count (step 0 right at construction); the cosine schedule is half a cosine wave from the base rate down to the minimum over T_max steps; LambdaLR's function gives a factor of the base rate at that count, never of the current rate.",
     # 05b lab
     "05b.1": "one fixed batch, many steps: if the loop is right the loss goes close to zero.",
     "05b.2": "a scheduler's step() marks the end of an epoch for StepLR; call it where an epoch ends.",

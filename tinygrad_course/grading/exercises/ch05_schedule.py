@@ -1,7 +1,8 @@
-"""Chapter 05, learning-rate schedules: checks for the learner's `LRScheduler` base and `CosineAnnealingLR` on
-it (05.9), in PyTorch's shape: the rates set at construction and after each step, compared with the
-framework's scheduler step by step, `get_last_lr`, `base_lrs` and `initial_lr`, and a `state_dict` restored into
-a fresh scheduler that goes on identically."""
+"""Chapter 05, learning-rate schedules: checks for the learner's `LRScheduler` base and `CosineAnnealingLR` and
+`LambdaLR` on it (05.9), in PyTorch's shape: the rates set at construction and after each step, compared with the
+framework's scheduler step by step, `get_last_lr`, `base_lrs` and `initial_lr`, a `state_dict` restored into
+a fresh scheduler that goes on identically, and PyTorch's errors (an optimizer that is not one, a list of
+lr_lambdas of the wrong length)."""
 import math
 
 import numpy as np
@@ -56,14 +57,48 @@ def _cosine_mistakes(base_lr, eta_min, T_max, steps):
                         "__init__ ends with self.step(); step(): last_epoch += 1 first, then the lrs from get_lr()")]
 
 
-@exercise("05.9", title="the scheduler base and a cosine schedule", points=3,
+def _warmup_cosine(step):
+    """A factor of 1/4, 2/4, 3/4, 1 over four warmup steps, then half a cosine down to 0.1 at step 10 (the
+    shape of chapter 10's GPT schedule)."""
+    if step < 4:
+        return (step + 1) / 4
+    return 0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (step - 4) / 6)))
+
+
+def _lambda_mistakes(base_lrs, fns, n_steps):
+    def factors(shift=0):
+        return np.array([[fn(k + shift) for fn in fns] for k in range(1, n_steps + 1)])
+
+    def compounded():
+        lrs, rows = [lr * fn(0) for lr, fn in zip(base_lrs, fns)], []  # from the rates of step 0
+        for k in range(1, n_steps + 1):
+            lrs = [lr * fn(k) for lr, fn in zip(lrs, fns)]
+            rows.append(lrs)
+        return np.array(rows)
+
+    return [
+        mistakes.custom(lambda g, e: np.allclose(g, factors()),
+                        "your rates are the lambda's values themselves: lr_lambda gives a factor, not a rate",
+                        "each group's rate is its base_lr times lr_lambda(self.last_epoch)"),
+        mistakes.custom(lambda g, e: np.allclose(g, compounded()),
+                        "each step multiplies the current lr by the factor, so the factors compound (that is "
+                        "MultiplicativeLR): LambdaLR scales the base rate",
+                        "base_lr * lr_lambda(self.last_epoch) for each base_lr in self.base_lrs, not group['lr'] * ..."),
+        mistakes.custom(lambda g, e: np.allclose(g, np.array(base_lrs) * factors(1)),
+                        "every rate is one step ahead: the lambda was called with last_epoch + 1",
+                        "lr_lambda(self.last_epoch): step() has already advanced it")]
+
+
+@exercise("05.9", title="the scheduler base and two schedules", points=3,
           forbidden=["tinygrad_course.optim.lr_scheduler.CosineAnnealingLR",
+                     "tinygrad_course.optim.lr_scheduler.LambdaLR",
                      "tinygrad_course.optim.lr_scheduler.LRScheduler"])
-def scheduler_check(t, LRScheduler, CosineAnnealingLR):
-    t.true(isinstance(LRScheduler, type) and isinstance(CosineAnnealingLR, type)
-           and issubclass(CosineAnnealingLR, LRScheduler), "CosineAnnealingLR to be a subclass of your LRScheduler",
+def scheduler_check(t, LRScheduler, CosineAnnealingLR, LambdaLR):
+    t.true(all(isinstance(cls, type) for cls in (LRScheduler, CosineAnnealingLR, LambdaLR))
+           and issubclass(CosineAnnealingLR, LRScheduler) and issubclass(LambdaLR, LRScheduler),
+           "CosineAnnealingLR and LambdaLR to be subclasses of your LRScheduler",
            hint="class CosineAnnealingLR(LRScheduler): its __init__ keeps T_max and eta_min, then calls "
-                "super().__init__(optimizer, last_epoch)")
+                "super().__init__(optimizer, last_epoch); LambdaLR's keeps self.lr_lambdas first")
     for base_lr, eta_min, T_max in ((0.1, 0.0, 10), (3e-3, 1e-4, 7), (1.0, 0.2, 4)):
         steps = np.arange(1, 2 * T_max + 1)
         got = _lrs(lambda o: CosineAnnealingLR(o, T_max=T_max, eta_min=eta_min), [base_lr], 2 * T_max)[:, 0]
@@ -114,3 +149,35 @@ def scheduler_check(t, LRScheduler, CosineAnnealingLR):
     t.equal(again.get_last_lr(), schedule.get_last_lr(),
             "the lrs of a fresh CosineAnnealingLR(T_max=99) after load_state_dict() of one stepped twice, then one "
             "step each", hint="load_state_dict: self.__dict__.update(state_dict) restores T_max and last_epoch")
+    error = t.raises(TypeError, CosineAnnealingLR, [tc.zeros(1)], T_max=4,
+                     what="CosineAnnealingLR([a tensor], T_max=4), given a list instead of an optimizer",
+                     hint="__init__ starts with: if not isinstance(optimizer, tc.optim.Optimizer): raise TypeError(...)")
+    t.equal(str(error), "list is not an Optimizer", "the TypeError's message (PyTorch's words)",
+            hint='f"{type(optimizer).__name__} is not an Optimizer"')
+    # LambdaLR: one function for every group, then one function per group
+    got = _lrs(lambda o: LambdaLR(o, _warmup_cosine), [0.1, 0.5], 12)
+    want = _lrs(lambda o: tc.optim.lr_scheduler.LambdaLR(o, _warmup_cosine), [0.1, 0.5], 12)
+    t.close(got, want, "both groups' lr after each of 12 steps of LambdaLR(opt, warmup_cosine) (a linear warmup "
+            "over 4 steps, then a cosine to a tenth; groups with lr 0.1 and 0.5), compared with "
+            "tc.optim.lr_scheduler.LambdaLR", rtol=1e-12, atol=0,
+            mistakes=_lambda_mistakes([0.1, 0.5], [_warmup_cosine] * 2, 12))
+    opt = _optimizer(0.1, 0.5)
+    schedule = LambdaLR(opt, _warmup_cosine)
+    t.equal([group["lr"] for group in opt.param_groups], [0.025, 0.125], "each group's lr right after "
+            "LambdaLR(opt, warmup_cosine) is made (base_lr times warmup_cosine(0) = 1/4)",
+            hint="__init__ keeps self.lr_lambdas before super().__init__(optimizer, last_epoch), whose step() asks "
+                 "get_lr() for the rates of step 0")
+    fns = [_warmup_cosine, lambda k: 0.9 ** k]
+    got = _lrs(lambda o: LambdaLR(o, fns), [0.1, 0.5], 6)
+    want = _lrs(lambda o: tc.optim.lr_scheduler.LambdaLR(o, fns), [0.1, 0.5], 6)
+    t.close(got, want, "both groups' lr after each of 6 steps of LambdaLR(opt, [warmup_cosine, lambda k: 0.9 ** k]) "
+            "(one function per group)", rtol=1e-12, atol=0,
+            mistakes=[mistakes.custom(lambda g, e: np.allclose(g[:, 1], 0.5 / 0.1 * e[:, 0]),
+                                      "the second group follows the first group's function",
+                                      "a list gives one function per group: self.lr_lambdas = list(lr_lambda)"),
+                      *_lambda_mistakes([0.1, 0.5], fns, 6)])
+    error = t.raises(ValueError, LambdaLR, _optimizer(0.1, 0.5), [_warmup_cosine],
+                     what="LambdaLR(opt, [one function]) for an optimizer with 2 groups",
+                     hint="a list (or tuple) must hold one function per group")
+    t.equal(str(error), "Expected 2 lr_lambdas, but got 1", "the ValueError's message (PyTorch's words)",
+            hint='f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"')

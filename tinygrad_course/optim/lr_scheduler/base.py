@@ -1,9 +1,9 @@
 """The base class of every learning-rate scheduler, mirroring `torch.optim.lr_scheduler.LRScheduler`.
 
 A scheduler changes `group["lr"]` of its optimizer's param groups each time `scheduler.step()` is called
-(usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values. The base's `step`, `get_last_lr`, `state_dict` and
-`load_state_dict` are chapter 05's component `LRScheduler` (`seams.member`): a learner's base class, once it
-passes its check, runs them on every scheduler's own object.
+(usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values. The base's
+`__init__`, `step`, `get_last_lr`, `state_dict` and `load_state_dict` are chapter 05's component `LRScheduler`
+(`seams.member`): a learner's base class, once it passes its check, runs them on every scheduler's own object.
 """
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ class LRScheduler:
 
     _is_initial = False
 
+    @member("LRScheduler")
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")

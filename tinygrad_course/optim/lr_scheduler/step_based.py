@@ -7,6 +7,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 
+from ...seams import component
 from .base import LRScheduler, _saved_callables
 
 
@@ -47,8 +48,9 @@ class _LambdaScheduler(LRScheduler):
 class LambdaLR(_LambdaScheduler):
     """lr = initial_lr * lr_lambda(epoch); one function or one per param group."""
 
+    @component("LambdaLR.get_lr")
     def get_lr(self):
-        """initial_lr * lr_lambda(last_epoch) for each param group."""
+        """initial_lr * lr_lambda(last_epoch) for each param group (chapter 05's component `LambdaLR.get_lr`)."""
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
