@@ -182,3 +182,82 @@ def test_pytorchs_warning_of_a_scheduler_stepped_first_stays_with_the_learners_s
         tschedule.step()
         tschedule.step()
     assert [str(w.message) for w in theirs] == want
+
+
+def _warmup_cosine(step):
+    """The GPT's shape of schedule as a factor: a linear warmup over 5 steps, then half a cosine to 0.1."""
+    if step < 5:
+        return (step + 1) / 5
+    return 0.1 + 0.45 * (1 + math.cos(math.pi * min(1.0, (step - 5) / 20)))
+
+
+def _rates(scheduler_cls, optim_module, make, n_steps, *args, **kwargs):
+    """Both groups' lr at construction and after each of n_steps (optimizer.step(), then scheduler.step())."""
+    opt = optim_module.SGD([{"params": [make()]}, {"params": [make()], "lr": 0.5}], lr=0.1)
+    schedule = scheduler_cls(opt, *args, **kwargs)
+    rates = [[group["lr"] for group in opt.param_groups]]
+    for _ in range(n_steps):
+        opt.step()
+        schedule.step()
+        rates.append([group["lr"] for group in opt.param_groups])
+    return rates, schedule
+
+
+@pytest.mark.parametrize("name, args", [("CosineAnnealingLR", dict(T_max=6, eta_min=0.01)),
+                                        ("StepLR", dict(step_size=3, gamma=0.5)),
+                                        ("LinearLR", dict(start_factor=0.25, total_iters=4)),
+                                        ("MultiplicativeLR", dict(lr_lambda=lambda k: 0.9))])
+def test_the_learners_scheduler_base_builds_every_scheduler_with_torchs_rates(name, args):
+    """Their __init__ builds the framework's schedulers (in PyTorch's initial mode, so the schedules that compute
+    a rate from the previous one start at the optimizer's rates): every rate is torch 2.13's, bit for bit."""
+    ns = _solution("ex05_9")
+    _install("LRScheduler", ns["LRScheduler"])
+    got, schedule = _rates(getattr(tc.optim.lr_scheduler, name), tc.optim, lambda: tc.zeros(1, requires_grad=True),
+                           12, **args)
+    want, _ = _rates(getattr(torch.optim.lr_scheduler, name), torch.optim,
+                     lambda: torch.zeros(1, requires_grad=True), 12, **args)
+    assert got == want
+    assert schedule._step_count == 13 and schedule.last_epoch == 12 and schedule.base_lrs == [0.1, 0.5]
+    assert seams.calls()["LRScheduler"] == 1 + 13  # their __init__, its step() and the 12 steps
+
+
+def test_the_learners_scheduler_init_raises_torchs_type_error_and_a_resumed_schedule_stays_the_reference():
+    ns = _solution("ex05_9")
+    _install("LRScheduler", ns["LRScheduler"])
+    w = tc.zeros(1, requires_grad=True)
+    with pytest.raises(TypeError) as mine:
+        tc.optim.lr_scheduler.StepLR([w], step_size=2)
+    with pytest.raises(TypeError) as theirs:
+        torch.optim.lr_scheduler.StepLR([torch.zeros(1)], step_size=2)
+    assert str(mine.value) == str(theirs.value) == "list is not an Optimizer"
+    assert seams.calls()["LRScheduler"] == 1  # the learner's __init__ raised it
+    opt = tc.optim.SGD([w], lr=0.1)
+    with pytest.raises(KeyError, match="initial_lr"):  # resuming from last_epoch >= 0: the reference's check
+        tc.optim.lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
+    opt.param_groups[0]["initial_lr"] = 0.1
+    resumed = tc.optim.lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
+    assert resumed.last_epoch == 4 and resumed._step_count == 1
+
+
+def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_them():
+    ns = _solution("ex05_9")
+    _install("LRScheduler", ns["LRScheduler"])
+    _install("LambdaLR.get_lr", ns["LambdaLR"])
+    for lr_lambda in (_warmup_cosine, [_warmup_cosine, lambda k: 0.95 ** k]):
+        got, schedule = _rates(tc.optim.lr_scheduler.LambdaLR, tc.optim, lambda: tc.zeros(1, requires_grad=True),
+                               30, lr_lambda)
+        want, reference = _rates(torch.optim.lr_scheduler.LambdaLR, torch.optim,
+                                 lambda: torch.zeros(1, requires_grad=True), 30, lr_lambda)
+        assert got == want and schedule.get_last_lr() == reference.get_last_lr()
+    assert seams.calls()["LambdaLR.get_lr"] == 2 * 31
+    saved = schedule.state_dict()  # LambdaLR's own state_dict (PyTorch's: the functions are not saved)
+    assert saved["lr_lambdas"] == [None, None] and saved["last_epoch"] == 30
+    opt = tc.optim.SGD([{"params": [tc.zeros(1, requires_grad=True)]},
+                        {"params": [tc.zeros(1, requires_grad=True)], "lr": 0.5}], lr=0.1)
+    again = tc.optim.lr_scheduler.LambdaLR(opt, [_warmup_cosine, lambda k: 0.95 ** k])
+    again.load_state_dict(saved)
+    again.step()
+    reference.step()
+    assert again.get_last_lr() == reference.get_last_lr()
+    with pytest.raises(ValueError, match=r"^Expected 2 lr_lambdas, but got 1$"):
+        tc.optim.lr_scheduler.LambdaLR(opt, [_warmup_cosine])  # the framework's __init__ (only get_lr is theirs)
