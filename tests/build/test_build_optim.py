@@ -102,6 +102,39 @@ def test_the_learners_steps_agree_with_the_reference_on_every_option_they_cover(
     assert seams.calls()["SGD.step"] == 4 and seams.calls()["Adam.step"] == 8
 
 
+@pytest.mark.parametrize("name, options", [("Adam", dict(lr=0.05)), ("Adam", dict(lr=0.05, weight_decay=0.1)),
+                                           ("AdamW", dict(lr=0.05, weight_decay=0.1)),
+                                           ("AdamW", dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6, amsgrad=True)),
+                                           ("Adam", dict(lr=0.05, weight_decay=0.1, amsgrad=True))])
+def test_the_learners_adam_step_is_tc_optims_bit_for_bit_and_torchs_to_float32(name, options):
+    """Written in PyTorch 2.13's order (lerp_, addcmul_, the root over sqrt(1 - beta2**t), addcdiv_), their step
+    gives the reference's bits, AdamW's decoupled decay and amsgrad included (AdamW has no step of its own in
+    PyTorch 2.13: it is Adam with decoupled_weight_decay=True); torch's own numbers within a float32 rounding."""
+    ns = _solution("ex05_2", "ex05_3")
+    rng = np.random.default_rng(0)
+    start = rng.normal(size=(6, 4)).astype(np.float32)
+    grads = [rng.normal(size=(6, 4)).astype(np.float32) * 10.0 ** (-k % 3) for k in range(10)]
+
+    def run(lib, cls):
+        w = lib.tensor(start.copy(), requires_grad=True)
+        opt = cls([w], **options)
+        for g in grads:
+            w.grad = lib.tensor(g.copy())
+            opt.step()
+        return np.array(w.detach().tolist(), dtype=np.float32), opt
+
+    reference, _ = run(tc, getattr(tc.optim, name))
+    theirs, _ = run(torch, getattr(torch.optim, name))
+    _install("Optimizer", ns["Optimizer"])
+    _install("Adam.step", ns["Adam"])
+    mine, opt = run(tc, getattr(tc.optim, name))
+    assert seams.calls()["Adam.step"] == len(grads)
+    assert np.array_equal(mine, reference)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-6, atol=1e-7)
+    state = opt.state_dict()["state"][0]
+    assert set(state) == {"step", "exp_avg", "exp_avg_sq"} | ({"max_exp_avg_sq"} if options.get("amsgrad") else set())
+
+
 def test_what_the_exercise_does_not_cover_goes_to_the_reference():
     mine = []
 

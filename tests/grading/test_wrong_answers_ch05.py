@@ -183,7 +183,7 @@ def sgd(wrong):
 
 # ---- 05.3 Adam and AdamW -------------------------------------------------------------------------------------
 class _AdamWith(Adam):
-    """The solution's Adam with one `mistake` in its step."""
+    """The solution's Adam with one `mistake` in its step (it never reads `amsgrad`: "amsgrad ignored")."""
 
     mistake = ""
 
@@ -422,6 +422,7 @@ CATALOGUE = [
     ("05.3", adam("counts from zero"), ["after step 1 ", "the step counter was still 0"]),
     ("05.3", adam("AdamW as L2"), ["AdamW(lr=0.01, weight_decay=0.1)", "added to the gradient (L2, Adam's way)"]),
     ("05.3", adam("decay without lr"), ["shrank by weight_decay, not by lr * weight_decay"]),
+    ("05.3", adam("amsgrad ignored"), ["Adam(lr=0.01, amsgrad=True)", "amsgrad was ignored"]),
     ("05.3", (AdamIntegerStep, type("AdamW", (AdamW, AdamIntegerStep), {})),
      ["opt.state[p]['step'] to be a 0-d tensor"]),
     ("05.3", (AdamKeepsGradients, type("AdamW", (AdamW, AdamKeepsGradients), {})),

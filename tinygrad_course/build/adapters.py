@@ -426,14 +426,14 @@ def sgd_step(learner_class):
 
 
 def adam_step(learner_class):
-    """tc.optim.Adam.step and AdamW.step (AdamW is Adam with decoupled weight decay) run the learner's
-    Adam.step on the framework's optimizer; amsgrad, maximize and capturable groups stay the reference's."""
+    """tc.optim.Adam.step and so AdamW's (PyTorch 2.13's AdamW is Adam with `decoupled_weight_decay=True` and
+    no step of its own) run the learner's Adam.step on the framework's optimizer, amsgrad included; maximize
+    and capturable groups stay the reference's."""
     step = learner_class.step
     original = reference("Adam.step")
 
     def run(self, closure=None):
-        if any(group.get("amsgrad") or group.get("maximize") or group.get("capturable")
-               for group in self.param_groups):
+        if any(group.get("maximize") or group.get("capturable") for group in self.param_groups):
             return original(self, closure)
         return step(self, closure)
 

@@ -382,8 +382,9 @@ _COMPONENTS = [
               "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it",
               checks=("Optimizer", "SGD")),
     Component("Adam.step", "05", "ex05_3", "Adam", "Adam.step", adapters.adam_step,
-              "Adam(params, lr, betas, eps, weight_decay, decoupled_weight_decay).step(), moments in self.state[p]; "
-              "tc.optim.Adam and AdamW step through it", checks=("Adam", "AdamW")),
+              "Adam(params, lr, betas, eps, weight_decay, amsgrad, decoupled_weight_decay).step(), moments in "
+              "self.state[p]; tc.optim.Adam and AdamW (Adam with decoupled_weight_decay) step through it",
+              checks=("Adam", "AdamW")),
     Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm_", "clip_grad_norm_", adapters.clip_grad_norm,
               "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
               "tensor; nn.utils.clip_grad_norm_ runs it"),

@@ -328,7 +328,9 @@ def adam_step():
     l2 = _train(lambda ps: optim.Adam([{"params": ps[:1]}, {"params": ps[1:], "lr": 0.02}], lr=0.05,
                                       betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1))
     decoupled = _train(lambda ps: optim.AdamW(ps, lr=0.05, weight_decay=0.1))
-    return {**plain, **{f"l2_{k}": v for k, v in l2.items()}, **{f"w_{k}": v for k, v in decoupled.items()}}
+    ams = _train(lambda ps: optim.AdamW(ps, lr=0.05, weight_decay=0.1, amsgrad=True))
+    return {**plain, **{f"l2_{k}": v for k, v in l2.items()}, **{f"w_{k}": v for k, v in decoupled.items()},
+            **{f"ams_{k}": v for k, v in ams.items()}}
 
 
 def optimizer_base():

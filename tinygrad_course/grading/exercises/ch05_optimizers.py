@@ -350,6 +350,38 @@ def _check_weight_decay(t, Adam, AdamW):
                                     "p *= 1 - lr * weight_decay")])
 
 
+def _check_amsgrad(t, Adam, AdamW):
+    plain = _run_optimizer(lambda ps: tc.optim.Adam(ps, lr=0.01), n_steps=12)[2]
+    current = _run_optimizer(lambda ps: _AmsgradOfCurrentV(ps, lr=0.01, amsgrad=True), n_steps=12)[2]
+    ignored = [mistakes.custom(lambda g, e: np.allclose(g, plain, rtol=1e-5, atol=1e-7),
+                               "amsgrad was ignored: the step divides by the current v",
+                               "with amsgrad, keep max_exp_avg_sq = max(max_exp_avg_sq, v) and divide by its root"),
+               mistakes.custom(lambda g, e: np.allclose(g, current, rtol=1e-5, atol=1e-7),
+                               "the maximum was written into exp_avg_sq itself, so the average v no longer decays",
+                               "keep the maximum apart, in state['max_exp_avg_sq']; exp_avg_sq stays the average")]
+    for text, mine, reference in (
+            ("Adam(lr=0.01, amsgrad=True)", lambda ps: Adam(ps, lr=0.01, amsgrad=True),
+             lambda ps: tc.optim.Adam(ps, lr=0.01, amsgrad=True)),
+            ("AdamW(lr=0.01, weight_decay=0.1, amsgrad=True)", lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1,
+                                                                                amsgrad=True),
+             lambda ps: tc.optim.AdamW(ps, lr=0.01, weight_decay=0.1, amsgrad=True))):
+        model, opt, got = _run_optimizer(mine, n_steps=12)
+        t.close(got, _run_optimizer(reference, n_steps=12)[2], f"all parameters after 12 steps of {text} (compared "
+                "with tc.optim)", rtol=1e-4, atol=1e-5, mistakes=ignored)
+    kept = _state_vector(t, opt, model, ("max_exp_avg_sq",))["max_exp_avg_sq"]
+    t.true(kept is not None and np.all(kept >= 0), "opt.state[p]['max_exp_avg_sq'] (tc.optim.Adam's key) to hold "
+           "the largest v of each coordinate", hint="state['max_exp_avg_sq'] = tc.zeros_like(p) on the first step")
+
+
+class _AmsgradOfCurrentV(tc.optim.Adam):
+    """The mistake of writing the maximum into exp_avg_sq itself (`v = max(v_max, v)` kept as the average)."""
+
+    def step(self, closure=None):
+        super().step(closure)
+        for state in self.state.values():
+            state["exp_avg_sq"].copy_(state["max_exp_avg_sq"])
+
+
 @exercise("05.3", title="Adam and AdamW", points=4,
           forbidden=["tinygrad_course.optim.Adam", "tinygrad_course.optim.AdamW"])
 def adam_check(t, Adam, AdamW):
@@ -363,8 +395,8 @@ def adam_check(t, Adam, AdamW):
     opt = Adam(model.parameters(), lr=lr)
     groups = getattr(opt, "param_groups", None)
     t.true(isinstance(groups, list) and groups and all(k in groups[0] for k in ("lr", "betas", "eps", "weight_decay",
-                                                                                "decoupled_weight_decay")),
-           "Adam(params, lr=0.01).param_groups[0] to hold every option (lr, betas, eps, weight_decay, "
+                                                                                "amsgrad", "decoupled_weight_decay")),
+           "Adam(params, lr=0.01).param_groups[0] to hold every option (lr, betas, eps, weight_decay, amsgrad, "
            "decoupled_weight_decay)", hint="Adam.__init__ passes its options as the defaults to "
            "super().__init__(params, defaults); step() reads them from each group")
     _step_by_step(t, opt, model, ref_grads, ref_params, "Adam(model.parameters(), lr=0.01)", "tc.optim.Adam(lr=0.01)",
@@ -393,6 +425,7 @@ def adam_check(t, Adam, AdamW):
                                       "read lr (and every option) from each group inside the loop over "
                                       "self.param_groups")])
     _check_weight_decay(t, Adam, AdamW)
+    _check_amsgrad(t, Adam, AdamW)
     final = _trained_loss(lambda ps: Adam(ps, lr=0.01))
     t.true(final < 0.3, f"80 steps of your Adam (lr=0.01) to bring the digits' loss below 0.3 (got {final:.3f})")
 
