@@ -275,6 +275,7 @@ def test_the_learners_scheduler_init_raises_torchs_type_error_and_a_resumed_sche
 def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_them():
     ns = _solution("ex05_9")
     _install("LRScheduler", ns["LRScheduler"])
+    _install("LambdaLR.__init__", ns["LambdaLR"])
     _install("LambdaLR.get_lr", ns["LambdaLR"])
     for lr_lambda in (_warmup_cosine, [_warmup_cosine, lambda k: 0.95 ** k]):
         got, schedule = _rates(tc.optim.lr_scheduler.LambdaLR, tc.optim, lambda: tc.zeros(1, requires_grad=True),
@@ -282,7 +283,8 @@ def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_the
         want, reference = _rates(torch.optim.lr_scheduler.LambdaLR, torch.optim,
                                  lambda: torch.zeros(1, requires_grad=True), 30, lr_lambda)
         assert got == want and schedule.get_last_lr() == reference.get_last_lr()
-    assert seams.calls()["LambdaLR.get_lr"] == 2 * 31
+    assert seams.calls()["LambdaLR.get_lr"] == 2 * 31 and seams.calls()["LambdaLR.__init__"] == 2
+    assert schedule.lr_lambdas[1] is not schedule.lr_lambdas[0] and type(schedule) is tc.optim.lr_scheduler.LambdaLR
     saved = schedule.state_dict()  # LambdaLR's own state_dict (PyTorch's: the functions are not saved)
     assert saved["lr_lambdas"] == [None, None] and saved["last_epoch"] == 30
     opt = tc.optim.SGD([{"params": [tc.zeros(1, requires_grad=True)]},
@@ -293,4 +295,5 @@ def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_the
     reference.step()
     assert again.get_last_lr() == reference.get_last_lr()
     with pytest.raises(ValueError, match=r"^Expected 2 lr_lambdas, but got 1$"):
-        tc.optim.lr_scheduler.LambdaLR(opt, [_warmup_cosine])  # the framework's __init__ (only get_lr is theirs)
+        tc.optim.lr_scheduler.LambdaLR(opt, [_warmup_cosine])  # their __init__ raised it
+    assert seams.calls()["LambdaLR.__init__"] == 4

@@ -17,6 +17,7 @@ from ..methods.numpy_names import accepting_numpy_names
 from ..grading.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
+from ..optim.lr_scheduler.step_based import LambdaLR
 from ..seams import reference
 from ..shapes import Size
 from ..tensor_base import TensorBase
@@ -467,6 +468,12 @@ def lr_scheduler_base(learner_class):
         return getattr(learner_class, method)(self, *args, **kwargs)
 
     return run
+
+
+def lambda_lr_init(learner_class):
+    """LambdaLR(optimizer, lr_lambda, last_epoch) runs the learner's LambdaLR.__init__ on the framework's
+    scheduler: their `super().__init__(optimizer, last_epoch)` is the scheduler base's (theirs, once installed)."""
+    return as_method_of(learner_class, "__init__", LambdaLR)
 
 
 def clip_grad_norm(learner):

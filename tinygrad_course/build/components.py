@@ -397,6 +397,10 @@ _COMPONENTS = [
               "CosineAnnealingLR(optimizer, T_max, eta_min).get_lr() -> the lrs on the cosine at last_epoch; "
               "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets them", pure=True,
               checks=SCHEDULE_CELL),
+    Component("LambdaLR.__init__", "05", "ex05_9", "LambdaLR", "LambdaLR.__init__", adapters.lambda_lr_init,
+              "LambdaLR(optimizer, lr_lambda, last_epoch) keeps one function per group in lr_lambdas (PyTorch's "
+              "ValueError for a list of the wrong length), then the base's __init__; every "
+              "optim.lr_scheduler.LambdaLR is built by it", checks=SCHEDULE_CELL),
     Component("LambdaLR.get_lr", "05", "ex05_9", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
               "LambdaLR(optimizer, lr_lambda).get_lr() -> each group's base_lr times its lr_lambda(last_epoch); "
               "optim.lr_scheduler.LambdaLR (the GPT's warmup and cosine) sets them", pure=True,

@@ -6,7 +6,7 @@ the weight-decay groups, CausalSelfAttention, the GPT, the learning-rate schedul
 the earlier chapters' components (`extract`), then, in a child process, builds the learner's GPT (its Blocks,
 their CausalSelfAttention calling the learner's `attention` with the learner's mask), trains it with AdamW on
 the learner's parameter groups at the learner's `lr_at` rates (set by `LambdaLR`, the learner's chapter-05
-`LambdaLR.get_lr` on their `LRScheduler` base), and writes the logits of held-out windows and a
+`LambdaLR` on their `LRScheduler` base), and writes the logits of held-out windows and a
 sample drawn by the learner's `generate` (their key/value cache and sampling distribution). This process
 computes the validation loss from those logits and the held-out text itself; the run passes when that loss is
 within 2% of the reference's (`REFERENCE_LOSS`, the same model, initialisation, batches and steps on the
@@ -88,8 +88,8 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward",
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
-           "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.get_lr", "clip_grad_norm_", "pick", "log_softmax",
-           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
+           "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr", "clip_grad_norm_", "pick",
+           "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
 
 
 # ---- the text --------------------------------------------------------------------------------------------

@@ -74,8 +74,15 @@ def lambda_lr_probe():
         opt.step()
         schedule.step()
         lrs.append([group["lr"] for group in opt.param_groups])
-    return {"lrs": np.array(lrs), "last": np.array(schedule.get_last_lr())}
+    shared = optim.lr_scheduler.LambdaLR(opt, warmup)  # one function for both groups (from their current lrs)
+    try:  # PyTorch's ValueError for a list of the wrong length
+        optim.lr_scheduler.LambdaLR(opt, [warmup])
+        refused = False
+    except ValueError as error:
+        refused = str(error) == "Expected 2 lr_lambdas, but got 1"
+    return {"lrs": np.array(lrs), "last": np.array(schedule.get_last_lr()), "shared": np.array(shared.get_last_lr()),
+            "kept": np.array([len(schedule.lr_lambdas), len(shared.lr_lambdas)]), "refused": np.array([refused])}
 
 
 PROBES = {"LRScheduler": lr_scheduler_probe, "CosineAnnealingLR.get_lr": cosine_lr_probe,
-          "LambdaLR.get_lr": lambda_lr_probe}
+          "LambdaLR.__init__": lambda_lr_probe, "LambdaLR.get_lr": lambda_lr_probe}

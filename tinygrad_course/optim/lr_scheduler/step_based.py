@@ -12,23 +12,8 @@ from .base import LRScheduler, _saved_callables
 
 
 class _LambdaScheduler(LRScheduler):
-    """Shared by LambdaLR and MultiplicativeLR: one user function per param group, saved like PyTorch."""
-
-    _checks_callable = False  # PyTorch checks callables only in MultiplicativeLR
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        if self._checks_callable:
-            for fn in self.lr_lambdas:
-                if not callable(fn):
-                    raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        super().__init__(optimizer, last_epoch)
+    """Shared by LambdaLR and MultiplicativeLR: one user function per param group (`lr_lambdas`), saved like
+    PyTorch (plain functions are not saved)."""
 
     def state_dict(self):
         """The state; plain functions are not saved (callable objects save their `__dict__`), like PyTorch."""
@@ -45,8 +30,25 @@ class _LambdaScheduler(LRScheduler):
                 fn.__dict__.update(saved)
 
 
+def _one_per_group(optimizer, lr_lambda) -> list:
+    """`lr_lambda` for every param group, or a list (tuple) of one function per group (PyTorch's ValueError)."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
 class LambdaLR(_LambdaScheduler):
     """lr = initial_lr * lr_lambda(epoch); one function or one per param group."""
+
+    @component("LambdaLR.__init__")
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        """Keep one function per param group, then the base's bookkeeping (chapter 05's component
+        `LambdaLR.__init__`)."""
+        self.optimizer = optimizer
+        self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     @component("LambdaLR.get_lr")
     def get_lr(self):
@@ -57,7 +59,13 @@ class LambdaLR(_LambdaScheduler):
 class MultiplicativeLR(_LambdaScheduler):
     """Multiply the lr by `lr_lambda(epoch)` every epoch; one function or one per param group."""
 
-    _checks_callable = True
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         """The current lrs times lr_lambda(last_epoch)."""
