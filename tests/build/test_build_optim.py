@@ -297,3 +297,38 @@ def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_the
     with pytest.raises(ValueError, match=r"^Expected 2 lr_lambdas, but got 1$"):
         tc.optim.lr_scheduler.LambdaLR(opt, [_warmup_cosine])  # their __init__ raised it
     assert seams.calls()["LambdaLR.__init__"] == 4
+
+
+def test_the_gpt_milestone_sets_its_lr_at_rates_through_the_learners_lambda_lr():
+    """Chapter 10's milestone schedules the learner's lr_at with LambdaLR (factor lr_at / MAX_LR): built by their
+    LambdaLR.__init__ on their scheduler base, the rates from their get_lr, lr_at asked per group at construction
+    and after each step; the optimizer steps at exactly lr_at's rates (the float32 updates equal the old loop's)."""
+    from tinygrad_course.build import gpt_milestone as gm
+
+    assert {"LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr"} <= set(gm.EARLIER)
+    ns = _solution("ex05_9")
+    _install("LRScheduler", ns["LRScheduler"])
+    _install("LambdaLR.__init__", ns["LambdaLR"])
+    _install("LambdaLR.get_lr", ns["LambdaLR"])
+    asked, used = [], []
+
+    def lr_at(step, max_steps, max_lr=3e-3, warmup=20):
+        asked.append(step)
+        return gm._ref_lr_at(step, max_steps, max_lr, warmup)
+
+    original = tc.optim.AdamW.step
+
+    def recording(self, closure=None):
+        used.append([group["lr"] for group in self.param_groups])
+        return original(self, closure)
+
+    recording.hooked = True  # the step hooks' wrapper, which the scheduler's warning looks for
+    tc.optim.AdamW.step = recording
+    try:
+        gm.train({**gm.REFERENCE, "lr_at": lr_at}, steps=3)
+    finally:
+        tc.optim.AdamW.step = original
+    assert asked == [0, 0, 1, 1, 2, 2, 3, 3]  # one function for both groups (decayed and not)
+    want = [gm.MAX_LR * (gm._ref_lr_at(k, gm.STEPS, gm.MAX_LR, gm.WARMUP) / gm.MAX_LR) for k in range(3)]
+    assert used == [[w, w] for w in want]
+    assert seams.calls()["LambdaLR.__init__"] == 1 and seams.calls()["LambdaLR.get_lr"] == 4
