@@ -62,7 +62,7 @@ NUDGES: dict[str, str] = {
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
     "05.2": "the base only keeps books: groups of parameters with their options (the defaults fill the gaps), a state per parameter, and a numbered copy of both for saving; SGD's step reads its options from each group and follows a running velocity per parameter, not the raw gradient.",
-    "05.3": "Adam keeps running averages of the gradient and of its square; both start at zero, so early steps need a correction. Weight decay either joins the gradient (and gets averaged with it) or shrinks the weights directly, apart from the averages.",
+    "05.3": "Adam keeps running averages of the gradient and of its square; both start at zero, so early steps need a correction. Weight decay either joins the gradient (and gets averaged with it) or shrinks the weights directly, apart from the averages. AMSGrad remembers the largest second moment so far and divides by that one.",
     "05.4": "the norm is taken over all gradients together, as if they were one long vector; every gradient is then scaled by the same factor, and only when the norm is too large.",
     "05.5": "evaluation changes no weights and builds no graph; averages over a dataset must weight every sample equally, whatever the batch sizes.",
     "05.6": "remember the best loss seen so far and count the epochs since it last improved by more than min_delta.",
