@@ -130,6 +130,11 @@ def _registration(t, Module, Affine):
                           "rely on it")
     t.equal(str(error), "'Affine' object has no attribute 'missing'", what="the message of that AttributeError",
             hint="f\"'{type(self).__name__}' object has no attribute '{name}'\", Python's own wording")
+    copied = copy.deepcopy(layer)
+    t.true(list(copied.__dict__.get("_parameters", {})) == ["weight", "bias"] and copied.weight is not layer.weight,
+           "copy.deepcopy(layer) to give a layer with its own parameters under the same names",
+           hint="copying builds the object without calling __init__: __getattr__ must read the tables through "
+                "self.__dict__.get(...), which works even before they exist")
     layer.bias = None
     t.true("bias" in layer._parameters and layer._parameters["bias"] is None and layer.bias is None,
            "layer.bias = None to keep 'bias' in _parameters with the value None (as PyTorch's)",
@@ -246,11 +251,6 @@ def _traversal(t, Module, Affine, Net):
                 "would update them twice per step",
             hint="keep a set of the ids of what you yielded (and of the modules you visited) and skip repeats")
     t.equal(len(list(tied.modules())), 2, what="modules of that net", hint="named_modules yields each module once")
-    copied = copy.deepcopy(net)
-    t.true([n for n, _ in copied.named_parameters()] == expected and copied.first.weight is not net.first.weight,
-           "copy.deepcopy(net) to give a net with its own parameters under the same names",
-           hint="copying builds the object without calling __init__: __getattr__ must read the tables through "
-                "self.__dict__.get(...), which works even before they exist")
     calls = {"named_parameters": 0, "named_modules": 0, "named_children": 0}
 
     class Spy(Net):
