@@ -71,6 +71,14 @@ TOPICS = {
            ("train-eval", "train() and eval(): Dropout with inverted scaling, BatchNorm"),
            ("forward-hooks", "forward hooks to inspect shapes"),
            ("logits", "return raw logits; softmax and cross-entropy")],
+    "03b": [("parameter-subclass", "nn.Parameter inside: a Tensor subclass over its data's storage (_make_subclass), a "
+                                   "leaf that requires grad, registered because of its type"),
+            ("module-registration", "Module's tables: __setattr__ and __getattr__ over _parameters, _buffers and "
+                                    "_modules; register_parameter/register_module/register_buffer and their checks"),
+            ("module-walks", "the walks: named_modules, named_parameters, named_children as dotted names, each module "
+                             "and parameter once"),
+            ("module-state-modes", "state_dict/load_state_dict, train/eval, apply and zero_grad as walks over the "
+                                   "tables")],
     "04": [("dataset", "Dataset: __len__ and __getitem__"),
            ("labels-from-zero", "class labels start at 0"),
            ("dataloader-batching", "DataLoader: batching, ceil(N / B) steps, drop_last, shuffling for training only"),

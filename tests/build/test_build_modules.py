@@ -12,13 +12,14 @@ from tinygrad_course import build, seams
 from tinygrad_course.build import training_components
 from tinygrad_course.build.components import BY_NAME, GPT_PIECES, INIT, for_chapter
 from tinygrad_course.build.package import load, save
+from tinygrad_course.build import session
 from tinygrad_course.build.session import install
 
 from build_helpers import solution_cell
 
 SETUP = "import tinygrad_course as tc\nfrom tinygrad_course import nn\n"
-INIT_CELL = solution_cell("03_modules.ipynb", "ex03_5")
-GPT_CELL = solution_cell("03_modules.ipynb", "ex03_6")
+INIT_CELL = solution_cell("03_modules.ipynb", "ex03_4")
+GPT_CELL = solution_cell("03_modules.ipynb", "ex03_5")
 
 
 def _save_cell(folder, cell, names):
@@ -57,7 +58,7 @@ def test_an_init_without_its_gain_is_not_installed_and_the_reference_draws(tmp_p
         build.use_learner(tmp_path, quiet=True)
     messages = [str(w.message) for w in caught]
     assert len(messages) == len(INIT) and any(re.match(r"(?s)your init\.kaiming_uniform_ \(03_modules.ipynb, cell "
-                                                        r"ex03_5\) is not installed: its check failed: .*your bound "
+                                                        r"ex03_4\) is not installed: its check failed: .*your bound "
                                                         r"has no gain", m) for m in messages), messages
     tc.manual_seed(5)
     assert tc.equal(tc.nn.Linear(48, 30).weight.detach(), expected)
@@ -103,18 +104,23 @@ def test_an_embedding_forward_of_the_wrong_shape_is_named_and_the_reference_take
     assert tuple(out.shape) == (2, 3) and "Embedding.forward" not in seams.installed()
 
 
-MODULE_CELL = solution_cell("03_modules.ipynb", "ex03_2")
-MODULE_SETUP = SETUP + "from collections import OrderedDict\n"  # the released cell's state_dict uses it (cell ex03_1)
+MODULE_CELLS = {grade_id: solution_cell("03b_inside_module.ipynb", grade_id)
+                for grade_id in ("ex03b_1", "ex03b_2", "ex03b_3", "ex03b_4")}
+MODULE_SETUP = SETUP + "from collections import OrderedDict\n"  # the setup cell's: state_dict uses it
 
 
-def _save_module_cell(folder, cell):
-    for component in for_chapter("03"):
-        if component.defines in ("Parameter", "Module"):
-            save(folder, component, cell, [MODULE_SETUP], "03_modules.ipynb, a test cell")
+def _save_module_cells(folder, **replaced):
+    """Save chapter 03b's components, each from its own cell after the earlier ones (what build.record does):
+    03b.3's and 03b.4's cells add methods to the Module class of 03b.2's."""
+    cells = {**MODULE_CELLS, **replaced}
+    order = list(cells)
+    for component in for_chapter("03b"):
+        earlier = [MODULE_SETUP, *(cells[g] for g in order[:order.index(component.exercise)])]
+        save(folder, component, cells[component.exercise], earlier, "03b_inside_module.ipynb, a test cell")
 
 
 def test_every_parameter_a_layer_makes_is_the_learners_and_their_module_registers_it(tmp_path):
-    _save_module_cell(tmp_path, MODULE_CELL)
+    _save_module_cells(tmp_path)
     with build.use_learner(tmp_path, quiet=True):
         assert {"Parameter.__new__", "Parameter.__repr__", "Module.__setattr__"} <= set(seams.installed())
         tc.manual_seed(0)
@@ -139,14 +145,14 @@ def test_every_parameter_a_layer_makes_is_the_learners_and_their_module_register
 
 
 def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path):
-    wrong = MODULE_CELL.replace("return tc.Tensor._make_subclass(cls, data, requires_grad)",
-                                "return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)")
-    assert wrong != MODULE_CELL
-    _save_module_cell(tmp_path, wrong)
+    wrong = MODULE_CELLS["ex03b_1"].replace("return tc.Tensor._make_subclass(cls, data, requires_grad)",
+                                            "return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)")
+    assert wrong != MODULE_CELLS["ex03b_1"]
+    _save_module_cells(tmp_path, ex03b_1=wrong)
     with pytest.warns(UserWarning) as caught:
         build.use_learner(tmp_path, quiet=True)
     messages = [str(w.message) for w in caught]
-    assert any(re.match(r"(?s)your Parameter\.__new__ \(03_modules.ipynb, cell ex03_2\) is not installed: its check "
+    assert any(re.match(r"(?s)your Parameter\.__new__ \(03b_inside_module.ipynb, cell ex03b_1\) is not installed: its check "
                         r"failed: .*your Parameter copied the data", m) for m in messages), messages
     assert "Parameter.__new__" not in seams.installed()
     data = tc.ones(2)
@@ -157,7 +163,7 @@ def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path
 
 
 def test_every_parameter_and_submodule_is_registered_by_the_learners_register_methods(tmp_path):
-    _save_module_cell(tmp_path, MODULE_CELL)
+    _save_module_cells(tmp_path)
     with build.use_learner(tmp_path, quiet=True):
         assert {"Module.register_parameter", "Module.register_module"} <= set(seams.installed())
         model = tc.nn.Sequential(tc.nn.Linear(4, 3), tc.nn.Tanh(), tc.nn.Linear(3, 2, bias=False))
@@ -165,7 +171,7 @@ def test_every_parameter_and_submodule_is_registered_by_the_learners_register_me
         # nn.Sequential adds its modules with add_module, PyTorch's alias of their register_module
         assert _calls("Module.register_parameter") == 4 and _calls("Module.register_module") == 3
         assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias", "2.weight"]
-        with pytest.raises(KeyError, match=r"raised by your Module\.register_parameter \(03_modules") as error:
+        with pytest.raises(KeyError, match=r"raised by your Module\.register_parameter \(03b_inside_module") as error:
             model[0].register_parameter("a.b", tc.nn.Parameter(tc.ones(1)))
         assert error.value.args[0] == 'parameter name can\'t contain "."'  # PyTorch's words, then a note
         with pytest.raises(TypeError, match="^int is not a Module subclass"):
@@ -176,16 +182,49 @@ def test_every_parameter_and_submodule_is_registered_by_the_learners_register_me
 
 
 def test_a_register_parameter_that_takes_a_non_leaf_is_not_installed_and_the_reference_refuses_it(tmp_path):
-    wrong = MODULE_CELL.replace("if param is not None and param.grad_fn is not None:", "if False:")
-    assert wrong != MODULE_CELL
-    _save_module_cell(tmp_path, wrong)
+    wrong = MODULE_CELLS["ex03b_2"].replace("if param is not None and param.grad_fn is not None:", "if False:")
+    assert wrong != MODULE_CELLS["ex03b_2"]
+    _save_module_cells(tmp_path, ex03b_2=wrong)
     with pytest.warns(UserWarning) as caught:
         build.use_learner(tmp_path, quiet=True)
     messages = [str(w.message) for w in caught]
-    assert any(re.match(r"(?s)your Module\.register_parameter \(03_modules.ipynb, cell ex03_2\) is not installed: "
+    assert any(re.match(r"(?s)your Module\.register_parameter \(03b_inside_module.ipynb, cell ex03b_2\) is not installed: "
                         r"its check failed: .*for a p with a grad_fn: expected ValueError", m) for m in messages), messages
     assert "Module.register_parameter" not in seams.installed()
     odd = tc.nn.Parameter(tc.ones(2))
     odd.grad_fn = (tc.ones(2, requires_grad=True) * 2).grad_fn
     with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
         tc.nn.Module().register_parameter("w", odd)
+
+
+def test_the_walks_and_the_state_methods_added_in_later_cells_are_the_learners(tmp_path):
+    """03b.3's and 03b.4's cells add methods to 03b.2's class (`Module.train = train`): each is saved with that
+    class (and the methods added before it), checked and installed as nn.Module's."""
+    _save_module_cells(tmp_path)
+    saved = (tmp_path / "ch03b_module.py").read_text()  # one file per class: the last cell's holds all of it
+    assert "class Parameter(tc.Tensor):" in saved and "class Module:" in saved
+    assert "Module.named_parameters = named_parameters" in saved and "Module.train = train" in saved
+    with build.use_learner(tmp_path, quiet=True):
+        walks = {"Module.named_parameters", "Module.named_modules", "Module.state_dict", "Module.load_state_dict",
+                 "Module.train", "Module.apply"}
+        assert walks <= set(seams.installed())
+        model = tc.nn.Sequential(tc.nn.Linear(4, 3), tc.nn.Tanh(), tc.nn.Linear(3, 2))
+        assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        other = tc.nn.Sequential(tc.nn.Linear(4, 3), tc.nn.Tanh(), tc.nn.Linear(3, 2))
+        other.load_state_dict(model.state_dict())
+        assert tc.equal(other[2].weight, model[2].weight) and not other.eval().training and not other[0].training
+        assert other.apply(lambda m: None) is other
+        assert all(_calls(name) > 0 for name in walks)
+
+
+def test_a_cell_that_adds_methods_to_a_class_is_saved_as_those_methods_only():
+    """build.record's hook: 03b.2's class cell writes the registration components, 03b.3's cell (functions and
+    `Module.x = x` lines) the walks, never the other exercise's methods."""
+    wanted = {}
+    for c in for_chapter("03b"):
+        wanted.setdefault(c.defines, []).append(c)
+    for grade_id in ("ex03b_2", "ex03b_3", "ex03b_4"):
+        groups = session._cell_groups(session._defined_names(MODULE_CELLS[grade_id]), wanted)
+        assert [(name, {c.exercise for c in group}) for name, group in groups] == [("Module", {grade_id})]
+    (name, group), = session._cell_groups(session._defined_names(MODULE_CELLS["ex03b_1"]), wanted)
+    assert name == "Parameter" and {c.name for c in group} == {"Parameter.__new__", "Parameter.__repr__"}

@@ -184,7 +184,7 @@ def test_a_hidden_test_probe_keeps_the_inputs_and_drops_the_expected_values():
     assert probe.sites["h0"] == {"kind": "close", "what": "what it is", "rtol": 1e-3, "atol": 1e-6}
 
 
-@pytest.mark.parametrize("chapter", ["01", "02", "02b", "03", "04", "05", "05b", "06", "07", "08", "09", "99"])
+@pytest.mark.parametrize("chapter", ["01", "02", "02b", "03", "03b", "04", "05", "05b", "06", "07", "08", "09", "99"])
 def test_check_probes_compile_and_pass_no_expected_value(chapter):
     for module in check_modules(chapter):
         source = make_check_probe(inspect.getsource(importlib.import_module(module)))
@@ -207,7 +207,7 @@ def _plan_03(linear: str, dropout: str):
     data = json.loads((ROOT / "exercises" / "03_modules.ipynb").read_text())
     for cell in data["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        cell["source"] = {"ex03_1": linear, "ex03_3": dropout}.get(grade_id, cell["source"])
+        cell["source"] = {"ex03_1": linear, "ex03_2": dropout}.get(grade_id, cell["source"])
     return build_plan(solution, data)
 
 

@@ -155,146 +155,6 @@ class LinearOfPlainTensors(LinearOfZeros):
         self.bias = tc.empty(out_features).uniform_(-bound, bound).requires_grad_() if bias else None
 
 
-Parameter, Module = solution("03", "Parameter", "Module")
-
-
-def module(**wrong):
-    """The released (Parameter, Module) of exercise 03.2 with some replaced by wrong ones."""
-    right = {"Parameter": Parameter, "Module": Module}
-    return tuple(wrong.get(name, obj) for name, obj in right.items())
-
-
-class ParameterCopying(tc.Tensor):
-    def __new__(cls, data=None, requires_grad=True):
-        data = tc.empty(0) if data is None else data
-        return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)
-
-    def __repr__(self):
-        return "Parameter containing:\n" + super().__repr__()
-
-
-class ParameterWithoutGrad(ParameterCopying):
-    def __new__(cls, data=None, requires_grad=True):
-        return tc.Tensor._make_subclass(cls, tc.empty(0) if data is None else data)
-
-
-class ParameterAsPlainTensor(ParameterCopying):
-    def __new__(cls, data=None, requires_grad=True):
-        return (tc.empty(0) if data is None else data).detach().requires_grad_(requires_grad)
-
-
-class ParameterReprOnOneLine(ParameterCopying):
-    def __new__(cls, data=None, requires_grad=True):
-        return tc.Tensor._make_subclass(cls, tc.empty(0) if data is None else data, requires_grad)
-
-    def __repr__(self):
-        return "Parameter containing: " + tc.Tensor.__repr__(self)
-
-
-class ModuleOfFrameworkParameters(Module):
-    def __setattr__(self, name, value):
-        if isinstance(value, nn.Parameter):  # the framework's class, not the cell's own Parameter
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
-            object.__setattr__(self, name, value)
-
-
-class NamesWithoutPrefix(Module):
-    def named_parameters(self, prefix="", recurse=True):
-        for _, module in self.named_modules() if recurse else [("", self)]:
-            for name, p in module._parameters.items():
-                yield name, p
-
-
-class SharedTwice(Module):
-    def named_parameters(self, prefix="", recurse=True):
-        for module_prefix, module in self.named_modules(prefix=prefix) if recurse else [(prefix, self)]:
-            for name, p in module._parameters.items():
-                if p is not None:
-                    yield (module_prefix + "." if module_prefix else "") + name, p
-
-    def named_modules(self, memo=None, prefix=""):
-        yield prefix, self
-        for name, module in self._modules.items():
-            yield from module.named_modules(None, prefix + ("." if prefix else "") + name)
-
-
-class StateWithEveryBuffer(Module):
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        destination = OrderedDict() if destination is None else destination
-        for table in (self._parameters, self._buffers):
-            for name, t in table.items():
-                destination[prefix + name] = t if keep_vars else t.detach()
-        for name, module in self._modules.items():
-            module.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
-
-
-class TrainHereOnly(Module):
-    def train(self, mode=True):
-        self.training = mode
-        return self
-
-
-class GetattrWithBareMessage(Module):
-    def __getattr__(self, name):
-        for table in (self._parameters, self._buffers, self._modules):
-            if name in table:
-                return table[name]
-        raise AttributeError(name)
-
-
-class GetattrThroughSelf(Module):
-    def __getattr__(self, name):
-        for table in (self._parameters, self._buffers, self._modules):
-            if name in table:
-                return table[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-
-class WithAHelperMethod(Module):
-    def _tables(self):
-        return self._parameters, self._buffers, self._modules
-
-
-class SetattrSkippingRegister(Module):
-    def __setattr__(self, name, value):
-        if isinstance(value, Parameter):  # written into the table here: register_parameter's checks never run
-            self.__dict__.pop(name, None)
-            self._parameters[name] = value
-        else:
-            super().__setattr__(name, value)
-
-
-class RegisterWithoutChecks(Module):
-    def register_parameter(self, name, param):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        self._parameters[name] = param
-
-
-class RegisterModuleOverAnAttribute(Module):
-    def register_module(self, name, module):
-        if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        if "." in name:
-            raise KeyError(f'module name can\'t contain ".", got: {name}')
-        if name == "":
-            raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
-
-
-class RegisterWithBareMessages(Module):
-    def register_parameter(self, name, param):
-        if "." in name or name == "" or (hasattr(self, name) and name not in self._parameters):
-            raise KeyError(name)
-        if param is not None and (not isinstance(param, Parameter) or param.grad_fn is not None):
-            raise TypeError(name)
-        self._parameters[name] = param
-
-
 class _Dropout(nn.Module):
     def __init__(self, p=0.5):
         super().__init__()
@@ -415,7 +275,7 @@ _INIT = dict(zip(INIT, solution("03", *INIT)))
 
 
 def inits(**wrong):
-    """The solution's seven nn.init functions of exercise 03.5, with the wrong ones given by name."""
+    """The solution's seven nn.init functions of exercise 03.4, with the wrong ones given by name."""
     return tuple(wrong.get(name, _INIT[name]) for name in INIT)
 
 
@@ -521,62 +381,40 @@ CATALOGUE = [
     ("03.1", layers(ReLU=ReLUAsAbs), ["negative inputs became positive (abs)"]),
     ("03.1", layers(Sequential=SequentialInAList), ["list(Sequential(a, b, c)._modules): expected ['0', '1', '2'], got []"]),
     ("03.1", layers(Sequential=SequentialSliceAsList), ["seq[1:] to be a Sequential"]),
-    ("03.2", module(Parameter=ParameterCopying), ["your Parameter copied the data"]),
-    ("03.2", module(Parameter=ParameterWithoutGrad), ["Parameter(data).requires_grad to be True",
-                                                      "the loss does not go down"]),
-    ("03.2", module(Parameter=ParameterAsPlainTensor), ["type(Parameter(data)) to be your Parameter (got Tensor)"]),
-    ("03.2", module(Parameter=ParameterReprOnOneLine), ["repr(Parameter(data))", "the tensor's repr starts on the line after"]),
-    ("03.2", module(Module=ModuleOfFrameworkParameters), ["the parameters stayed plain attributes in __dict__"]),
-    ("03.2", module(Module=NamesWithoutPrefix), ["the names have no prefix"]),
-    ("03.2", module(Module=SharedTwice), ["a shared layer's parameters were listed twice"]),
-    ("03.2", module(Module=StateWithEveryBuffer), ["the non-persistent buffer 'cache' is in it"]),
-    ("03.2", module(Module=TrainHereOnly), ["expected train() to walk the submodules with self.children()"]),
-    ("03.2", module(Module=GetattrWithBareMessage), ["the message of that AttributeError", "got 'missing'"]),
-    ("03.2", module(Module=GetattrThroughSelf), ["recursed too deeply"]),
-    ("03.2", module(Module=WithAHelperMethod), ["no method nn.Module does not have (yours: _tables)"]),
-    ("03.2", module(Module=SetattrSkippingRegister), ["your __setattr__ wrote _parameters itself"]),
-    ("03.2", module(Module=RegisterWithoutChecks), ["layer.register_parameter('a.b', p)",
-                                                    "expected KeyError to be raised, but it returned None"]),
-    ("03.2", module(Module=RegisterModuleOverAnAttribute), ["layer.register_module('forward', m) (forward is a method)",
-                                                            "expected KeyError to be raised"]),
-    ("03.2", module(Module=RegisterWithBareMessages), ["the message of layer.register_parameter('a.b', p)'s KeyError",
-                                                       "got 'a.b'"]),
-    ("03.3", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
-    ("03.3", DropoutUnscaled, ["the kept values were not rescaled"]),
-    ("03.3", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
-    ("03.3", DropoutAlwaysOn, ["your Dropout still changes its input in eval mode"]),
-    ("03.4", LayerNormUnbiased, ["you divided by the unbiased variance (n - 1)", "input: x = "]),
-    ("03.4", LayerNormEpsOutside, ["eps was added to the standard deviation"]),
-    ("03.4", LayerNormWithoutAffine, ["the weight and bias were not applied"]),
-    ("03.5", inits(_calculate_fan_in_and_fan_out=fans_swapped), ["fan_in and fan_out are swapped"]),
-    ("03.5", inits(_calculate_fan_in_and_fan_out=fans_without_kernel), ["the kernel's size", "was not multiplied in"]),
-    ("03.5", inits(uniform_=uniform_without_bounds), ["your values lie in [0, 1): a and b were not used"]),
-    ("03.5", inits(uniform_=uniform_outside_no_grad), ["changing a parameter in place raised"]),
-    ("03.5", inits(normal_=normal_with_variance), ["std was used as the variance"]),
-    ("03.5", inits(kaiming_uniform_=kaiming_without_gain), ["your bound has no gain"]),
-    ("03.5", inits(kaiming_uniform_=kaiming_std_as_bound), ["your bound is the standard deviation"]),
-    ("03.5", inits(xavier_uniform_=xavier_fan_in_only), ["your bound uses fan_in alone"]),
-    ("03.5", inits(init_weights=init_fan_out), ["computed from fan_out"]),
-    ("03.5", inits(init_weights=init_xavier), ["Xavier/Glorot"]),
-    ("03.5", inits(init_weights=init_without_gain), ["the ReLU gain is missing"]),
-    ("03.5", inits(init_weights=init_keeping_biases), ["model[0].bias after apply", "the biases were not set to zero"]),
-    ("03.6", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
-    ("03.6", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
-    ("03.6", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
-    ("03.6", (Embedding, ModuleListInAList), ["the modules are not registered"]),
-    ("03.6", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
-    ("03.6", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
+    ("03.2", DropoutKeepsWithP, ["your Dropout keeps elements with probability p"]),
+    ("03.2", DropoutUnscaled, ["the kept values were not rescaled"]),
+    ("03.2", DropoutNaNAtOne, ["Dropout(1.0) in training mode", "dividing by 1 - p = 0 gave NaN"]),
+    ("03.2", DropoutAlwaysOn, ["your Dropout still changes its input in eval mode"]),
+    ("03.3", LayerNormUnbiased, ["you divided by the unbiased variance (n - 1)", "input: x = "]),
+    ("03.3", LayerNormEpsOutside, ["eps was added to the standard deviation"]),
+    ("03.3", LayerNormWithoutAffine, ["the weight and bias were not applied"]),
+    ("03.4", inits(_calculate_fan_in_and_fan_out=fans_swapped), ["fan_in and fan_out are swapped"]),
+    ("03.4", inits(_calculate_fan_in_and_fan_out=fans_without_kernel), ["the kernel's size", "was not multiplied in"]),
+    ("03.4", inits(uniform_=uniform_without_bounds), ["your values lie in [0, 1): a and b were not used"]),
+    ("03.4", inits(uniform_=uniform_outside_no_grad), ["changing a parameter in place raised"]),
+    ("03.4", inits(normal_=normal_with_variance), ["std was used as the variance"]),
+    ("03.4", inits(kaiming_uniform_=kaiming_without_gain), ["your bound has no gain"]),
+    ("03.4", inits(kaiming_uniform_=kaiming_std_as_bound), ["your bound is the standard deviation"]),
+    ("03.4", inits(xavier_uniform_=xavier_fan_in_only), ["your bound uses fan_in alone"]),
+    ("03.4", inits(init_weights=init_fan_out), ["computed from fan_out"]),
+    ("03.4", inits(init_weights=init_xavier), ["Xavier/Glorot"]),
+    ("03.4", inits(init_weights=init_without_gain), ["the ReLU gain is missing"]),
+    ("03.4", inits(init_weights=init_keeping_biases), ["model[0].bias after apply", "the biases were not set to zero"]),
+    ("03.5", (EmbeddingDetached, ModuleList), ["emb(idx) to be connected to the autograd graph"]),
+    ("03.5", (EmbeddingUniform, ModuleList), ["drawn uniformly, not from N(0, 1)"]),
+    ("03.5", (EmbeddingNegativePadding, ModuleList), ["Embedding(10, 4, padding_idx=-2).padding_idx: expected 8, got -2"]),
+    ("03.5", (Embedding, ModuleListInAList), ["the modules are not registered"]),
+    ("03.5", (Embedding, ModuleListExtendAnything), ["the message of ml.extend(3)'s TypeError", "ModuleList.extend should be called with an iterable"]),
+    ("03.5", (Embedding, ModuleListSliceAsList), ["ml[1:] to be a new ModuleList"]),
 ]
 
 
 def _name(exercise, wrong):
     if not isinstance(wrong, tuple):
         return wrong.__name__
-    if exercise == "03.2":
-        return next(w.__name__ for w, right in zip(wrong, module()) if w is not right)
-    if len(wrong) == len(INIT):  # exercise 03.5: the wrong one of the seven
+    if len(wrong) == len(INIT):  # exercise 03.4: the wrong one of the seven
         return next(w.__name__ for w, name in zip(wrong, INIT) if w is not _INIT[name])
-    if len(wrong) == 2:  # exercise 03.6: (Embedding, ModuleList)
+    if len(wrong) == 2:  # exercise 03.5: (Embedding, ModuleList)
         return next(w.__name__ for w, right in zip(wrong, (Embedding, ModuleList)) if w is not right)
     return next(w.__name__ for w, right in zip(wrong, layers()) if w is not right)
 
@@ -586,8 +424,8 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong if isinstance(wrong, tuple) else (wrong,), *phrases)
 
 
-NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": ("Parameter", "Module"), "03.3": "Dropout", "03.4": "LayerNorm",
-         "03.5": INIT, "03.6": ("Embedding", "ModuleList")}
+NAMES = {"03.1": ("Linear", "Tanh", "ReLU", "Sequential"), "03.2": "Dropout", "03.3": "LayerNorm",
+         "03.4": INIT, "03.5": ("Embedding", "ModuleList")}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "03")

@@ -34,9 +34,10 @@ class Component:
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
-             "02b": "02b_ops.ipynb"}
+             "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb"}
 
-# chapter 03's Module: each method the learner writes and its contract (PyTorch's), in the class's order
+# chapter 03b's Module: each method the learner writes and its contract (PyTorch's), in the class's order; the
+# exercise cell that writes it is MODULE_CELLS' (03b.2 the class and its tables, 03b.3 and 03b.4 methods added to it)
 MODULE_METHODS = (
     ("__init__", "(self) sets training=True and the empty _parameters, _buffers, _non_persistent_buffers_set and "
                  "_modules, without __setattr__"),
@@ -70,7 +71,12 @@ MODULE_METHODS = (
 
 LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.8) defines and checks
 SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 05's schedule cell (05.9) checks
-MODULE_CELL = ("Parameter", "Module")  # what chapter 03's Module cell defines (its check takes both)
+MODULE_CELL = ("Parameter", "Module")  # what chapter 03b's Module cells use (their checks take both)
+MODULE_CELLS = {"ex03b_2": ("__init__", "__setattr__", "__getattr__", "register_parameter", "register_module",
+                            "register_buffer"),
+                "ex03b_3": ("named_parameters", "parameters", "named_children", "children", "named_modules", "modules"),
+                "ex03b_4": ("state_dict", "load_state_dict", "train", "eval", "apply", "zero_grad")}
+MODULE_CELL_OF = {attr: grade_id for grade_id, attrs in MODULE_CELLS.items() for attr in attrs}
 
 # chapter 03's nn.init: each function the learner writes and its contract (PyTorch's)
 INIT_FUNCTIONS = (
@@ -295,50 +301,49 @@ _COMPONENTS = [
               adapters.method(nn.Sequential, "__getitem__"),
               "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
               "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
-    Component("Parameter.__new__", "03", "ex03_2", "Parameter", "Parameter.__new__",
+    Component("Parameter.__new__", "03b", "ex03b_1", "Parameter", "Parameter.__new__",
               adapters.method(nn.Parameter, "__new__"),
               "Parameter(data=None, requires_grad=True) -> a leaf of cls sharing data's storage (an empty tensor "
-              "for None), by tc.Tensor._make_subclass; every nn.Parameter a layer makes is made by it",
-              checks=MODULE_CELL),
-    Component("Parameter.__repr__", "03", "ex03_2", "Parameter", "Parameter.__repr__",
+              "for None), by tc.Tensor._make_subclass; every nn.Parameter a layer makes is made by it"),
+    Component("Parameter.__repr__", "03b", "ex03b_1", "Parameter", "Parameter.__repr__",
               adapters.method(nn.Parameter, "__repr__"),
               "repr(parameter) -> 'Parameter containing:\\n' + the tensor's repr; print(model.weight) shows it",
-              checks=MODULE_CELL, pure=True),
-    *[Component(f"Module.{attr}", "03", "ex03_2", "Module", f"Module.{attr}", adapters.module_method(attr),
+              pure=True),
+    *[Component(f"Module.{attr}", "03b", MODULE_CELL_OF[attr], "Module", f"Module.{attr}", adapters.module_method(attr),
                 f"Module.{attr}{contract}; every nn.Module runs it", checks=MODULE_CELL)
       for attr, contract in MODULE_METHODS],
-    Component("Dropout.__init__", "03", "ex03_3", "Dropout", "Dropout.__init__", adapters.method(nn.Dropout, "__init__"),
+    Component("Dropout.__init__", "03", "ex03_2", "Dropout", "Dropout.__init__", adapters.method(nn.Dropout, "__init__"),
               "Dropout(p=0.5, inplace=False) keeps p and inplace, ValueError for p outside [0, 1]; every nn.Dropout "
               "(and its channel-wise and alpha variants) is built by it"),
-    Component("Dropout.forward", "03", "ex03_3", "Dropout", "Dropout.forward", adapters.dropout_forward,
+    Component("Dropout.forward", "03", "ex03_2", "Dropout", "Dropout.forward", adapters.dropout_forward,
               "Dropout.forward(self, x) -> x with elements zeroed (p) and the rest scaled by 1/(1-p) in training"),
-    *[Component(f"init.{name}", "03", "ex03_5", name, f"init.{name}", adapters.same, f"{name}{contract}",
+    *[Component(f"init.{name}", "03", "ex03_4", name, f"init.{name}", adapters.same, f"{name}{contract}",
                 checks=INIT, pure=name == "_calculate_fan_in_and_fan_out") for name, contract in INIT_FUNCTIONS],
-    Component("init_weights", "03", "ex03_5", "init_weights", "init_weights", adapters.same,
+    Component("init_weights", "03", "ex03_4", "init_weights", "init_weights", adapters.same,
               "init_weights(module) for model.apply: Kaiming-normal Linear weights, zero biases; the lab initialises with it",
               checks=INIT),
-    Component("LayerNorm.__init__", "03", "ex03_4", "LayerNorm", "LayerNorm.__init__",
+    Component("LayerNorm.__init__", "03", "ex03_3", "LayerNorm", "LayerNorm.__init__",
               adapters.method(nn.LayerNorm, "__init__"),
               "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None) "
               "registers weight (ones) and bias (zeros), or None; every nn.LayerNorm is built by it"),
-    Component("LayerNorm.forward", "03", "ex03_4", "LayerNorm", "LayerNorm.forward",
+    Component("LayerNorm.forward", "03", "ex03_3", "LayerNorm", "LayerNorm.forward",
               adapters.method(nn.LayerNorm, "forward"),
               "LayerNorm.forward(self, input) -> (x - mean) / sqrt(var + eps) * weight + bias over the last "
               "len(normalized_shape) dims; every nn.LayerNorm runs it"),
-    Component("Embedding.__init__", "03", "ex03_6", "Embedding", "Embedding.__init__",
+    Component("Embedding.__init__", "03", "ex03_5", "Embedding", "Embedding.__init__",
               adapters.method(nn.Embedding, "__init__"),
               "Embedding(num_embeddings, embedding_dim, padding_idx=None, ..., _weight=None, _freeze=False, device=None, "
               "dtype=None) keeps the settings and registers the weight (then reset_parameters()); every nn.Embedding "
               "is built by it", checks=GPT_PIECES),
-    Component("Embedding.reset_parameters", "03", "ex03_6", "Embedding", "Embedding.reset_parameters",
+    Component("Embedding.reset_parameters", "03", "ex03_5", "Embedding", "Embedding.reset_parameters",
               adapters.method(nn.Embedding, "reset_parameters"),
               "reset_parameters(self) draws the weight from N(0, 1), the padding_idx row zero; nn.Embedding's",
               checks=GPT_PIECES),
-    Component("Embedding.forward", "03", "ex03_6", "Embedding", "Embedding.forward", adapters.embedding_forward,
+    Component("Embedding.forward", "03", "ex03_5", "Embedding", "Embedding.forward", adapters.embedding_forward,
               "Embedding.forward(self, input) -> the weight's rows at the integer indices, shape input.shape + "
               "(embedding_dim,); nn.Embedding's forward without padding_idx or max_norm", pure=True,
               checks=GPT_PIECES),
-    *[Component(f"ModuleList.{attr}", "03", "ex03_6", "ModuleList", f"ModuleList.{attr}",
+    *[Component(f"ModuleList.{attr}", "03", "ex03_5", "ModuleList", f"ModuleList.{attr}",
                 adapters.method(nn.ModuleList, attr), f"ModuleList.{attr}{contract}; every nn.ModuleList runs it",
                 checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,

@@ -26,9 +26,18 @@ def _defined(tree) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):  # `Module.x = f` binds no name
                         names.add(n.id)
     return names
+
+
+def _attached_to(node) -> str | None:
+    """The class a statement `Name.attr = value` adds a method to (chapter 03b's `Module.train = train`), else None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            return target.value.id
+    return None
 
 
 def _used(tree) -> set[str]:
@@ -65,8 +74,9 @@ def _parse(source: str):
     return ast.parse("\n".join(lines))
 
 
-def _providers(cells: list[str]) -> dict[str, tuple[str, set[str]]]:
-    """For each top-level name an earlier cell binds: (the statement's source, the names it uses)."""
+def _providers(cells: list[str]) -> dict[str, list[tuple[str, set[str]]]]:
+    """For each top-level name an earlier cell binds: the statements that make it, each as (its source, the names
+    it uses): the last one that binds the name, then every later `Name.attr = value` that adds a method to it."""
     provide = {}
     for source in cells:
         try:
@@ -78,8 +88,12 @@ def _providers(cells: list[str]) -> dict[str, tuple[str, set[str]]]:
                                                     if not l.lstrip().startswith(("%", "!"))), node)
             if text is None:
                 continue
+            uses = _used(node) if not isinstance(node, (ast.Import, ast.ImportFrom)) else set()
             for name in _defined(ast.Module(body=[node], type_ignores=[])):
-                provide[name] = (text, _used(node) if not isinstance(node, (ast.Import, ast.ImportFrom)) else set())
+                provide[name] = [(text, uses)]
+            owner = _attached_to(node)
+            if owner in provide:
+                provide[owner].append((text, uses - {owner}))
     return provide
 
 
@@ -97,10 +111,10 @@ def module_source(cell: str, earlier: list[str], header: str = "") -> str:
         if name in seen or name not in provide:
             continue
         seen.add(name)
-        text, uses = provide[name]
-        if text not in chosen:
-            chosen.append(text)
-        queue.extend(sorted(uses - seen - _BUILTINS))
+        for text, uses in provide[name]:
+            if text not in chosen:
+                chosen.append(text)
+            queue.extend(sorted(uses - seen - _BUILTINS))
     notebook_order = _statement_order(earlier)
     imports = [t for t in notebook_order if t in chosen and t.startswith(("import ", "from "))]
     order = [t for t in notebook_order if t in chosen and t not in imports]  # the notebook's order

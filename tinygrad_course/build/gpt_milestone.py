@@ -69,10 +69,10 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
-# chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
-# LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler base and LambdaLR's rates
-# (the schedule of the learner's lr_at), gradient clipping, log_softmax and
-# cross_entropy (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
+# chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03b's Parameter and Module, chapter
+# 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
+# base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
+# (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",

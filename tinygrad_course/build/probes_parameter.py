@@ -1,4 +1,4 @@
-"""The probe of chapter 03's `Parameter` (exercise 03.2): `nn.Parameter` made and printed inside the framework,
+"""The probe of chapter 03b's `Parameter` (exercise 03b.1): `nn.Parameter` made and printed inside the framework,
 by the layers and directly, compared with the reference's run."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The registration part of chapter 03's Module probe (exercise 03.2): `register_parameter` and `register_module`
+"""The registration part of chapter 03b's Module probe (exercise 03b.2): `register_parameter` and `register_module`
 (`add_module`) on the framework's own modules, what each stores and PyTorch's error for each bad name or value."""
 from __future__ import annotations
 

@@ -280,12 +280,38 @@ def check_component(name: str, learner_obj) -> str | None:
     return in_framework(name, learner_obj)
 
 
-def _defined_names(source: str) -> set[str]:
+def _defined_names(source: str) -> dict[str, set[str]]:
+    """The functions and classes a cell defines at its top level, each with the methods the cell gives it: a
+    class's own methods, and `Module.train = train` for a class an earlier cell defined (chapter 03b)."""
     try:
         tree = ast.parse("\n".join(l for l in source.splitlines() if not l.lstrip().startswith(("%", "!"))))
     except SyntaxError:
-        return set()
-    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        return {}
+    found = {}
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef):
+            found.setdefault(n.name, set()).update(
+                b.name for b in n.body if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        elif isinstance(n, ast.FunctionDef):
+            found.setdefault(n.name, set())
+        elif (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute)
+              and isinstance(n.targets[0].value, ast.Name)):
+            found.setdefault(n.targets[0].value.id, set()).add(n.targets[0].attr)
+    return found
+
+
+def _cell_groups(defined: dict[str, set[str]], wanted: dict[str, list]) -> list[tuple[str, list]]:
+    """The components a cell writes, one group per (name, exercise): a name that several exercises write
+    (chapter 03b's Module, a method group each) goes to the exercises whose methods the cell gives it."""
+    groups = []
+    for name in sorted(set(defined) & set(wanted)):
+        by_exercise = {}
+        for c in wanted[name]:
+            by_exercise.setdefault(c.exercise, []).append(c)
+        for group in by_exercise.values():
+            if len(by_exercise) == 1 or any(c.name.partition(".")[2] in defined[name] for c in group):
+                groups.append((name, group))
+    return groups
 
 
 def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
@@ -314,8 +340,7 @@ def record(chapter: str, folder=DEFAULT_FOLDER, notebook: str | None = None):
         if not result.success or not wanted:
             return
         verdicts = {}  # one run of a cell's check decides all the components it defines
-        for name in sorted(_defined_names(source) & set(wanted)):
-            group = wanted[name]
+        for name, group in _cell_groups(_defined_names(source), wanted):
             component = group[-1]
             if is_stub(source):  # the exercise's stub: never installed, the reference runs
                 print(f"[build] {name} is still the exercise's stub (it raises NotImplementedError): not saved; "

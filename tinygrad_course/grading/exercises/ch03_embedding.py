@@ -1,4 +1,4 @@
-"""Chapter 03, the GPT's pieces (03.6): checks for the learner's `Embedding` (the table, its initialisation, the
+"""Chapter 03, the GPT's pieces (03.5): checks for the learner's `Embedding` (the table, its initialisation, the
 lookup and its summed gradient, `from_pretrained`'s table) and `ModuleList` (registration, indexing, slicing,
 append, extend), then a model with a head tied to the table that learns the next token."""
 import numpy as np
@@ -14,7 +14,7 @@ def _param_names(module):
     return sorted(name for name, _ in module.named_parameters())
 
 
-# --- 03.6 -------------------------------------------------------------------------------------------------
+# --- 03.5 -------------------------------------------------------------------------------------------------
 def _embedding(t, Embedding):
     t.true(isinstance(Embedding, type) and issubclass(Embedding, tc.nn.Module),
            "Embedding to be a subclass of tc.nn.Module", hint="class Embedding(nn.Module)")
@@ -106,7 +106,7 @@ def _module_list(t, ModuleList):
 
 # F.embedding is allowed: since chapter 02b its lookup is the learner's own Embedding op, and PyTorch's
 # nn.Embedding.forward is that call
-@exercise("03.6", title="Embedding and ModuleList: the GPT's lookup table and list of blocks", points=3)
+@exercise("03.5", title="Embedding and ModuleList: the GPT's lookup table and list of blocks", points=3)
 def embedding_check(t, Embedding, ModuleList):
     _embedding(t, Embedding)
     _module_list(t, ModuleList)

@@ -1,4 +1,4 @@
-"""Chapter 03, nn.init (03.5): checks for the learner's `_calculate_fan_in_and_fan_out`, `uniform_`, `normal_`,
+"""Chapter 03, nn.init (03.4): checks for the learner's `_calculate_fan_in_and_fan_out`, `uniform_`, `normal_`,
 `zeros_`, `kaiming_uniform_` and `xavier_uniform_` in PyTorch's shape (each draw compared with the tensor's own
 after the same seed, nn.Linear's default weight among them) and the `init_weights` that `model.apply` runs."""
 import numpy as np
@@ -9,7 +9,7 @@ from .. import mistakes
 from ..registry import exercise
 
 
-# --- 03.5 -------------------------------------------------------------------------------------------------
+# --- 03.4 -------------------------------------------------------------------------------------------------
 
 
 def _in_place(t, name, fn, tensor, *args):
@@ -124,7 +124,7 @@ def _kaiming_xavier(t, kaiming_uniform_, xavier_uniform_):
             "weight drawn after the same seed", rtol=1e-5, atol=1e-7)
 
 
-@exercise("03.5", title="nn.init's initialisers, and Kaiming initialization with apply", points=4,
+@exercise("03.4", title="nn.init's initialisers, and Kaiming initialization with apply", points=4,
           forbidden=["tinygrad_course.nn.init.kaiming_normal_", "tinygrad_course.nn.init.uniform_",
                      "tinygrad_course.nn.init.normal_", "tinygrad_course.nn.init.zeros_",
                      "tinygrad_course.nn.init.kaiming_uniform_", "tinygrad_course.nn.init.xavier_uniform_",
