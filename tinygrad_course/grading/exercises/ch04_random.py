@@ -41,15 +41,15 @@ def _array(t, got, what, shape, dtype):
             hint="float32 values for dtype float32, float64 values for float64 (astype(dtype) at the end)")
 
 
-def _values(t, got, want, what, *, tolerance=0.0, why=None, hint=None):
-    """Fail with the first element of `got` that differs from `want` (by more than `tolerance`)."""
+def _values(t, got, want, what, *, tolerance=0.0, why=None, hint=None, allowance="for log, sin and cos's last bits"):
+    """Fail with the first element of `got` that differs from `want` (by more than `tolerance`, the `allowance`)."""
     got, want = np.asarray(got, np.float64).reshape(-1), np.asarray(want, np.float64).reshape(-1)
     bad = np.flatnonzero(~(np.abs(got - want) <= tolerance))
     if bad.size:
         i = int(bad[0])
-        allowed = f" (more than the {tolerance:.2g} allowed for log, sin and cos's last bits)" if tolerance else ""
-        t.fail(what, f"element {i} (flat) is {got[i]!r}, PyTorch's is {want[i]!r}{allowed}; {bad.size} of "
-                     f"{want.size} values differ" + (f": {why}" if why else ""), hint=hint)
+        allowed = f" (more than the {tolerance:.2g} allowed {allowance})" if tolerance else ""
+        t.fail(what, f"element {i} (flat) is {float(got[i])!r}, PyTorch's is {float(want[i])!r}{allowed}; {bad.size} of "
+                     f"{want.size} values are not PyTorch's" + (f"\n  what went wrong: {why}" if why else ""), hint=hint)
 
 
 # ---- wrong answers the check recognises (computed from the same words) ----------------------------------
@@ -101,6 +101,7 @@ def _normal_mistake(got, seed, n, mean, std):
     u = (words & np.uint32(0xFFFFFF)).astype(np.float64) * 2.0 ** -24
     flat = (np.asarray(got, np.float64).reshape(-1) - mean) / std
     k = n // 16 * 16
+    m = n - 16 if n % 16 else n  # the values of the full blocks that the last 16 do not overwrite
     mistakes = {
         "sine and cosine are swapped: PyTorch puts radius * cos(theta) in the first 8 of each block of 16 and "
         "radius * sin(theta) in the last 8": dict(swapped=True),
@@ -111,9 +112,9 @@ def _normal_mistake(got, seed, n, mean, std):
         "the radius sqrt(-2 log(u1)) is missing: cos and sin alone lie in [-1, 1]": dict(no_radius=True),
     }
     for why, kind in mistakes.items():
-        if np.allclose(flat[:k], _block_normals(u[:k], **kind), rtol=0, atol=1e-4):
+        if np.allclose(flat[:m], _block_normals(u[:k], **kind)[:m], rtol=0, atol=1e-4):
             return why
-    if n % 16 and np.allclose(flat[:k], _block_normals(u[:k]), rtol=0, atol=1e-4):
+    if n % 16 and np.allclose(flat[:m], _block_normals(u[:k])[:m], rtol=0, atol=1e-4):
         again = _block_normals(u[n - 16:n])
         if np.allclose(flat[n - 16:], again, rtol=0, atol=1e-4):
             return ("the last 16 values come from the last 16 of the n uniforms: PyTorch draws 16 new uniforms for them "
@@ -124,6 +125,12 @@ def _normal_mistake(got, seed, n, mean, std):
                     "then 16 more for the last 16 values")
         return "the full blocks are right, the last n % 16 values are not: PyTorch recomputes the last 16 from 16 new uniforms"
     return None
+
+
+def _cosines_only(seed, n):
+    """The scalar path's first `n` values when every value draws a new pair (the cached sine never used)."""
+    u = (_Framework().manual_seed(seed)._engine.random64(2 * n) & np.uint64(2 ** 53 - 1)) * 2.0 ** -53
+    return np.sqrt(-2.0 * np.log1p(-u[1::2])) * np.cos(2.0 * np.pi * u[0::2])
 
 
 def _permutation_mistake(got, seed, n):
@@ -152,14 +159,36 @@ def _permutation_mistake(got, seed, n):
     return None
 
 
+class _Delegated(Exception):
+    """Raised in place of the framework's own draw while the check runs the learner's methods."""
+
+
+def _refusing(attr):
+    def refuse(self, *args, **kwargs):
+        raise _Delegated(attr)
+    return refuse
+
+
 @exercise("04.10", title="where a shuffle comes from: PyTorch's uniform, normal and randperm draws", points=4,
           forbidden=_FORBIDDEN)
 def generator_check(t, Generator):
     t.true(isinstance(Generator, type) and issubclass(Generator, _Framework),
            "Generator to be a class that subclasses tc.Generator", hint="class Generator(tc.Generator): ...")
     for attr in ("uniform", "normal", "permutation"):
-        t.true(attr in vars(Generator), f"your Generator to define {attr} itself",
+        t.true(any(attr in vars(klass) for klass in Generator.__mro__ if not klass.__module__.startswith("tinygrad_course")),
+               f"your Generator to define {attr} itself",
                hint=f"write def {attr}(self, ...) in the class body")
+    # the framework's own draws refuse while the learner's methods run: they are what the learner replaces
+    try:
+        with seams.replaced({f"Generator.{attr}": _refusing(attr) for attr in ("uniform", "normal", "permutation")}):
+            _draws(t, Generator)
+    except _Delegated as error:
+        t.fail("your Generator's draws", f"they call the framework's own Generator.{error} (through super(), "
+                                          "tc.rand, tc.randn or tc.randperm), which build mode replaces with yours",
+               hint="make every value from the words of self._engine (words32, random32, random64)")
+
+
+def _draws(t, Generator):
 
     # uniform: 24 bits per float32, 53 per float64, scaled as PyTorch's fused kernel does
     for seed, a, b, shape, dtype in ((0, 0, 1, (6,), _F32), (1, -0.5, 2.0, (3, 400), _F32),
@@ -175,7 +204,7 @@ def generator_check(t, Generator):
     got = Generator().manual_seed(4).uniform(-0.5, 2.0, (300,), _F64)
     _array(t, got, call, (300,), _F64)
     want = _reference("uniform", 4, -0.5, 2.0, (300,), _F64)
-    _values(t, got, want, call, tolerance=2.0 ** -50,
+    _values(t, got, want, call, tolerance=2.0 ** -50, allowance="for the last bit of a float64 x * (b - a) + a",
             hint="53 bits of a 64-bit draw: (self._engine.random64(n) & (2**53 - 1)) * 2.0**-53, then x * (b - a) + a")
     call = "Generator().manual_seed(5).uniform(1000000.0, 1000001.0, (400,), np.float32)"
     got = Generator().manual_seed(5).uniform(1e6, 1e6 + 1, (400,), _F32)
@@ -205,12 +234,15 @@ def generator_check(t, Generator):
                 f"g = Generator().manual_seed(10)")
         _array(t, got, call, (n,), _F64)
         _values(t, got, want, call, tolerance=1e-12,
-                why=("fewer than 16 values take PyTorch's scalar path: one pair from two 53-bit uniforms, theta = 2 pi "
-                     "u1 and radius = sqrt(-2 log1p(-u2)), cos returned and r * sin kept in self._next_double for the "
-                     "next value" if k == 0 else
+                why=(("each value drew a new pair: PyTorch returns the pair's sine value, kept in self._next_double, "
+                      "as the next value" if k == 0 and np.allclose(got, _cosines_only(10, n), rtol=0, atol=1e-9) else
+                      "fewer than 16 values take PyTorch's one-at-a-time path, not the blocks of 16: float64 pairs "
+                      "from two 53-bit uniforms each, the cosine value returned and the sine value kept in "
+                      "self._next_double for the next value") if k == 0 else
                      "a value kept in self._next_double by the last call comes first (and is then cleared)"),
-                hint="with n < 16 (or not contiguous): for each value, take self._next_double if it is not None, else "
-                     "draw a pair and keep its sine value in self._next_double")
+                hint="with n < 16 (or not contiguous), for each value: self._next_double if it is not None (then set "
+                     "it to None), else u1, u2 = two 53-bit uniforms, r = sqrt(-2 log1p(-u2)), theta = 2 pi u1: return "
+                     "r cos(theta) and keep r sin(theta) in self._next_double")
     call = "Generator().manual_seed(11).normal(0.5, 2.0, (20,), np.float32, contiguous=False)"
     got = Generator().manual_seed(11).normal(0.5, 2.0, (20,), _F32, contiguous=False)
     _array(t, got, call, (20,), _F32)
