@@ -72,12 +72,14 @@ def test_the_solutions_draws_are_pytorchs():
         want = torch.empty(n).uniform_(a, b).numpy()
         assert np.array_equal(mine().manual_seed(seed).uniform(a, b, (n,), np.float32), want)
     torch.manual_seed(3)
-    assert np.array_equal(mine().manual_seed(3).uniform(0, 1, (300,), np.float64), torch.rand(300, dtype=torch.float64).numpy())
+    want = torch.rand(300, dtype=torch.float64).numpy()
+    assert np.array_equal(mine().manual_seed(3).uniform(0, 1, (300,), np.float64), want)
     for seed, n in ((4, 1), (5, 2), (6, 1437), (7, 10000)):
         torch.manual_seed(seed)
         assert mine().manual_seed(seed).permutation(n).tolist() == torch.randperm(n).tolist()
-    for seed, n, dtype, tol in ((8, 100007, torch.float32, 1e-5), (9, 37, torch.float32, 1e-5), (10, 5, torch.float32, 1e-6),
-                                (11, 41, torch.float64, 1e-12), (12, 7, torch.float64, 1e-12)):
+    for seed, n, dtype, tol in ((8, 100007, torch.float32, 1e-5), (9, 37, torch.float32, 1e-5),
+                                (10, 5, torch.float32, 1e-6), (11, 41, torch.float64, 1e-12),
+                                (12, 7, torch.float64, 1e-12)):
         torch.manual_seed(seed)
         want = torch.randn(n, dtype=dtype).numpy()
         got = mine().manual_seed(seed).normal(0.0, 1.0, (n,), np.dtype(str(dtype).split(".")[1]))
@@ -94,7 +96,8 @@ def test_use_learner_makes_every_shuffle_and_initial_weight_the_learners_and_pyt
     assert np.array_equal(layer.weight.detach().numpy(), reference.weight.detach().numpy())
     assert np.array_equal(layer.bias.detach().numpy(), reference.bias.detach().numpy())
     g, tg = tc.Generator().manual_seed(5), torch.Generator().manual_seed(5)
-    ours = [b.tolist() for _ in range(2) for b in tc.utils.data.DataLoader(range(23), batch_size=8, shuffle=True, generator=g)]
+    ours = [b.tolist() for _ in range(2)
+            for b in tc.utils.data.DataLoader(range(23), batch_size=8, shuffle=True, generator=g)]
     theirs = [b.tolist() for _ in range(2) for b in torch.utils.data.DataLoader(range(23), batch_size=8, shuffle=True,
                                                                                   generator=tg)]
     assert ours == theirs

@@ -40,7 +40,8 @@ WRONG = [
     ([("            out = (x.astype(np.float64) * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)",
        "            out = x * (hi - lo) + lo")],
      r"x \* \(b - a\) \+ a was rounded twice .*: PyTorch's compiled kernel rounds it once"),
-    ([("        out[out == hi] = lo\n", "")], r"values equal b = 1000001.0: near b, x \* \(b - a\) \+ a rounds up to b"),
+    ([("        out[out == hi] = lo\n", "")],
+     r"values equal b = 1000001.0: near b, x \* \(b - a\) \+ a rounds up to b"),
     # normal
     ([("radius * np.cos(theta), radius * np.sin(theta)", "radius * np.sin(theta), radius * np.cos(theta)")],
      r"sine and cosine are swapped"),
@@ -50,7 +51,8 @@ WRONG = [
     ([(_BLOCK, "    radius = np.sqrt(-2 * np.log(1 - u[:, 0::2]))\n    theta = 2 * np.pi * u[:, 1::2]\n"
                "    return np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=2).reshape(-1)")],
      r"the pairs are interleaved"),
-    ([("out[n - 16:] = box_muller_16(unit_floats(self._engine, 16, dtype))", "out[n - 16:] = box_muller_16(u[n - 16:])")],
+    ([("out[n - 16:] = box_muller_16(unit_floats(self._engine, 16, dtype))",
+       "out[n - 16:] = box_muller_16(u[n - 16:])")],
      r"the last 16 values come from the last 16 of the n uniforms: PyTorch draws 16 new uniforms"),
     ([("    if generator._next_double is not None:\n", "    if False:\n")],
      r"each value drew a new pair: PyTorch returns the pair's sine value, kept in self._next_double"),

@@ -48,8 +48,9 @@ def _values(t, got, want, what, *, tolerance=0.0, why=None, hint=None, allowance
     if bad.size:
         i = int(bad[0])
         allowed = f" (more than the {tolerance:.2g} allowed {allowance})" if tolerance else ""
-        t.fail(what, f"element {i} (flat) is {float(got[i])!r}, PyTorch's is {float(want[i])!r}{allowed}; {bad.size} of "
-                     f"{want.size} values are not PyTorch's" + (f"\n  what went wrong: {why}" if why else ""), hint=hint)
+        wrong = f"\n  what went wrong: {why}" if why else ""
+        t.fail(what, f"element {i} (flat) is {float(got[i])!r}, PyTorch's is {float(want[i])!r}{allowed}; "
+                     f"{bad.size} of {want.size} values are not PyTorch's{wrong}", hint=hint)
 
 
 # ---- wrong answers the check recognises (computed from the same words) ----------------------------------
@@ -117,13 +118,14 @@ def _normal_mistake(got, seed, n, mean, std):
     if n % 16 and np.allclose(flat[:m], _block_normals(u[:k])[:m], rtol=0, atol=1e-4):
         again = _block_normals(u[n - 16:n])
         if np.allclose(flat[n - 16:], again, rtol=0, atol=1e-4):
-            return ("the last 16 values come from the last 16 of the n uniforms: PyTorch draws 16 new uniforms for them "
-                    "after the n it drew first")
+            return ("the last 16 values come from the last 16 of the n uniforms: PyTorch draws 16 new uniforms "
+                    "for them after the n it drew first")
         early = _block_normals(u[k:k + 16])
         if np.allclose(flat[n - 16:], early, rtol=0, atol=1e-4):
             return ("the last 16 values were drawn right after the full blocks: PyTorch first draws all n uniforms, "
                     "then 16 more for the last 16 values")
-        return "the full blocks are right, the last n % 16 values are not: PyTorch recomputes the last 16 from 16 new uniforms"
+        return ("the full blocks are right, the last n % 16 values are not: PyTorch recomputes the last 16 from 16 "
+                "new uniforms")
     return None
 
 
@@ -140,7 +142,8 @@ def _permutation_mistake(got, seed, n):
     for i, w in enumerate(words):
         z = w % (n - i)
         perm[i], perm[z] = perm[z], perm[i]
-    variants["the swap partner is random() % (n - i) counted from 0: PyTorch counts it from i (swap i with i + z)"] = perm
+    variants["the swap partner is random() % (n - i) counted from 0: PyTorch counts it from i (swap i with "
+             "i + z)"] = perm
     perm = list(range(n))
     for i, w in enumerate(words):
         z = i + w % n
@@ -175,8 +178,8 @@ def generator_check(t, Generator):
     t.true(isinstance(Generator, type) and issubclass(Generator, _Framework),
            "Generator to be a class that subclasses tc.Generator", hint="class Generator(tc.Generator): ...")
     for attr in ("uniform", "normal", "permutation"):
-        t.true(any(attr in vars(klass) for klass in Generator.__mro__ if not klass.__module__.startswith("tinygrad_course")),
-               f"your Generator to define {attr} itself",
+        own = [klass for klass in Generator.__mro__ if not klass.__module__.startswith("tinygrad_course")]
+        t.true(any(attr in vars(klass) for klass in own), f"your Generator to define {attr} itself",
                hint=f"write def {attr}(self, ...) in the class body")
     # the framework's own draws refuse while the learner's methods run: they are what the learner replaces
     try:
@@ -189,7 +192,7 @@ def generator_check(t, Generator):
 
 
 def _draws(t, Generator):
-
+    """The learner's three draws on fixed seeds, each compared with the framework's own on a generator seeded alike."""
     # uniform: 24 bits per float32, 53 per float64, scaled as PyTorch's fused kernel does
     for seed, a, b, shape, dtype in ((0, 0, 1, (6,), _F32), (1, -0.5, 2.0, (3, 400), _F32),
                                      (2, -0.25, 0.25, (1000,), _F32), (3, 0, 1, (2, 5), _F64)):
