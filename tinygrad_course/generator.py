@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import seams
 from ._backend import CPU, array_module, canonical_device, cupy_module
 from ._random_math import fisher_yates, fma32, fma64, log_f64, standard_normals_f32
 from .mt19937 import MT19937
@@ -203,6 +204,12 @@ class Generator:
             return np.arange(n, dtype=np.int64)
         return fisher_yates(self._engine.random32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64))
 
+
+# chapter 04's exercise: the learner writes the three draws the course's models make (nn.init's uniform and
+# normal, RandomSampler's randperm); installing one sets Generator's own attribute (a slot), so the reference
+# path calls nothing extra
+LEARNER_METHODS = ("uniform", "normal", "permutation")
+seams.offer_methods(Generator, LEARNER_METHODS, "Generator.")
 
 class _CudaSampler:
     """Draws from a CuPy RandomState (`None`: CuPy's global one), on the GPU, with the CPU generator's methods."""

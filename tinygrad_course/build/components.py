@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
-from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_views
+from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_random
+from . import adapters_views
 
 
 @dataclass(frozen=True)
@@ -376,6 +377,17 @@ _COMPONENTS = [
     Component("DataLoader.__len__", "04", "ex04_9", "DataLoader", "DataLoader.__len__", adapters.dataloader_len,
               "DataLoader.__len__(self) -> the length of its batch sampler (or sampler); len(DataLoader) of a map-style "
               "dataset", pure=True),
+    # chapter 04's random draws: the learner's Generator methods become tc.Generator's own (method slots)
+    *[Component(f"Generator.{attr}", "04", "ex04_10", "Generator", f"Generator.{attr}",
+                adapters_random.generator_method(attr), f"Generator.{attr}{contract}") for attr, contract in (
+        ("uniform", "(self, a, b, shape, dtype) -> U(a, b) values as PyTorch draws them: 24 bits of a word per float32 "
+                    "(53 of a 64-bit one per float64), x * (b - a) + a rounded once, in [a, b); every tc.rand, "
+                    "uniform_ and nn.init's uniform draws (so every nn.Linear's initial weights) run it"),
+        ("normal", "(self, mean, std, shape, dtype, contiguous=True) -> N(mean, std^2) values by PyTorch's Box-Muller "
+                   "(blocks of 16, the last 16 drawn again; one at a time with the cached second value below 16); "
+                   "every tc.randn and normal_ (the lab's init_weights) runs it"),
+        ("permutation", "(self, n) -> torch.randperm's permutation of 0..n-1 (int64), Fisher-Yates swaps with "
+                        "PyTorch's draws; every tc.randperm, so every shuffling DataLoader's order, runs it"))],
     Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
               "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
     Component("Optimizer", "05", "ex05_2", "Optimizer", "Optimizer", adapters.optimizer_base,

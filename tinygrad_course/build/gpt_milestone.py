@@ -72,7 +72,8 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 # chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03b's Parameter and Module, chapter
 # 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
-# (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
+# (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
+# initial draws, generate's samples)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
@@ -88,6 +89,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward",
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
+           "Generator.uniform", "Generator.normal", "Generator.permutation",
            "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr", "clip_grad_norm_", "pick",
            "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
 

@@ -53,6 +53,7 @@ MILESTONES = {
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "Transpose", "Expand", "Gather", "View", "GetItem",
                             "tensor", "zeros", "empty", "zeros_like", "ones_like",
+                            "Generator.uniform", "Generator.normal", "Generator.permutation",
                             *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED))),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))

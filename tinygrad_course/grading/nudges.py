@@ -63,6 +63,7 @@ NUDGES: dict[str, str] = {
     "04.7": "default_collate looks at the type of the first sample and recurses into tuples, lists and dicts, stacking what it finds at the leaves.",
     "04.8": "walk the indices in order, cut a batch each time it holds batch_size of them; the last, shorter one is kept (and counted) unless drop_last says otherwise.",
     "04.9": "the loader only connects the pieces its constructor chose: indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
+    "04.10": "every random value is a recipe applied to the generator's 32-bit words in a fixed order: how many bits make one value, which words pair up, and which draws come first decide whether a seed gives PyTorch's numbers.",
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
     "05.2": "the base only keeps books: groups of parameters with their options (the defaults fill the gaps), a state per parameter, and a numbered copy of both for saving; SGD's step reads its options from each group and follows a running velocity per parameter, not the raw gradient.",

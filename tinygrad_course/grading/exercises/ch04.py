@@ -14,6 +14,7 @@ from .. import mistakes
 from ..registry import exercise
 from . import ch04_batches  # noqa: F401  (registers 04.8: BatchSampler)
 from . import ch04_loader  # noqa: F401  (registers 04.9: the DataLoader's loop)
+from . import ch04_random  # noqa: F401  (registers 04.10: a Generator's uniform, normal and permutation)
 from . import ch04_samplers  # noqa: F401  (registers 04.2: SequentialSampler and RandomSampler)
 from .ch03 import _digits_arrays
 
