@@ -115,7 +115,8 @@ def _put(name: str, implementation) -> None:
     slot = _slots.get(name)
     if slot is not None:
         cls, attr, own = slot
-        setattr(cls, attr, property(implementation) if isinstance(own, property) else implementation)
+        # a property's getter is the learner's; its setter (requires_grad's) stays the class's own
+        setattr(cls, attr, property(implementation, own.fset, own.fdel) if isinstance(own, property) else implementation)
 
 
 def _remove(name: str) -> None:
