@@ -40,7 +40,7 @@ from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
 from ..grading.check import verdict as graded_verdict
-from .components import OPS_02B, TENSOR_METHODS
+from .components import BASE_METHODS_01B, OPS_02B, TENSOR_METHODS
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -67,7 +67,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
-# chapter 01's views, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
+# chapter 01's views, chapter 01b's tensor methods, chapter 02's and 02b's ops and backward pass, chapter 03's Module, Linear, Sequential and
 # LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), gradient clipping, log_softmax and
 # cross_entropy (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
@@ -86,7 +86,8 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
            "Optimizer", "Adam.step", "clip_grad_norm_", "pick", "log_softmax",
-           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
+           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02b's operators, math and views
+           *(f"Tensor.{attr}" for attr in BASE_METHODS_01B))  # chapter 01b's shape, stride, value and autograd fields
 
 
 # ---- the text --------------------------------------------------------------------------------------------

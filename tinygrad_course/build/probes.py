@@ -30,6 +30,7 @@ from ..utils.data.dataloader import DataLoader
 from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_distributed, probes_engine, probes_factories, probes_losses, probes_ops, probes_parameter, probes_views
+from . import probes_tensor_object
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .probe_codes import codes as _codes
@@ -758,7 +759,8 @@ PROBES = {"CosineAnnealingLR.get_lr": cosine_lr_probe, "BatchSampler.__iter__": 
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
           "LRScheduler": lr_scheduler_probe, "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
           **probes_distributed.PROBES, **probes_factories.PROBES, **probes_parameter.PROBES, **probes_views.PROBES,
-          **probes_engine.PROBES, **probes_ops.PROBES, **probes_losses.PROBES}
+          **probes_engine.PROBES, **probes_ops.PROBES, **probes_losses.PROBES,
+          **probes_tensor_object.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 
