@@ -40,7 +40,9 @@ TOPICS = {
                                    "ignoring size-1 dims"),
             ("values-out", "bool(), item() and tolist() as Python numbers, numpy() sharing memory and refused with grad"),
             ("autograd-fields", "requires_grad and requires_grad_() (leaves, floating point), is_leaf, detach() "
-                                "sharing storage and the version counter")],
+                                "sharing storage and the version counter"),
+            ("tensor-printing", "printing a tensor as PyTorch does: one format and width for all elements, nested "
+                                "rows, wrapping, and the dtype, size, grad_fn and requires_grad suffixes")],
     "02": [("tape-by-hand", "reverse mode by hand: a tape, checked with finite differences"),
            ("scalar-engine", "a scalar autograd engine and its topological order"),
            ("autograd-graph", "the graph: leaves, requires_grad, grad_fn, next_functions, AccumulateGrad"),

@@ -23,7 +23,7 @@ from tinygrad_course.tensor_base import BASE_METHODS, TensorBase
 
 from build_helpers import ROOT, solution_cell
 
-SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
+SETUP = ("import math\n\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.shapes import contiguous_strides\n"
          "from tinygrad_course.tensor_base import _wrap\n\n\n")
 CELLS = {grade_id: solution_cell("01b_tensor_object.ipynb", grade_id) for grade_id, _, _ in BASE_METHOD_CELLS}
@@ -121,6 +121,27 @@ def _ints(lib):
 @pytest.mark.parametrize("make", [_views, _ints])
 def test_every_answer_agrees_with_torch(learner, make):
     assert _facts(tc, make) == _facts(torch, make)
+
+
+PRINTED = {"floats": lambda lib: lib.tensor([0.5, -1.25, 3.0]), "whole": lambda lib: lib.tensor([1.0, 2.0]),
+           "sci": lambda lib: lib.tensor([[1e-5, 1.0], [2.0, 3.0]]), "ints": lambda lib: lib.tensor([1, 20, 300]),
+           "bools": lambda lib: lib.tensor([True, False]), "0-d": lambda lib: lib.tensor(3.5),
+           "3-d": lambda lib: lib.arange(24.0).reshape(2, 3, 4) / 7, "float64": lambda lib: lib.ones(2).double(),
+           "int32": lambda lib: lib.tensor([1, 2], dtype=lib.int32), "nan": lambda lib: lib.tensor([0.0, float("nan")]),
+           "grad": lambda lib: lib.ones(2, requires_grad=True) * 2, "leaf": lambda lib: lib.ones(2, requires_grad=True),
+           "empty": lambda lib: lib.zeros(0, 3), "wrapped": lambda lib: lib.arange(30.0) * 1.5,
+           "wrapped suffix": lambda lib: (lib.arange(40.0).reshape(2, 20) * 1.25).requires_grad_(),
+           "large": lambda lib: lib.tensor([1e9, 1.0]), "negative": lambda lib: lib.tensor([[-1e-6]])}
+
+
+@pytest.mark.parametrize("text", list(PRINTED))
+def test_the_learners_repr_prints_what_torch_prints(learner, text):
+    tc.set_printoptions(namespace="torch")
+    try:
+        assert repr(PRINTED[text](tc)) == repr(PRINTED[text](torch)) == str(PRINTED[text](tc))
+    finally:
+        tc.set_printoptions(namespace=None)
+    assert seams.calls().get("Tensor.__repr__", 0) >= 2  # the learner's printed it (repr and print)
 
 
 def test_an_empty_tensor_agrees_with_torch_except_its_strides(learner):

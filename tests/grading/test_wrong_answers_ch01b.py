@@ -9,8 +9,9 @@ from tinygrad_course.tensor_base import _wrap
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-ShapeMethods, StrideMethods, ValueMethods, AutogradFields = solution(
-    "01b", "ShapeMethods", "StrideMethods", "ValueMethods", "AutogradFields")
+ShapeMethods, StrideMethods, ValueMethods, AutogradFields, TensorPrinting = solution(
+    "01b", "ShapeMethods", "StrideMethods", "ValueMethods", "AutogradFields", "TensorPrinting")
+element_format, format_element, nested = solution("01b", "element_format", "format_element", "nested")
 
 
 class ShapeAsTuple(ShapeMethods):
@@ -121,6 +122,36 @@ class ShapeMethod(ShapeMethods):
 
 contiguous_strides = solution("01b", "contiguous_strides")[0]
 
+
+def _printed(body_of):
+    """A TensorPrinting whose body (the elements in brackets) is `body_of(values, mode, width)`, suffixes as the
+    solution adds them."""
+    class Printing(TensorPrinting):
+        def __repr__(self):
+            text = TensorPrinting.__repr__(self)
+            mode, width = element_format(self._data, self.dtype.is_floating_point) if self._data.size else ("", 1)
+            if not self._data.size:
+                return text
+            right = nested(self._data, 7, mode, width)
+            return text.replace(right, body_of(self._data, mode, width), 1)
+    return Printing
+
+
+UnpaddedPrinting = _printed(lambda values, mode, width: nested(values, 7, mode, 1))
+FourDecimalsAlways = _printed(lambda values, mode, width: nested(values, 7, "fixed" if mode == "int" else mode,
+                                                                 width + 4 if mode == "int" else width))
+
+
+class NoSuffixPrinting(TensorPrinting):
+    def __repr__(self):
+        mode, width = element_format(self._data, self.dtype.is_floating_point) if self._data.size else ("", 1)
+        return "tensor(" + (nested(self._data, 7, mode, width) if self._data.size else "[]") + ")"
+
+
+class RowsOnOneLine(TensorPrinting):
+    def __repr__(self):
+        return TensorPrinting.__repr__(self).replace(",\n         ", ", ").replace(",\n                ", ", ")
+
 CATALOGUE = [
     ("01b.1", (ShapeAsTuple,), ["x.shape: expected Size tc.Size([2, 3, 4]), got tuple (2, 3, 4)", "a plain tuple",
                                 "input: x = tc.arange(24.0).view(2, 3, 4)"]),
@@ -152,6 +183,12 @@ CATALOGUE = [
                                     "a tensor that does not require grad is a leaf too"]),
     ("01b.4", (DetachCopied,), ["y.detach() of y = a * 2", "it copied the numbers: detach() shares the storage"]),
     ("01b.4", (DetachOwnCounter,), ["y.detach() of y = a * 2", "a version counter of its own"]),
+    ("01b.5", (UnpaddedPrinting,), ["repr(tc.tensor([0.5, -1.25, 3.0])): expected str", "got str 'tensor([0.5000, "
+                                    "-1.2500, 3.0000])'", "the elements are not padded"]),
+    ("01b.5", (FourDecimalsAlways,), ["repr(tc.tensor([1., 2., 3.]))", "prints as 1. (no decimals)"]),
+    ("01b.5", (NoSuffixPrinting,), ["repr(tc.tensor([1., 2.], dtype=tc.float64))", "a suffix is missing"]),
+    ("01b.5", (RowsOnOneLine,), ["repr(x): expected str", "the rows of a matrix go on lines of their own",
+                                 "input: x = tc.arange(24.0).view(2, 3, 4)"]),
 ]
 
 
@@ -169,6 +206,7 @@ def test_the_solutions_pass():
     check("01b.2", StrideMethods)
     check("01b.3", ValueMethods)
     check("01b.4", AutogradFields)
+    check("01b.5", TensorPrinting)
 
 
 def test_a_class_missing_a_method_is_told_which():
@@ -182,6 +220,6 @@ def test_a_class_missing_a_method_is_told_which():
 
 
 NAMES = {"01b.1": ("ShapeMethods",), "01b.2": ("StrideMethods",), "01b.3": ("ValueMethods",),
-         "01b.4": ("AutogradFields",)}
+         "01b.4": ("AutogradFields",), "01b.5": ("TensorPrinting",)}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "01b")

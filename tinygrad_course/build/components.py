@@ -214,6 +214,10 @@ BASE_METHOD_CELLS = (
         ("is_leaf", "(self), a property -> no grad_fn; every x.is_leaf"),
         ("detach", "(self) -> a tensor over the same array sharing the version counter, without grad_fn or "
                    "requires_grad; every x.detach() (and x.data)"))),
+    ("ex01b_5", "TensorPrinting", (
+        ("__repr__", "(self) -> PyTorch's tensor([...]) text: elements in one format padded to one width, nested "
+                     "brackets wrapped at 80 characters, the dtype, size, grad_fn or requires_grad suffixes; every "
+                     "repr(x) and print(x) of a CPU tensor of at most 1000 elements with the default print options"),)),
 )
 # the ones that raise PyTorch's errors by design: an error of theirs is the program's, not a reason to leave them out
 BASE_METHODS_RAISING = ("size", "__len__", "stride", "__bool__", "item", "numpy", "requires_grad_")

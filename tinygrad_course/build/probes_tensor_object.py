@@ -1,7 +1,7 @@
 """Probe of chapter 01b's tensor methods (TensorBase's shape, stride, value and autograd-field methods): a small
 model trains for three steps while its tensors, views, parameters and loss are read through the methods, and
 every fact is kept as plain numbers: sizes and strides, the Python types returned, shared storage, PyTorch's
-errors, the gradients that flow after a detach."""
+errors, the gradients that flow after a detach, the printed tensors (as character codes)."""
 from __future__ import annotations
 
 import numpy as np
@@ -80,7 +80,10 @@ def tensor_object_probe():
     leaf = h.detach().requires_grad_()
     leaf.requires_grad = True
     (leaf * leaf).sum().backward()
+    printed = "\n".join([repr(v) for v in (x, x[:2] * 1e-5, loss, w, h, y, y == 1, F.zeros((0, 3)), w.double())]
+                        + [str(x[0])])
     return {"losses": np.array(losses), "facts": np.array(facts, dtype=np.float64),
+            "printed": np.frombuffer(printed.encode(), dtype=np.uint8).astype(np.float64),
             "weights": np.concatenate([p.detach().numpy().reshape(-1) for p in model.parameters()]).astype(np.float64),
             "leaf_grad": leaf.grad.numpy().astype(np.float64)}
 

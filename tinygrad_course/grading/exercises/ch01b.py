@@ -9,6 +9,7 @@ its Python type (a `tc.Size`, an `int`, a Python number, a NumPy array sharing t
 from __future__ import annotations
 
 import contextlib
+import re
 
 import numpy as np
 
@@ -21,7 +22,8 @@ from ..registry import exercise
 GROUPS = {"01b.1": ("ShapeMethods", ("shape", "ndim", "dim", "numel", "size", "__len__")),
           "01b.2": ("StrideMethods", ("stride", "is_contiguous")),
           "01b.3": ("ValueMethods", ("__bool__", "item", "tolist", "numpy")),
-          "01b.4": ("AutogradFields", ("requires_grad", "requires_grad_", "is_leaf", "detach"))}
+          "01b.4": ("AutogradFields", ("requires_grad", "requires_grad_", "is_leaf", "detach")),
+          "01b.5": ("TensorPrinting", ("__repr__",))}
 PROPERTIES = ("shape", "ndim", "requires_grad", "is_leaf")
 assert {a for _, attrs in GROUPS.values() for a in attrs} == set(BASE_METHODS)
 
@@ -484,6 +486,82 @@ def autograd_fields_check(t, AutogradFields):
                     setter=prop.fset)
 
 
+# ---- 01b.5 ----------------------------------------------------------------------------------------------
+def _t(values, dtype=np.float32, requires_grad=False):
+    return tc.tensor(np.array(values, dtype=dtype), requires_grad=requires_grad)
+
+
+def _unpadded(got, want):
+    """The learner's text is the reference's with the padding of the elements removed."""
+    squeeze = re.compile(r"([\[,]) +")
+    return got != want and squeeze.sub(r"\1", got) == squeeze.sub(r"\1", want)
+
+
+def _printing_cases():
+    nan, inf = float("nan"), float("inf")
+    unpadded = (lambda got, *_: isinstance(got, str) and _unpadded(got, _WANT[0]),
+                "the elements are not padded: PyTorch pads each one on the left to the width of the widest, so the "
+                "columns line up")
+    decimals = (lambda got, *_: isinstance(got, str) and ".0000" in got and ".0000" not in _WANT[0],
+                "a float that is a whole number prints as 1. (no decimals) when every element is one")
+    sci = (lambda got, *_: isinstance(got, str) and "e-" not in got and "e+" not in got,
+           "values that far apart (largest / smallest > 1000, or one below 1e-4 or above 1e8) print in scientific "
+           "notation, every element with four decimals: 1.0000e-05")
+    suffix = (lambda got, *_: isinstance(got, str) and any(k in _WANT[0] and k not in got for k in
+                                                             ("dtype=", "grad_fn=", "requires_grad=", "size=")),
+              "a suffix is missing: PyTorch adds the dtype (when it is not the default), an empty tensor's size, "
+              "and grad_fn=<...> or requires_grad=True")
+    rows = (lambda got, *_: isinstance(got, str) and got.count("\n") < _WANT[0].count("\n"),
+            "the rows of a matrix go on lines of their own (and a blank line separates the matrices of a 3-d "
+            "tensor), indented to the bracket's depth")
+    return (
+        ("__repr__", "repr(tc.tensor([1., 2., 3.]))", lambda: (_t([1.0, 2.0, 3.0]),), repr, {}, [decimals]),
+        ("__repr__", "repr(tc.tensor([0.5, -1.25, 3.0]))", lambda: (_t([0.5, -1.25, 3.0]),), repr, {}, [unpadded]),
+        ("__repr__", "repr(tc.tensor([1, 20, 300]))", lambda: (_t([1, 20, 300], np.int64),), repr, {}, [unpadded]),
+        ("__repr__", "repr(tc.tensor([True, False]))", lambda: (_t([True, False], np.bool_),), repr, {}, [unpadded]),
+        ("__repr__", "repr(tc.tensor(3.5))", lambda: (_t(3.5),), repr, {}, []),
+        ("__repr__", "repr(tc.tensor(-7))", lambda: (_t(-7, np.int64),), repr, {}, []),
+        ("__repr__", "repr(tc.tensor([100000., 1.]))", lambda: (_t([100000.0, 1.0]),), repr, {}, [sci]),
+        ("__repr__", "repr(tc.tensor([[1e-05, 1.], [2., 3.]]))", lambda: (_t([[1e-5, 1.0], [2.0, 3.0]]),), repr, {},
+         [sci, rows]),
+        ("__repr__", "repr(tc.tensor([1., nan, inf, 0.]))", lambda: (_t([1.0, nan, inf, 0.0]),), repr, {}, []),
+        ("__repr__", "repr(tc.tensor([0., nan, -0.5]))", lambda: (_t([0.0, nan, -0.5]),), repr, {}, []),
+        ("__repr__", "repr(x)", lambda: (_x(),), repr, {"x": _X}, [rows, decimals]),
+        ("__repr__", "repr(x[0] / 7)", lambda: (_x()[0] / 7,), repr, {"x": _X}, [rows, unpadded]),
+        ("__repr__", "repr(tc.arange(30.) * 1.5)", lambda: (tc.tensor(np.arange(30.0, dtype=np.float32) * 1.5),),
+         repr, {}, [(lambda got, *_: isinstance(got, str) and "\n" not in got,
+                     "a row longer than 80 characters wraps: as many elements per line as fit in 80 - indent "
+                     "characters, each taking its width + 2 (\", \"), the next lines indented under the first element")]),
+        ("__repr__", "repr(tc.tensor([1., 2.], dtype=tc.float64))", lambda: (_t([1.0, 2.0], np.float64),), repr, {},
+         [suffix]),
+        ("__repr__", "repr(tc.tensor([1, 2], dtype=tc.int32))", lambda: (_t([1, 2], np.int32),), repr, {}, [suffix]),
+        ("__repr__", "repr(a) of a requiring grad", lambda: (_t([1.0, 2.0], requires_grad=True),), repr, {}, [suffix]),
+        ("__repr__", "repr(a * 2) of a requiring grad", lambda: (_t([1.0, 2.0], requires_grad=True) * 2,), repr, {},
+         [suffix]),
+        ("__repr__", "repr(tc.zeros(0, 3))", lambda: (_empty(),), repr, {}, [suffix]),
+        ("__repr__", "repr(tc.zeros(0, dtype=tc.int64))", lambda: (_t([], np.int64),), repr, {}, [suffix]),
+        ("__repr__", "repr(w) of w = tc.arange(40.).view(2, 20) * 1.25 requiring grad",
+         lambda: (tc.tensor(np.arange(40.0, dtype=np.float32).reshape(2, 20) * 1.25, requires_grad=True),), repr, {},
+         [(lambda got, *_: isinstance(got, str) and got.endswith(", requires_grad=True)") and
+           _WANT[0].endswith(",\n       requires_grad=True)"),
+           "a suffix that would make the last line longer than 80 characters goes on a line of its own, indented "
+           "like the elements")]),
+        ("__repr__", "print(x[1, :2])", lambda: (_x()[1, :2],), str, {"x": _X}, []),
+    )
+
+
+_WANT = [""]  # the reference's text of the case being compared, for the recognisers above
+
+
+@exercise("01b.5", title="printing a tensor as PyTorch does: TensorPrinting", points=3)
+def tensor_printing_check(t, TensorPrinting):
+    found = _class_functions(t, TensorPrinting, "01b.5")
+    for attr, text, make, call, given, whys in _printing_cases():
+        with seams.replaced({"Tensor.__repr__": None}):
+            _WANT[0] = call(*make())
+        expect_same(t, attr, found[attr], text, make, call, given=given or None, whys=whys, fix=_FIXES[attr])
+
+
 _FIXES = {
     "shape": "return tc.Size(self._data.shape): the array's shape as a tc.Size",
     "ndim": "the number of dims is the array's ndim (len of its shape)",
@@ -510,4 +588,7 @@ _FIXES = {
     "detach": "t = _wrap(self._data); share the version counter (t._version = self._version), note its value "
               "(t._view_version = self._version[0]) and the storage's owner (t._base = self._base if self is a view, "
               "else self); return t",
+    "__repr__": "choose one format and one width for all elements (element_format), pad each to it on the left "
+                "(format_element), lay the rows out with nested() (\",\" + one newline per dim below + indent + 1 spaces "
+                "between rows), then add the suffixes, each on a line of its own when the last line would pass 80",
 }
