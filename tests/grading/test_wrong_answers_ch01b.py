@@ -1,7 +1,6 @@
 """Catalogue of wrong answers, chapter 01b (the tensor object): each realistic mistake in one of TensorBase's
 methods fails with a message that names it and shows the input, the hint waits for a second failure, and the
 unsolved stub fails."""
-import numpy as np
 import pytest
 
 import tinygrad_course as tc

@@ -266,7 +266,6 @@ def _stride_cases():
     zero_for_none = (lambda got, v: tuple(got) == tuple(s // v._data.itemsize for s in v._data.strides),
                      "a size-1 dim that None inserted has NumPy stride 0; PyTorch gives it the stride it would have "
                      "in a contiguous layout: the size times the stride of the next dim (1 for the last)")
-    all_dims = (lambda got, v: not got, "a size-1 dim is never stepped along: PyTorch ignores its stride")
     return (
         ("stride", "x.stride()", at(lambda x: x), lambda v: v.stride(), {"x": _X}, [in_bytes]),
         ("stride", "x.stride() of float64", at(lambda x: x, np.float64), lambda v: v.stride(),
