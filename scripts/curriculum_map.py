@@ -34,6 +34,15 @@ TOPICS = {
            ("indexing-masks", "indexing, slicing, boolean masks, gather"),
            ("elementwise-matmul-reductions", "element-wise ops, matmul, reductions with dim and keepdim"),
            ("devices-intro", "devices, and why CPU and GPU results differ slightly")],
+    "01b": [("tensor-object", "the tensor object: one array plus dtype, device and autograd fields; TensorBase and _wrap"),
+            ("shape-size-methods", "shape as a Size, ndim and dim(), numel(), size(dim) with PyTorch's IndexError, len()"),
+            ("strides-contiguity", "stride() in elements from NumPy's bytes (a None dim's stride), is_contiguous() "
+                                   "ignoring size-1 dims"),
+            ("values-out", "bool(), item() and tolist() as Python numbers, numpy() sharing memory and refused with grad"),
+            ("autograd-fields", "requires_grad and requires_grad_() (leaves, floating point), is_leaf, detach() "
+                                "sharing storage and the version counter"),
+            ("tensor-printing", "printing a tensor as PyTorch does: one format and width for all elements, nested "
+                                "rows, wrapping, and the dtype, size, grad_fn and requires_grad suffixes")],
     "02": [("tape-by-hand", "reverse mode by hand: a tape, checked with finite differences"),
            ("scalar-engine", "a scalar autograd engine and its topological order"),
            ("autograd-graph", "the graph: leaves, requires_grad, grad_fn, next_functions, AccumulateGrad"),

@@ -96,9 +96,9 @@ def offer(name: str, reference) -> None:
 
 def offer_methods(cls, names, prefix: str) -> None:
     """Offer the methods `names` of `cls` as slots called `prefix + name` ("Tensor.__add__"): installing one
-    sets the class attribute itself to the learner's function (a property's getter stays a property), so
-    subclasses inherit it, and uninstalling puts the class's own value back; the reference path calls
-    nothing extra. `reference(prefix + name)` is the method's function (a property's getter)."""
+    sets the class attribute itself to the learner's function (a property's getter stays a property, its setter
+    the class's own), so subclasses inherit it, and uninstalling puts the class's own value back; the reference
+    path calls nothing extra. `reference(prefix + name)` is the method's function (a property's getter)."""
     for attr in names:
         found = next(vars(klass)[attr] for klass in cls.__mro__ if attr in vars(klass))
         _slots[prefix + attr] = (cls, attr, vars(cls).get(attr, _ABSENT))
@@ -115,7 +115,8 @@ def _put(name: str, implementation) -> None:
     slot = _slots.get(name)
     if slot is not None:
         cls, attr, own = slot
-        setattr(cls, attr, property(implementation) if isinstance(own, property) else implementation)
+        # a property's getter is the learner's; its setter (requires_grad's) stays the class's own
+        setattr(cls, attr, property(implementation, own.fset, own.fdel) if isinstance(own, property) else implementation)
 
 
 def _remove(name: str) -> None:

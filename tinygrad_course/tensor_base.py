@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
+from . import seams
 from ._backend import CPU, array_module, device_of_array
 from ._namespace import namespace as _namespace
 from ._printing import tensor_repr
@@ -212,7 +213,8 @@ class TensorBase:
     def __repr__(self):
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __str__(self):
+        return self.__repr__()  # print(x) prints what repr(x) gives, whoever wrote __repr__ (chapter 01b)
 
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad:
@@ -387,3 +389,14 @@ def register_tensor_class(cls):
     global _tensor_class
     _tensor_class = cls
 
+
+
+# chapter 01b: the methods a learner writes (the classes ShapeMethods, StrideMethods, ValueMethods,
+# AutogradFields and TensorPrinting); build mode sets TensorBase's attribute to the learner's while it is installed
+# (`seams.offer_methods`), so these calls cost nothing extra here.
+BASE_METHODS = ("shape", "ndim", "dim", "numel", "size", "__len__",  # 01b.1
+                "stride", "is_contiguous",  # 01b.2
+                "__bool__", "item", "tolist", "numpy",  # 01b.3
+                "requires_grad", "requires_grad_", "is_leaf", "detach",  # 01b.4
+                "__repr__")  # 01b.5
+seams.offer_methods(TensorBase, BASE_METHODS, "Tensor.")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .. import nn
 from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_random
 from . import adapters_views
+from . import adapters_tensor_object
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class Component:
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
-             "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb"}
+             "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb",
+             "01b": "01b_tensor_object.ipynb"}
 
 # chapter 03b's Module: each method the learner writes and its contract (PyTorch's), in the class's order; the
 # exercise cell that writes it is MODULE_CELLS' (03b.2 the class and its tables, 03b.3 and 03b.4 methods added to it)
@@ -187,11 +189,57 @@ TENSOR_METHODS = (
     ("clone", "(self, *, memory_format=None) -> Clone.apply(self); every x.clone()"),
 )
 
+# chapter 01b's TensorBase methods: (cell, the learner's class, each method and its contract, PyTorch's); build mode
+# sets TensorBase's attribute to the learner's method (tensor_base.py offers them: seams.offer_methods)
+BASE_METHOD_CELLS = (
+    ("ex01b_1", "ShapeMethods", (
+        ("shape", "(self), a property -> the array's shape as a tc.Size; every x.shape"),
+        ("ndim", "(self), a property -> the number of dims; every x.ndim"),
+        ("dim", "(self) -> the number of dims; every x.dim()"),
+        ("numel", "(self) -> the number of elements, an int (1 for 0-d); every x.numel()"),
+        ("size", "(self, dim=None) -> the shape (a tc.Size), or one dim's size, PyTorch's IndexError out of range; "
+                 "every x.size(...)"),
+        ("__len__", "(self) -> the size of dim 0, TypeError('len() of a 0-d tensor'); every len(x)"))),
+    ("ex01b_2", "StrideMethods", (
+        ("stride", "(self, dim=None) -> the strides in elements (a tuple; a size-1 dim None inserted gets the "
+                   "contiguous stride), or one dim's; every x.stride(...)"),
+        ("is_contiguous", "(self, memory_format=None) -> the strides are contiguous_strides(shape) wherever a dim "
+                          "has more than one element (True without elements); every x.is_contiguous()"))),
+    ("ex01b_3", "ValueMethods", (
+        ("__bool__", "(self) -> the truth of the one element, PyTorch's RuntimeError for more than one or no "
+                     "values; every bool(x) and `if x:`"),
+        ("item", "(self) -> the one element as a Python number, RuntimeError otherwise; every x.item() of a CPU "
+                 "tensor (not 16-bit floats)"),
+        ("tolist", "(self) -> nested lists of Python numbers (a number for 0-d); every x.tolist() of a CPU tensor "
+                   "(not 16-bit floats)"),
+        ("numpy", "(self, *, force=False) -> the tensor's own array (no copy), PyTorch's RuntimeError while it "
+                  "requires grad; every x.numpy() of a CPU tensor (force=True stays the reference's)"))),
+    ("ex01b_4", "AutogradFields", (
+        ("requires_grad", "(self), a property -> self._requires_grad (its setter stays requires_grad_(value)); "
+                          "every x.requires_grad"),
+        ("requires_grad_", "(self, requires_grad=True) -> self, the flag set on a leaf, PyTorch's errors for a "
+                           "non-leaf asked for False and a dtype that is not floating point; every "
+                           "x.requires_grad_(...) and x.requires_grad = ..."),
+        ("is_leaf", "(self), a property -> no grad_fn; every x.is_leaf"),
+        ("detach", "(self) -> a tensor over the same array sharing the version counter, without grad_fn or "
+                   "requires_grad; every x.detach() (and x.data)"))),
+    ("ex01b_5", "TensorPrinting", (
+        ("__repr__", "(self) -> PyTorch's tensor([...]) text: elements in one format padded to one width, nested "
+                     "brackets wrapped at 80 characters, the dtype, size, grad_fn or requires_grad suffixes; every "
+                     "repr(x) and print(x) of a CPU tensor of at most 1000 elements with the default print options"),)),
+)
+# the ones that raise PyTorch's errors by design: an error of theirs is the program's, not a reason to leave them out
+BASE_METHODS_RAISING = ("size", "__len__", "stride", "__bool__", "item", "numpy", "requires_grad_")
+BASE_METHODS_01B = tuple(attr for _, _, methods in BASE_METHOD_CELLS for attr, _ in methods)
+
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
 _COMPONENTS = [
     *[Component(name, "01", "ex01_1", name, name, adapt, contract, checks=FACTORIES, pure=True)
       for name, adapt, contract in FACTORY_CONTRACTS],
+    *[Component(f"Tensor.{attr}", "01b", grade_id, cls, f"Tensor.{attr}", adapters_tensor_object.base_method(attr),
+                f"{cls}.{attr}{contract}", pure=attr not in BASE_METHODS_RAISING)
+      for grade_id, cls, methods in BASE_METHOD_CELLS for attr, contract in methods],
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
     Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,

@@ -18,7 +18,7 @@ from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
-from .components import TENSOR_METHODS
+from .components import BASE_METHODS_01B, TENSOR_METHODS
 from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, left_out, seconds
@@ -28,6 +28,8 @@ TIMEOUT = 300
 
 # chapter 02b's Tensor methods the lab's model, loss and training do not call (the others are in MILESTONES["lab"])
 LAB_UNUSED = ("__radd__", "__rmul__", "__rtruediv__", "__pow__", "relu", "sigmoid", "view", "t", "contiguous")
+# chapter 01b's TensorBase methods the lab does not call (the others are in MILESTONES["lab"])
+LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_", "is_leaf", "detach", "__repr__")
 
 # (chapter 01's `index_view` is not among the lab's: the learner's GetItem of 02b.6 computes every x[key] the lab
 # takes, so the reference's view path that calls it never runs there)
@@ -54,7 +56,8 @@ MILESTONES = {
                             "Transpose", "Expand", "Gather", "View", "GetItem",
                             "tensor", "zeros", "empty", "zeros_like", "ones_like",
                             "Generator.uniform", "Generator.normal", "Generator.permutation",
-                            *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED))),
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
+                            *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B))),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`

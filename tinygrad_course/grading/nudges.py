@@ -23,6 +23,12 @@ NUDGES: dict[str, str] = {
     "01.10": "neither view moves an element: one reorders the (size, stride) pairs of the dims, the other makes several indices read the same element.",
     "01.11": "an index never copies: it only changes where the view starts, how many elements each dim keeps and how far apart they are.",
     "01.12": "every element's position is the offset plus one term per dim; each term varies along its own dim only, so broadcasting can add them all at once.",
+    # 01b the tensor object
+    "01b.1": "every answer is already in the NumPy array the tensor holds; what PyTorch adds is the type it comes back as (a Size, an int) and the error when a dim does not exist.",
+    "01b.2": "NumPy measures steps in bytes and PyTorch in elements; a dim of size 1 is never stepped along, so its stride is free to be whatever a contiguous layout would give it, and it cannot make a tensor non-contiguous.",
+    "01b.3": "a tensor's values leave it either as Python's own numbers (one, or nested lists) or as the very array it holds; a tensor autograd may still need is not handed out as a writable array.",
+    "01b.4": "a leaf is a tensor no recorded op made; only a leaf's flag may change, and only floating-point numbers have gradients; a detached tensor is the same storage seen without the graph, so it must share the counter of in-place changes.",
+    "01b.5": "decide the format and the width once, from all the elements, before printing any of them; the layout is recursive: a matrix is its rows, each printed one bracket deeper.",
     # 02 autograd
     "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",
