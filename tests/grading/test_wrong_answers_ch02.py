@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tinygrad_course as tc
+from tinygrad_course.autograd.engine import grad_accumulator
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
@@ -121,7 +122,8 @@ MatmulNegated = op(Matmul, backward=lambda ctx, grad: (-(grad @ ctx.saved_tensor
 MatmulWithDot = op(Matmul, forward=lambda ctx, a, b: (ctx.save_for_backward(a, b), np.dot(a, b))[1])  # not batched
 
 
-topo_sort, backward_pass, root_gradient = solution("02", "topo_sort", "backward_pass", "root_gradient")
+topo_sort, backward_pass, root_gradient, backward = solution("02", "topo_sort", "backward_pass", "root_gradient",
+                                                            "backward")
 
 
 def root_as_a_number(output, gradient=None):
@@ -349,6 +351,29 @@ def pass_without_retain_graph(root, grad):
     backward_pass(root, grad)
 
 
+def _start(t):
+    return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
+
+
+def backward_recording(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward_pass(_start(self), root_gradient(self, gradient), retain_graph)  # grad mode stays on
+
+
+def backward_from_grad_fn(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(self.grad_fn, root_gradient(self, gradient), retain_graph)  # a leaf has none
+
+
+def backward_always_freeing(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(_start(self), root_gradient(self, gradient))
+
+
+def backward_from_ones(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(_start(self), tc.ones_like(self), retain_graph)
+
+
 def _difference(f, x, eps, forward=False, restore=True):
     point = x.detach().clone() if restore else x.detach()
     grad = tc.zeros_like(point)
@@ -530,22 +555,28 @@ CATALOGUE = [
     ("02.3", (Matmul, Sum, Mean, MaxLastIndex), ["on a tie your index is the last largest element's", "input: x = "]),
     ("02.3", (Matmul, Sum, Mean, MaxValuesOnly), ["returned ndarray, expected a pair (values, indices)"]),
     ("02.3", (Matmul, Sum, Mean, MaxNotUnreduced), ["Max.backward for x.max(1)", "could not be put back"]),
-    ("02.4", (topo_without_visited, backward_pass, root_gradient), ["a node appears twice"]),
-    ("02.4", (topo_not_reversed, backward_pass, root_gradient), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
-    ("02.4", (topo_pre_order, backward_pass, root_gradient), ["comes before", "which sends it a gradient"]),
-    ("02.4", (topo_keeps_none, backward_pass, root_gradient), ["your code raised AttributeError"]),
-    ("02.4", (topo_sort, pass_overwriting, root_gradient), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
-    ("02.4", (topo_sort, pass_skipping_leaves, root_gradient), ["it is None: no gradient reached that leaf"]),
-    ("02.4", (topo_sort, pass_setting_grad, root_gradient), ["the old a.grad was overwritten, not added to"]),
-    ("02.4", (topo_sort, pass_never_freeing, root_gradient), ["a third backward_pass through q's graph to raise"]),
-    ("02.4", (topo_sort, pass_always_freeing, root_gradient), ["the first pass freed the graph although retain_graph=True"]),
-    ("02.4", (topo_sort, pass_without_retain_graph, root_gradient), ["unexpected keyword argument 'retain_graph'"]),
-    ("02.4", (topo_sort, backward_pass, root_as_a_number), ["root_gradient(out).shape for an output of shape (1, 1)",
+    ("02.4", (topo_without_visited, backward_pass, root_gradient, backward), ["a node appears twice"]),
+    ("02.4", (topo_not_reversed, backward_pass, root_gradient, backward), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
+    ("02.4", (topo_pre_order, backward_pass, root_gradient, backward), ["comes before", "which sends it a gradient"]),
+    ("02.4", (topo_keeps_none, backward_pass, root_gradient, backward), ["your code raised AttributeError"]),
+    ("02.4", (topo_sort, pass_overwriting, root_gradient, backward), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
+    ("02.4", (topo_sort, pass_skipping_leaves, root_gradient, backward), ["it is None: no gradient reached that leaf"]),
+    ("02.4", (topo_sort, pass_setting_grad, root_gradient, backward), ["the old a.grad was overwritten, not added to"]),
+    ("02.4", (topo_sort, pass_never_freeing, root_gradient, backward), ["a third backward_pass through q's graph to raise"]),
+    ("02.4", (topo_sort, pass_always_freeing, root_gradient, backward), ["the first pass freed the graph although retain_graph=True"]),
+    ("02.4", (topo_sort, pass_without_retain_graph, root_gradient, backward), ["unexpected keyword argument 'retain_graph'"]),
+    ("02.4", (topo_sort, backward_pass, root_as_a_number, backward), ["root_gradient(out).shape for an output of shape (1, 1)",
                                                           "a one-element output that is not 0-d"]),
-    ("02.4", (topo_sort, backward_pass, root_as_the_output), ["you returned the loss itself"]),
-    ("02.4", (topo_sort, backward_pass, root_ignoring_the_gradient), ["you returned ones: a given gradient"]),
-    ("02.4", (topo_sort, backward_pass, root_without_shape_check), ["root_gradient(x * 3, tc.ones(2))",
+    ("02.4", (topo_sort, backward_pass, root_as_the_output, backward), ["you returned the loss itself"]),
+    ("02.4", (topo_sort, backward_pass, root_ignoring_the_gradient, backward), ["you returned ones: a given gradient"]),
+    ("02.4", (topo_sort, backward_pass, root_without_shape_check, backward), ["root_gradient(x * 3, tc.ones(2))",
                                                                    "expected RuntimeError to be raised"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_recording), ["tc.is_grad_enabled() was True inside it"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_from_grad_fn), ["w.grad after backward(w) for a leaf",
+                                                                              "your backward raised AttributeError"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_always_freeing), ["the first one freed the graph "
+                                                                                "although retain_graph=True"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_from_ones), ["the given gradient was not used"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_leading_only), ["the shape of sum_to_shape(grad of shape (2, 3, 4), "
                                                                "(3, 1))", "expected (3, 1)"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_mean), ["your values are means, not sums", "input: grad = "]),
@@ -590,7 +621,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass", "root_gradient"),
+         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass", "root_gradient", "backward"),
          "02.5": ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad"), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import seams
-from ..autograd.engine import Function, _sequence, module_stack
+from ..autograd.anomaly_mode import state as _anomaly
+from ..autograd.engine import AccumulateGrad, Function, _recorders, _sequence, module_stack, profilers
 from ..autograd.grad_mode import _state, no_grad
 from ..grading.learner_op import OpFailed
 from ..tensor_base import TensorBase, _wrap
@@ -236,3 +237,49 @@ def root_gradient(learner):
 
     run.__wrapped__ = learner
     return run
+
+
+def _plain_call(tensor, gradient) -> bool:
+    """Whether `tensor.backward(gradient)` is the plain call chapter 02's `backward` covers: a gradient that is
+    None or a tensor of the output's dtype and device needing no gradient, a graph whose nodes have one output
+    each and no hooks (on nodes, on the tensors they made, on leaves), no profiler, anomaly detection or
+    `record_backward()` trace, and no view whose base changed in place since (its history is rebuilt first)."""
+    if profilers or _recorders or _anomaly.enabled:
+        return False
+    if gradient is not None and (not isinstance(gradient, TensorBase) or gradient.dtype is not tensor.dtype
+                                 or gradient._device is not tensor._device or gradient._requires_grad):
+        return False
+    if tensor._base is not None and tensor._view_version != tensor._version[0]:
+        return False
+    root = tensor.grad_fn
+    if root is None:
+        return not tensor._hooks
+    seen, stack = {root}, [root]
+    while stack:
+        node = stack.pop()
+        if node._num_outputs != 1 or node._tensor_pre_hooks or node._retain_hooks or node._pre_hooks or \
+                node._post_hooks or type(node) is AccumulateGrad and node.variable._hooks:
+            return False
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return True
+
+
+def tensor_backward(learner):
+    """The learner's `backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None)` (exercise
+    02.4: their `root_gradient`, then their `backward_pass` without recording a graph) as `Tensor.backward` for
+    the plain call (`_plain_call`, without `create_graph` or `inputs`); every other call is the reference's, whose
+    engine runs hooks, `create_graph`, `inputs=`, anomaly detection, traces and the final callbacks."""
+    reference = seams.reference("Tensor.backward")
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if create_graph or inputs is not None or not _plain_call(self, gradient):
+            return reference(self, gradient, retain_graph, create_graph, inputs)
+        seams.count_call("root_gradient")  # the learner's backward runs the cell's root_gradient and backward_pass
+        seams.count_call("backward_pass")
+        learner(self, gradient, retain_graph)
+
+    backward.__wrapped__ = learner
+    return backward

@@ -98,7 +98,7 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
-BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient")  # what 02.4's cell defines (its check takes all three)
+BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02.4's cell defines (its check takes all four)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
@@ -253,6 +253,11 @@ _COMPONENTS = [
               "ones_like(output) for a one-element float output, the given tensor checked against the output's "
               "shape, PyTorch's errors otherwise; every backward() from one output runs it",
               checks=BACKWARD_CELL, pure=True),
+    Component("Tensor.backward", "02", "ex02_4", "backward", "Tensor.backward", adapters_engine.tensor_backward,
+              "backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) starts from "
+              "root_gradient(self, gradient) and runs backward_pass from self's node (a leaf's AccumulateGrad) "
+              "without recording a graph; every plain tensor.backward() runs it (no create_graph, inputs= or hooks)",
+              checks=BACKWARD_CELL),
     *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
       for name, adapt, pure, contract in (
           ("Function.apply", adapters_engine.function_apply, True,

@@ -73,7 +73,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
-           "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass",
+           "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass", "Tensor.backward",
            "Function.apply", "Node.apply", "AccumulateGrad.apply",
            "Parameter.__new__",
            "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.register_parameter",

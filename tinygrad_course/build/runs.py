@@ -31,7 +31,7 @@ LAB_UNUSED = ("__radd__", "__rtruediv__", "__pow__", "relu", "sigmoid", "view", 
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
-    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "root_gradient", "backward_pass",
+    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "root_gradient", "backward_pass", "Tensor.backward",
                                                  "Function.apply", "Node.apply", "AccumulateGrad.apply")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
@@ -45,7 +45,7 @@ MILESTONES = {
                             "Linear.__init__", "Linear.reset_parameters", "Tanh.forward",
                             "Sequential.__init__", "Sequential.forward",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
-                            "Max", "root_gradient", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
+                            "Max", "root_gradient", "backward_pass", "Tensor.backward", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
                             "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "index_view", "Transpose", "Expand", "Gather", "View", "GetItem",

@@ -701,8 +701,81 @@ def _root_gradient_check(t, root_gradient):
         t.equal(str(error), message, what=f"the message of {what.split(':')[0]}'s RuntimeError (PyTorch's)")
 
 
-@exercise("02.4", title="topological sort, the backward pass and its root gradient", points=4)
-def topo_sort_check(t, topo_sort, backward_pass, root_gradient):
+class _GradModeSpy(tc.autograd.Function):
+    """x * 2, whose backward notes whether a graph of the backward was being recorded (the grad mode)."""
+
+    seen = []
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        _GradModeSpy.seen.append(tc.is_grad_enabled())
+        return grad * 2
+
+
+def _tensor_backward_check(t, backward):
+    """The learner's `Tensor.backward` (the plain call): the pass from `root_gradient(self, gradient)` through
+    `backward_pass`, a given gradient, a leaf's own backward, no graph recorded while it runs, `retain_graph`
+    passed on, and PyTorch's errors of the root gradient reaching the caller."""
+    values = np.array([1.0, -2.0, 0.5], dtype=np.float32)
+    a = tc.tensor(values, requires_grad=True)
+    what = "a.grad after backward(loss) for loss = (a * a).sum()"
+    backward((a * a).sum())
+    if a.grad is None:
+        t.fail(what, "it is None: no gradient reached a", given={"a": values},
+               hint="run backward_pass from self.grad_fn, starting with root_gradient(self, gradient)")
+    t.close(a.grad, 2 * values, what, given={"a": values})
+    a.grad = None
+    backward(a * 3.0, tc.tensor([1.0, 10.0, 100.0]))
+    t.close(a.grad, [3.0, 30.0, 300.0], "a.grad after backward(a * 3, tc.tensor([1., 10., 100.]))", mistakes=[
+        mistakes.custom(lambda got, e: np.allclose(got, 3.0), "the given gradient was not used: the pass started "
+                        "from ones", "the pass starts from root_gradient(self, gradient), which returns a given "
+                        "gradient as it is")])
+    w = tc.tensor(2.0, requires_grad=True)
+    what = "w.grad after backward(w) for a leaf w = tc.tensor(2.0, requires_grad=True)"
+    try:
+        backward(w)
+    except (AttributeError, TypeError) as error:
+        t.fail(what, f"your backward raised {type(error).__name__}: {error}", hint="a leaf has no grad_fn: the pass "
+               "starts at its AccumulateGrad node, grad_accumulator(self)")
+    if w.grad is None:
+        t.fail(what, "it is None: a leaf's own backward writes d w / d w = 1 into w.grad",
+               hint="start the pass at grad_accumulator(self) when self.grad_fn is None")
+    t.close(w.grad, 1.0, what)
+    _GradModeSpy.seen.clear()
+    backward(_GradModeSpy.apply(tc.tensor([1.0, 2.0], requires_grad=True)).sum())
+    t.true(_GradModeSpy.seen == [False], "a node's backward to run without recording a graph, but "
+           "tc.is_grad_enabled() was True inside it",
+           why="the gradients the pass computes are results, not new graph: recording their ops costs time and memory",
+           hint="run backward_pass inside `with tc.no_grad():` (only create_graph=True records a graph of the backward, "
+                "and that call stays the framework's)")
+    p = tc.tensor([1.0, 2.0], requires_grad=True)
+    q = (p * p).sum()
+    what = "backward(q, retain_graph=True) then backward(q) for q = sum(p * p)"
+    try:
+        backward(q, retain_graph=True)
+        backward(q)
+    except RuntimeError as error:
+        t.fail(what, f"the second call raised: {str(error)[:60]}...: the first one freed the graph although "
+               "retain_graph=True", hint="pass retain_graph on to backward_pass")
+    t.close(p.grad, [4.0, 8.0], f"p.grad after {what}", given={"p": [1.0, 2.0]})
+    try:
+        backward(q)
+        freed = False
+    except RuntimeError as error:
+        freed = "a second time" in str(error)
+    t.true(freed, "a third backward(q) to raise PyTorch's 'backward through the graph a second time' error: the "
+           "call before it had no retain_graph, so it freed the graph",
+           hint="backward(self, gradient=None, retain_graph=None, ...): pass retain_graph on to backward_pass")
+    t.raises(RuntimeError, lambda: backward(a * 3.0), what="backward(a * 3) for an output of 3 elements and no "
+             "gradient", hint="start from root_gradient(self, gradient): it raises PyTorch's errors")
+
+
+@exercise("02.4", title="topological sort, the backward pass, its root gradient and Tensor.backward", points=4)
+def topo_sort_check(t, topo_sort, backward_pass, root_gradient, backward):
     # the tape example: a fans out (it feeds both c = a*b and d = c + a)
     a = tc.tensor(2.0, requires_grad=True)
     b = tc.tensor(3.0, requires_grad=True)
@@ -729,6 +802,7 @@ def topo_sort_check(t, topo_sort, backward_pass, root_gradient):
             given={"x": x, "w": w, "g": "(e + 2 * e).sum() with e = exp(x * w)"})
     _backward_pass_check(t, backward_pass)
     _root_gradient_check(t, root_gradient)
+    _tensor_backward_check(t, backward)
 
 
 # ---- 02.6 -------------------------------------------------------------------------------------------------
