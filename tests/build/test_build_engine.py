@@ -421,3 +421,88 @@ def test_the_probe_sees_the_learners_tensor_backward():
 
     cell = _backward_cell()
     assert in_framework("Tensor.backward", without_no_grad) is not None
+
+
+# ---- exercise 02.5's saved-tensor API: every node's ------------------------------------------------------------
+NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.release_variables")
+
+
+@pytest.fixture
+def learner_node():
+    """The solution's Node methods, installed as build mode installs method slots (guarded, counted)."""
+    seams.uninstall()
+    seams.reset_calls()
+    node = _solution()["Node.apply"]
+    for name in NODE_METHODS:
+        component = BY_NAME[name]
+        seams.install(name, session._guarded(component.adapt(node), name, "a test",
+                                             seams.reference(name) if component.pure else None, name))
+    yield
+    seams.uninstall()
+    seams.reset_calls()
+
+
+def test_every_node_saves_reads_and_frees_through_the_learners_methods(learner_node):
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sin()  # the framework's own ops save their inputs through the learner's save_for_backward
+    node = y.grad_fn.next_functions[0][0]
+    assert node.name() == "MulBackward0" and node._saved == (x, x) and node._saved_versions == [0, 0]
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(x.detach().numpy() ** 2) * 2 * x.detach().numpy(), rtol=1e-6)
+    assert node._saved == () and node._released
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+    h = x * 2.0
+    z = h * h
+    with tc.no_grad():
+        h.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[tc.FloatTensor \[3\]\], which is "
+                                           r"output 0 of Mul, is at version 1; expected version 0 instead. Hint: "):
+        z.sum().backward()
+    calls = seams.calls()
+    assert calls["Node.save_for_backward"] >= 4 and calls["Node.saved_tensors"] >= 2
+    assert calls["Node.release_variables"] >= 3
+
+
+def test_a_custom_functions_saved_output_under_create_graph_stays_the_references(learner_node):
+    class Cube(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x ** 3
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, out = ctx.saved_tensors
+            return grad * 3 * out / x
+
+    x = tc.tensor([1.0, 2.0], dtype=tc.float64, requires_grad=True)
+    g, = tc.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)  # 3 x^2, through the saved output
+    g.sum().backward()
+    assert g.detach().tolist() == [3.0, 12.0] and x.grad.tolist() == [6.0, 12.0]
+
+
+def test_the_built_in_ops_own_state_is_still_freed_after_the_learners_release(learner_node):
+    x = tc.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+    y = x.max(1).values.sum()  # the framework's max keeps its indices on the node, outside save_for_backward
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_the_probe_sees_the_learners_saved_tensors():
+    from tinygrad_course.build.checks import in_framework
+
+    seams.uninstall()
+    node = _solution()["Node.apply"]
+    for name in NODE_METHODS:
+        assert in_framework(name, node) is None
+
+    class Unchecked(node):
+        @property
+        def saved_tensors(self):
+            return self._saved
+
+    assert in_framework("Node.saved_tensors", Unchecked) is not None

@@ -316,6 +316,38 @@ NodeNotCast = type("NodeNotCast", (Node,), {"apply": _node_step(cast=False)})
 NodeWithNumbers = type("NodeWithNumbers", (Node,), {"apply": _node_step(numbers=True)})
 
 
+class NodeUncheckedVersions(Node):
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved tensors "
+                               "after they have already been freed).")
+        return self._saved
+
+
+class NodeWhichForEveryTensor(Node):
+    @property
+    def saved_tensors(self):
+        for t, version in zip(self._saved, self._saved_versions):
+            if version is not None and t._version[0] != version:
+                raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                                   f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape))}]], which is output "
+                                   f"0 of Mul, is at version {t._version[0]}; expected version {version} instead. "
+                                   "Hint: clone it.")
+        return Node.saved_tensors.fget(self)
+
+
+class NodeKeepingTheTensors(Node):
+    def release_variables(self):
+        self._released = True
+
+
+class NodeSavingTheCounters(Node):
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+        self._saved_versions = [t._version if isinstance(t, tc.Tensor) else None for t in tensors]
+
+
 class AccumulateKeeping(AccumulateGrad):
     def apply(self, grad):
         leaf = self.variable
@@ -588,6 +620,11 @@ CATALOGUE = [
                                           "expected (3,), got (2, 3)"]),
     ("02.5", engine(Node=NodeNotCast), ["the gradient of a float32 input to be float32", "got tc.float64"]),
     ("02.5", engine(Node=NodeWithNumbers), ["Node.apply of a * 2.5 to return 1 gradient"]),
+    ("02.5", engine(Node=NodeUncheckedVersions), ["node.saved_tensors after h.add_(1)",
+                                                  "expected RuntimeError to be raised"]),
+    ("02.5", engine(Node=NodeWhichForEveryTensor), ["[tc.FloatTensor [2]] is at version 1", "which is output 0 of Mul"]),
+    ("02.5", engine(Node=NodeKeepingTheTensors), ["release_variables() to drop the saved tensors"]),
+    ("02.5", engine(Node=NodeSavingTheCounters), ["node._saved_versions after save_for_backward(x, h, c, 2.5)"]),
     ("02.5", engine(AccumulateGrad=AccumulateKeeping), ["shares its storage with g1"]),
     ("02.5", engine(AccumulateGrad=AccumulateReplacing), ["the old w.grad was replaced, not added to"]),
     ("02.5", engine(AccumulateGrad=AccumulateOutOfPlace), ["in place (as PyTorch's AccumulateGrad does"]),

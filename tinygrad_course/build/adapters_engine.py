@@ -283,3 +283,42 @@ def tensor_backward(learner):
 
     backward.__wrapped__ = learner
     return backward
+
+
+def save_for_backward(learner_class):
+    """The learner's `Node.save_for_backward(self, *tensors)` (exercise 02.5) as every node's, as it is: it keeps
+    the tensors in `self._saved` and each tensor's version in `self._saved_versions` (None for anything else)."""
+    return own_function(learner_class, "save_for_backward", "Node")
+
+
+def saved_tensors(learner_class):
+    """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
+    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's saved
+    outputs read while a graph is recorded (`create_graph`: they must lead back to their node) stay the
+    reference's."""
+    found = next((vars(k)["saved_tensors"] for k in learner_class.__mro__[:-1]
+                  if not k.__module__.startswith("tinygrad_course") and "saved_tensors" in vars(k)), None)
+    if not isinstance(found, property):
+        raise AttributeError("your Node defines no saved_tensors property (@property def saved_tensors(self): ...)")
+    getter, reference = found.fget, seams.reference("Node.saved_tensors")
+
+    def saved(node):
+        if _state.enabled and "_saved_outputs" in node.__dict__:
+            return reference(node)
+        return getter(node)
+
+    return saved
+
+
+def release_variables(learner_class):
+    """The learner's `Node.release_variables(self)` (exercise 02.5) as every node's: it frees the saved tensors and
+    marks the node released; what a built-in op's forward kept outside `save_for_backward` (arrays in attributes,
+    its saved output), which the exercise does not cover, the framework's `Node._release_op_state` frees after it."""
+    release = own_function(learner_class, "release_variables", "Node")
+
+    def run(node):
+        release(node)
+        if node._fn is not None and not node._fn._check_grads:
+            node._release_op_state()
+
+    return run

@@ -269,7 +269,17 @@ _COMPONENTS = [
            "next_functions, summed to its input's shape and cast to its dtype; the nodes of your ops run it"),
           ("AccumulateGrad.apply", adapters_engine.accumulate_grad, False,
            "AccumulateGrad.apply(self, grad) sets self.variable.grad to a copy of the first gradient and adds later "
-           "ones in place; every leaf without hooks, outside create_graph"))],
+           "ones in place; every leaf without hooks, outside create_graph"),
+          ("Node.save_for_backward", adapters_engine.save_for_backward, False,
+           "Node.save_for_backward(self, *tensors) keeps them in self._saved and each tensor's version "
+           "(t._version[0], None for a number) in self._saved_versions; every op's forward saves through it"),
+          ("Node.saved_tensors", adapters_engine.saved_tensors, True,
+           "Node.saved_tensors (a property) -> self._saved, PyTorch's RuntimeError for a released node and for a "
+           "saved tensor modified in place since; every op's backward reads it (a custom Function's saved outputs "
+           "under create_graph stay the reference's)"),
+          ("Node.release_variables", adapters_engine.release_variables, False,
+           "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
+           "without retain_graph (a built-in op's other state is freed by the framework after it)"))],
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
