@@ -156,25 +156,20 @@ class Node(FunctionCtx):
         and the arrays a built-in op's forward stored on it, as PyTorch's engine releases a node's saved variables
         (a custom Function's own ctx attributes stay, as in PyTorch); its backward then raises."""
         self._saved = ()
+        self._out_alias = None
         self._released = True
         if self._fn is not None and not self._fn._check_grads:  # a built-in op (an `Op`)
-            self._release_op_state()
-
-    def _release_op_state(self):
-        """Free what an op's forward kept on its node besides the saved tensors (its saved output, arrays in
-        attributes such as `ctx.mask`, `released_after_backward`), marking the node `_freed` when anything was."""
-        self._out_alias = None
-        kept = self.__dict__
-        for name, value in list(kept.items()):
-            is_array = _ARRAY_TYPES.get(type(value))
-            if is_array is None:
-                is_array = _is_array(value)
-            if is_array:
-                del kept[name]
-                self._freed = True
-        for name in self._fn.released_after_backward:  # what an op keeps in other containers
-            if kept.pop(name, None) is not None:
-                self._freed = True
+            kept = self.__dict__
+            for name, value in list(kept.items()):
+                is_array = _ARRAY_TYPES.get(type(value))
+                if is_array is None:
+                    is_array = _is_array(value)
+                if is_array:
+                    del kept[name]
+                    self._freed = True
+            for name in self._fn.released_after_backward:  # what an op keeps in other containers
+                if kept.pop(name, None) is not None:
+                    self._freed = True
 
     # ---- hooks --------------------------------------------------------------------------------
     def register_hook(self, fn):

@@ -312,13 +312,19 @@ def saved_tensors(learner_class):
 
 def release_variables(learner_class):
     """The learner's `Node.release_variables(self)` (exercise 02.5) as every node's: it frees the saved tensors and
-    marks the node released; what a built-in op's forward kept outside `save_for_backward` (arrays in attributes,
-    its saved output), which the exercise does not cover, the framework's `Node._release_op_state` frees after it."""
-    release = own_function(learner_class, "release_variables", "Node")
+    marks the node released (an error naming it when it did not). What an op's forward kept outside
+    `save_for_backward` (arrays in attributes, its saved output), which the exercise does not cover, the reference
+    then frees (its own first two steps find nothing left to do)."""
+    release, reference = own_function(learner_class, "release_variables", "Node"), seams.reference(
+        "Node.release_variables")
 
     def run(node):
         release(node)
-        if node._fn is not None and not node._fn._check_grads:
-            node._release_op_state()
+        if node.__dict__.get("_saved") != () or node.__dict__.get("_released") is not True:
+            raise RuntimeError(f"your Node.release_variables left {node.name()} with _saved="
+                               f"{node.__dict__.get('_saved')!r}, _released={node.__dict__.get('_released')!r}: "
+                               "set self._saved = () and self._released = True")
+        if node._fn is not None and not node._fn._check_grads:  # an op's state outside save_for_backward
+            reference(node)
 
     return run

@@ -279,7 +279,7 @@ _COMPONENTS = [
            "under create_graph stay the reference's)"),
           ("Node.release_variables", adapters_engine.release_variables, False,
            "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
-           "without retain_graph (a built-in op's other state is freed by the framework after it)"))],
+           "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
