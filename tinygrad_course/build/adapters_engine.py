@@ -164,11 +164,15 @@ def checked(cls, args, result, shape, dtype):
 
 
 def node_apply(learner_class):
-    """`Node.apply(self, *grad_outputs)` of the learner, a node's backward step for the nodes of their ops: one
-    gradient (or None) per entry of next_functions, in that input's shape and dtype."""
-    step = own_function(learner_class, "apply", "Node")
+    """`Node.apply(self, *grad_outputs)` of the learner (a method slot), a node's backward step for the nodes of
+    their ops outside `create_graph` (the other nodes go to the reference): one gradient (or None) per entry of
+    next_functions, in that input's shape and dtype."""
+    step, reference = own_function(learner_class, "apply", "Node"), seams.reference("Node.apply")
 
     def run(node, *grad_outputs):
+        if node._learner_backward is None or _state.enabled or node._freed:  # not a node of the learner's ops
+            return reference(node, *grad_outputs)
+        seams.count_call("Node.apply")
         grads = step(node, *grad_outputs)
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         inputs = [meta for meta in node.input_metadata if meta is not None]
@@ -186,24 +190,26 @@ def node_apply(learner_class):
                                    "shape and cast it to its dtype")
         return grads
 
+    run.counts_itself = True
     return run
 
 
 def accumulate_grad(learner_class):
-    """`AccumulateGrad.apply(self, grad)` of the learner for a leaf whose `.grad` is None or a plain tensor of its
-    shape and dtype (the engine keeps leaves with hooks and `create_graph` for itself; the reference takes the
-    others): afterwards `.grad` holds the sum, in a row-major storage of its own."""
-    apply = own_function(learner_class, "apply", "AccumulateGrad")
+    """`AccumulateGrad.apply(self, grad)` of the learner (a method slot) for a leaf whose `.grad` is None or a plain
+    tensor of its shape and dtype (leaves with hooks, `create_graph` and the other cases go to the reference):
+    afterwards `.grad` holds the sum, in a row-major storage of its own."""
+    apply, reference = own_function(learner_class, "apply", "AccumulateGrad"), seams.reference("AccumulateGrad.apply")
 
     def run(node, grad):
         leaf = node.variable
         old = leaf.grad
         shape, dtype = leaf._data.shape, leaf.dtype
-        if grad._requires_grad or grad._data.shape != shape or grad.dtype is not dtype \
-                or type(grad._data) is not np.ndarray or old is not None and (
+        if leaf._hooks or _state.enabled or grad._requires_grad or grad._data.shape != shape \
+                or grad.dtype is not dtype or type(grad._data) is not np.ndarray or old is not None and (
                     old._requires_grad or type(old._data) is not np.ndarray or old._data.shape != shape
                     or old.dtype is not dtype or not old._data.flags.writeable):
-            return NotImplemented
+            return reference(node, grad)
+        seams.count_call("AccumulateGrad.apply")
         apply(node, grad)
         new = leaf.grad
         if not isinstance(new, TensorBase) or new._data.shape != shape or new.dtype is not dtype or new._requires_grad:
@@ -214,8 +220,9 @@ def accumulate_grad(learner_class):
             raise RuntimeError("your AccumulateGrad.apply kept the incoming gradient's storage as .grad (or a "
                                "strided view of it): the next gradient added in place would change another "
                                "tensor; keep a row-major copy (grad.clone())")
-        return None
+        return ()
 
+    run.counts_itself = True
     return run
 
 
