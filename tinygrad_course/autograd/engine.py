@@ -16,7 +16,10 @@ shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. L
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
 `record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
-backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function).
+backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function),
+and method slots for a node's step (`Node.apply`), its saved tensors (`save_for_backward`, `saved_tensors`,
+`release_variables`) and a leaf's `AccumulateGrad.apply` (chapter 02.5), and for `Tensor.backward` (chapter 02.4,
+in `tensor.py`), which takes a plain call before `backward`/`run_backward` below run at all.
 """
 from __future__ import annotations
 
@@ -121,7 +124,8 @@ class Node(FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         for t, v in zip(self._saved, self._saved_versions):
             if v is not None and t._version[0] != v:
-                raise version_error(t, v, self)
+                outs = self.__dict__.get("_saved_outputs") or {}  # {index in _saved: output number}
+                raise version_error(t, v, self, any(self._saved[k] is t for k in outs))
         outs = self.__dict__.get("_saved_outputs")
         if outs and _state.enabled:  # create_graph: saved outputs must lead back to this node
             return tuple(self._relinked(t, outs[i]) if i in outs else t for i, t in enumerate(self._saved))
@@ -134,7 +138,7 @@ class Node(FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         alias = self._out_alias
         if alias._version[0] != self._out_version:
-            raise version_error(alias, self._out_version, self)
+            raise version_error(alias, self._out_version, self, True)
         if _state.enabled:  # create_graph: the output must lead back to this node for higher derivatives
             return self._relinked(alias, 0)
         return alias

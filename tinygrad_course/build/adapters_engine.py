@@ -300,9 +300,9 @@ def save_for_backward(learner_class):
 
 def saved_tensors(learner_class):
     """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
-    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's saved
-    outputs read while a graph is recorded (`create_graph`: they must lead back to their node) stay the
-    reference's."""
+    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A node whose custom
+    Function saved its own output stays the reference's (the output is kept detached: it is relinked to its node
+    under `create_graph`, and named as the node's output in the in-place error), which the exercise does not cover."""
     found = next((vars(k)["saved_tensors"] for k in learner_class.__mro__[:-1]
                   if not k.__module__.startswith("tinygrad_course") and "saved_tensors" in vars(k)), None)
     if not isinstance(found, property):
@@ -310,7 +310,7 @@ def saved_tensors(learner_class):
     getter, reference = found.fget, seams.reference("Node.saved_tensors")
 
     def saved(node):
-        if _state.enabled and "_saved_outputs" in node.__dict__:
+        if "_saved_outputs" in node.__dict__:
             return reference(node)
         return getter(node)
 
