@@ -146,9 +146,9 @@ def install(loaded: list[Loaded], folder=None) -> None:
             fallback = seams.reference(item.component.seam) if item.component.pure else None
             seam = item.component.seam
             adapted = item.component.adapt(item.obj)
-            counted = seams.is_slot(seam) and not getattr(adapted, "counts_itself", False)  # (routing adapters count
-            seams.install(seam, _guarded(adapted, item.component.name, where, fallback,  # the learner's runs only)
-                                         seam if counted else None))
+            # a slot's calls are counted here, unless its adapter routes calls and counts the learner's runs itself
+            counted = seams.is_slot(seam) and not getattr(adapted, "counts_itself", False)
+            seams.install(seam, _guarded(adapted, item.component.name, where, fallback, seam if counted else None))
 
 
 def where(component, manifest: dict) -> str:
