@@ -506,3 +506,29 @@ def test_the_probe_sees_the_learners_saved_tensors():
             return self._saved
 
     assert in_framework("Node.saved_tensors", Unchecked) is not None
+
+
+def test_a_custom_functions_saved_output_modified_in_place_is_named_as_pytorch_names_it(learner_node):
+    class Cube(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x ** 3
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, out = ctx.saved_tensors
+            return grad * 3 * out / x
+
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    z = Cube.apply(x).sum()
+    z.backward()  # the learner's saved_tensors reads the saved output
+    assert x.grad.tolist() == [3.0, 12.0]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        z.backward()
+    y = Cube.apply(x)
+    with tc.no_grad():
+        y.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"\[tc.FloatTensor \[2\]\], which is output 0 of Cube, is at version 1"):
+        y.sum().backward()

@@ -300,9 +300,10 @@ def save_for_backward(learner_class):
 
 def saved_tensors(learner_class):
     """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
-    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A node whose custom
-    Function saved its own output stays the reference's (the output is kept detached: it is relinked to its node
-    under `create_graph`, and named as the node's output in the in-place error), which the exercise does not cover."""
+    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's own
+    output that it saved, which the exercise does not cover, stays the reference's when it matters: under
+    `create_graph` (it is relinked to its node) and once it was modified in place (the error names it as the node's
+    output)."""
     found = next((vars(k)["saved_tensors"] for k in learner_class.__mro__[:-1]
                   if not k.__module__.startswith("tinygrad_course") and "saved_tensors" in vars(k)), None)
     if not isinstance(found, property):
@@ -310,7 +311,9 @@ def saved_tensors(learner_class):
     getter, reference = found.fget, seams.reference("Node.saved_tensors")
 
     def saved(node):
-        if "_saved_outputs" in node.__dict__:
+        outs = node.__dict__.get("_saved_outputs")
+        if outs and not node._released and (_state.enabled or any(node._saved[k]._version[0] != node._saved_versions[k]
+                                                                  for k in outs)):
             return reference(node)
         return getter(node)
 

@@ -275,8 +275,8 @@ _COMPONENTS = [
            "(t._version[0], None for a number) in self._saved_versions; every op's forward saves through it"),
           ("Node.saved_tensors", adapters_engine.saved_tensors, True,
            "Node.saved_tensors (a property) -> self._saved, PyTorch's RuntimeError for a released node and for a "
-           "saved tensor modified in place since; every op's backward reads it (a node whose custom Function saved "
-           "its own output stays the reference's)"),
+           "saved tensor modified in place since; every op's backward reads it (a custom Function's saved output "
+           "under create_graph or modified in place stays the reference's)"),
           ("Node.release_variables", adapters_engine.release_variables, False,
            "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
            "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],
