@@ -731,6 +731,8 @@ LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__r
                    "sigmoid", "view", "reshape", "transpose", "t", "T", "mT", "expand", "unsqueeze", "squeeze",
                    "contiguous", "clone")
 seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
+# Chapter 02.4: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
+seams.offer_methods(Tensor, ("backward",), "Tensor.")
 
 
 def _rebuild(data, requires_grad, device):

@@ -330,3 +330,205 @@ def test_a_gpt_step_on_the_solutions_components_records_nothing_in_the_reference
         seams.uninstall()
     assert {"SliceBackward0", "ViewBackward0", "CloneBackward0", "UnsafeViewBackward0"} <= names
     assert all(p.grad is not None for p in model.parameters())
+
+
+# ---- exercise 02.4's Tensor.backward: the plain call is the learner's ----------------------------------------
+def _backward_cell():
+    namespace = {"tc": tc, "np": np, "grad_accumulator": engine.grad_accumulator}
+    exec(solution_cell("02_autograd.ipynb", "ex02_4"), namespace)
+    return namespace
+
+
+@pytest.fixture
+def learner_backward():
+    """The solution's Tensor.backward (with its cell's root_gradient and backward_pass), installed as build mode
+    installs a method slot (guarded, its calls counted)."""
+    seams.uninstall()
+    seams.reset_calls()
+    cell = _backward_cell()
+    for name, defines in (("Tensor.backward", "backward"), ("backward_pass", "backward_pass"),
+                          ("root_gradient", "root_gradient")):
+        component = BY_NAME[name]
+        seams.install(name, session._guarded(component.adapt(cell[defines]), name, "a test",
+                                             seams.reference(name) if component.pure else None,
+                                             name if seams.is_slot(name) else None))
+    yield
+    seams.uninstall()
+    seams.reset_calls()
+
+
+def test_a_plain_backward_is_the_learners_without_the_reference_entry(learner_backward, monkeypatch):
+    for name in ("run_backward", "backward", "_count_dependencies", "_callbacks_at_end"):
+        monkeypatch.setattr(engine, name, lambda *args, _name=name, **kwargs: pytest.fail(f"the reference's {_name} ran"))
+    w = tc.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    x = tc.tensor([[0.5, 1.0, 2.0], [1.0, -1.0, 0.0]])
+    (x * w).tanh().sum().backward()
+    want = ((1 - np.tanh(x.numpy() * w.detach().numpy()) ** 2) * x.numpy()).sum(0)
+    np.testing.assert_allclose(w.grad.numpy(), want, rtol=1e-6)
+    (w * 3.0).backward(tc.tensor([1.0, 10.0, 100.0]))  # a given gradient, accumulated
+    np.testing.assert_allclose(w.grad.numpy(), want + [3.0, 30.0, 300.0], rtol=1e-6)
+    leaf = tc.tensor([2.0, 3.0], requires_grad=True)
+    leaf.backward(tc.ones(2))  # a leaf's own pass: its AccumulateGrad
+    assert leaf.grad.tolist() == [1.0, 1.0] and not leaf.grad.requires_grad
+    kept = (w * w).sum()
+    kept.backward(retain_graph=True)
+    kept.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        kept.backward()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (w * 2.0).backward()
+    calls = seams.calls()
+    assert calls["Tensor.backward"] == 7 and calls["backward_pass"] == calls["root_gradient"] == 7
+    assert "Tensor.backward" in seams.installed()
+
+
+def test_calls_beyond_the_plain_one_stay_the_references(learner_backward, monkeypatch):
+    ran = []
+    reference = engine.run_backward
+    monkeypatch.setattr(engine, "run_backward", lambda *args, **kwargs: ran.append(1) or reference(*args, **kwargs))
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 2.0
+    h.register_hook(lambda g: g * 10.0)  # a hook on an intermediate tensor
+    (h * h).sum().backward()
+    assert w.grad.tolist() == [80.0, 160.0]
+    w.grad = None
+    h = w * 2.0
+    h.retain_grad()
+    (h * h).sum().backward()
+    assert h.grad.tolist() == [4.0, 8.0] and w.grad.tolist() == [8.0, 16.0]
+    v = tc.tensor([1.0, 2.0], dtype=tc.float64, requires_grad=True)
+    (v ** 3).sum().backward(create_graph=True)
+    (v.grad * 1.0).sum().backward(inputs=[v])  # d/dv of 3 v^2: 6 v, added to 3 v^2
+    assert v.grad.detach().tolist() == [9.0, 24.0]
+    (w * 1.0).sum().backward(tc.tensor(2.0, dtype=tc.float64))  # a gradient of another dtype: cast by the engine
+    hooked = tc.tensor([1.0], requires_grad=True)
+    hooked.register_hook(lambda g: g * 0.5)  # a hook on a leaf
+    (hooked * 4.0).sum().backward()
+    assert hooked.grad.tolist() == [2.0]
+    with pytest.warns(UserWarning, match="Anomaly Detection"), tc.autograd.detect_anomaly():
+        (w * w).sum().backward()
+    assert len(ran) == 7 and seams.calls()["Tensor.backward"] == 7
+
+
+def test_the_probe_sees_the_learners_tensor_backward():
+    from tinygrad_course.build.checks import in_framework
+
+    seams.uninstall()
+    assert in_framework("Tensor.backward", _backward_cell()["backward"]) is None
+
+    def without_no_grad(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        cell["backward_pass"](self.grad_fn, cell["root_gradient"](self, gradient), retain_graph)  # misses leaves
+
+    cell = _backward_cell()
+    assert in_framework("Tensor.backward", without_no_grad) is not None
+
+
+# ---- exercise 02.5's saved-tensor API: every node's ------------------------------------------------------------
+NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.release_variables")
+
+
+@pytest.fixture
+def learner_node():
+    """The solution's Node methods, installed as build mode installs method slots (guarded, counted)."""
+    seams.uninstall()
+    seams.reset_calls()
+    node = _solution()["Node.apply"]
+    for name in NODE_METHODS:
+        component = BY_NAME[name]
+        seams.install(name, session._guarded(component.adapt(node), name, "a test",
+                                             seams.reference(name) if component.pure else None, name))
+    yield
+    seams.uninstall()
+    seams.reset_calls()
+
+
+def test_every_node_saves_reads_and_frees_through_the_learners_methods(learner_node):
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sin()  # the framework's own ops save their inputs through the learner's save_for_backward
+    node = y.grad_fn.next_functions[0][0]
+    assert node.name() == "MulBackward0" and node._saved == (x, x) and node._saved_versions == [0, 0]
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(x.detach().numpy() ** 2) * 2 * x.detach().numpy(), rtol=1e-6)
+    assert node._saved == () and node._released
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+    h = x * 2.0
+    z = h * h
+    with tc.no_grad():
+        h.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[tc.FloatTensor \[3\]\], which is "
+                                           r"output 0 of Mul, is at version 1; expected version 0 instead. Hint: "):
+        z.sum().backward()
+    calls = seams.calls()
+    assert calls["Node.save_for_backward"] >= 4 and calls["Node.saved_tensors"] >= 2
+    assert calls["Node.release_variables"] >= 3
+
+
+def test_a_custom_functions_saved_output_under_create_graph_stays_the_references(learner_node):
+    class Cube(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x ** 3
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, out = ctx.saved_tensors
+            return grad * 3 * out / x
+
+    x = tc.tensor([1.0, 2.0], dtype=tc.float64, requires_grad=True)
+    g, = tc.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)  # 3 x^2, through the saved output
+    g.sum().backward()
+    assert g.detach().tolist() == [3.0, 12.0] and x.grad.tolist() == [6.0, 12.0]
+
+
+def test_the_built_in_ops_own_state_is_still_freed_after_the_learners_release(learner_node):
+    x = tc.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+    y = x.max(1).values.sum()  # the framework's max keeps its indices on the node, outside save_for_backward
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_the_probe_sees_the_learners_saved_tensors():
+    from tinygrad_course.build.checks import in_framework
+
+    seams.uninstall()
+    node = _solution()["Node.apply"]
+    for name in NODE_METHODS:
+        assert in_framework(name, node) is None
+
+    class Unchecked(node):
+        @property
+        def saved_tensors(self):
+            return self._saved
+
+    assert in_framework("Node.saved_tensors", Unchecked) is not None
+
+
+def test_a_custom_functions_saved_output_modified_in_place_is_named_as_pytorch_names_it(learner_node):
+    class Cube(tc.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x ** 3
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, out = ctx.saved_tensors
+            return grad * 3 * out / x
+
+    x = tc.tensor([1.0, 2.0], requires_grad=True)
+    z = Cube.apply(x).sum()
+    z.backward()  # the learner's saved_tensors reads the saved output
+    assert x.grad.tolist() == [3.0, 12.0]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        z.backward()
+    y = Cube.apply(x)
+    with tc.no_grad():
+        y.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"\[tc.FloatTensor \[2\]\], which is output 0 of Cube, is at version 1"):
+        y.sum().backward()

@@ -236,3 +236,39 @@ def test_detached_tensor_made_to_require_grad_is_a_leaf():
     y.mul_(2)  # bumps the shared version counter
     (d * d).sum().backward()
     assert d.grad.tolist() == [12.0, 24.0] and x.grad is None
+
+
+def _version_message(lib, case):
+    """The in-place error's text up to PyTorch's "instead." for a saved input (no grad_fn), a built-in op's saved
+    output and a custom Function's saved output, each modified in place before backward."""
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x ** 3
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, out = ctx.saved_tensors
+            return grad * 3 * out / x
+
+    if case == "input":
+        b = lib.tensor([1.0, 2.0, 3.0])
+        y = a * b
+        b.add_(1)
+    else:
+        y = a.exp() if case == "op output" else Cube.apply(a)
+        with lib.no_grad():
+            y.add_(1)
+    with pytest.raises(RuntimeError) as error:
+        y.sum().backward()
+    text = str(error.value)
+    return text[:text.index("instead.") + len("instead.")].replace("torch.", "tc.")
+
+
+@pytest.mark.parametrize("case", ["input", "op output", "custom output"])
+def test_the_in_place_error_names_the_op_of_a_saved_output_only_as_pytorch(case):
+    assert _version_message(tc, case) == _version_message(torch, case)

@@ -5,6 +5,7 @@ import pytest
 
 import tinygrad_course as tc
 from tinygrad_course import seams
+from tinygrad_course.autograd.engine import AccumulateGrad, Node
 from tinygrad_course.methods.products import ProductMethods
 from tinygrad_course.tensor import LEARNER_METHODS, Tensor
 
@@ -99,3 +100,20 @@ def test_install_refuses_what_is_not_callable():
     with pytest.raises(TypeError, match="must be callable"):
         seams.install("Tensor.view", 3)
     assert Tensor.__dict__["view"] is OWN["view"]
+
+
+def test_the_engines_node_methods_are_slots_and_a_call_of_a_node_runs_its_apply():
+    """Chapter 02.5's Node.apply, AccumulateGrad.apply and the saved-tensor methods are method slots: installing one
+    replaces the class attribute (`node(g)` runs `node.apply`), uninstalling restores the engine's own."""
+    own = {name: vars(Node)[name] for name in ("apply", "save_for_backward", "saved_tensors", "release_variables")}
+    assert all(seams.is_slot(f"Node.{name}") for name in own) and seams.is_slot("AccumulateGrad.apply")
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    y = w * 3.0
+    seen = []
+    seams.install("Node.apply", lambda node, *grads: seen.append(node.name()) or own["apply"](node, *grads))
+    try:
+        grads = y.grad_fn(tc.ones(2))
+    finally:
+        seams.uninstall("Node.apply")
+    assert seen == ["MulBackward0"] and grads[0].tolist() == [3.0, 3.0]
+    assert all(vars(Node)[name] is value for name, value in own.items()) and "apply" in vars(AccumulateGrad)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tinygrad_course as tc
+from tinygrad_course.autograd.engine import grad_accumulator
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
@@ -121,7 +122,8 @@ MatmulNegated = op(Matmul, backward=lambda ctx, grad: (-(grad @ ctx.saved_tensor
 MatmulWithDot = op(Matmul, forward=lambda ctx, a, b: (ctx.save_for_backward(a, b), np.dot(a, b))[1])  # not batched
 
 
-topo_sort, backward_pass, root_gradient = solution("02", "topo_sort", "backward_pass", "root_gradient")
+topo_sort, backward_pass, root_gradient, backward = solution("02", "topo_sort", "backward_pass", "root_gradient",
+                                                            "backward")
 
 
 def root_as_a_number(output, gradient=None):
@@ -314,6 +316,38 @@ NodeNotCast = type("NodeNotCast", (Node,), {"apply": _node_step(cast=False)})
 NodeWithNumbers = type("NodeWithNumbers", (Node,), {"apply": _node_step(numbers=True)})
 
 
+class NodeUncheckedVersions(Node):
+    @property
+    def saved_tensors(self):
+        if self._released:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly access saved tensors "
+                               "after they have already been freed).")
+        return self._saved
+
+
+class NodeWhichForEveryTensor(Node):
+    @property
+    def saved_tensors(self):
+        for t, version in zip(self._saved, self._saved_versions):
+            if version is not None and t._version[0] != version:
+                raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                                   f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape))}]], which is output "
+                                   f"0 of Mul, is at version {t._version[0]}; expected version {version} instead. "
+                                   "Hint: clone it.")
+        return Node.saved_tensors.fget(self)
+
+
+class NodeKeepingTheTensors(Node):
+    def release_variables(self):
+        self._released = True
+
+
+class NodeSavingTheCounters(Node):
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+        self._saved_versions = [t._version if isinstance(t, tc.Tensor) else None for t in tensors]
+
+
 class AccumulateKeeping(AccumulateGrad):
     def apply(self, grad):
         leaf = self.variable
@@ -347,6 +381,29 @@ def pass_always_freeing(root, grad, retain_graph=False):
 
 def pass_without_retain_graph(root, grad):
     backward_pass(root, grad)
+
+
+def _start(t):
+    return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
+
+
+def backward_recording(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward_pass(_start(self), root_gradient(self, gradient), retain_graph)  # grad mode stays on
+
+
+def backward_from_grad_fn(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(self.grad_fn, root_gradient(self, gradient), retain_graph)  # a leaf has none
+
+
+def backward_always_freeing(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(_start(self), root_gradient(self, gradient))
+
+
+def backward_from_ones(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    with tc.no_grad():
+        backward_pass(_start(self), tc.ones_like(self), retain_graph)
 
 
 def _difference(f, x, eps, forward=False, restore=True):
@@ -530,22 +587,28 @@ CATALOGUE = [
     ("02.3", (Matmul, Sum, Mean, MaxLastIndex), ["on a tie your index is the last largest element's", "input: x = "]),
     ("02.3", (Matmul, Sum, Mean, MaxValuesOnly), ["returned ndarray, expected a pair (values, indices)"]),
     ("02.3", (Matmul, Sum, Mean, MaxNotUnreduced), ["Max.backward for x.max(1)", "could not be put back"]),
-    ("02.4", (topo_without_visited, backward_pass, root_gradient), ["a node appears twice"]),
-    ("02.4", (topo_not_reversed, backward_pass, root_gradient), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
-    ("02.4", (topo_pre_order, backward_pass, root_gradient), ["comes before", "which sends it a gradient"]),
-    ("02.4", (topo_keeps_none, backward_pass, root_gradient), ["your code raised AttributeError"]),
-    ("02.4", (topo_sort, pass_overwriting, root_gradient), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
-    ("02.4", (topo_sort, pass_skipping_leaves, root_gradient), ["it is None: no gradient reached that leaf"]),
-    ("02.4", (topo_sort, pass_setting_grad, root_gradient), ["the old a.grad was overwritten, not added to"]),
-    ("02.4", (topo_sort, pass_never_freeing, root_gradient), ["a third backward_pass through q's graph to raise"]),
-    ("02.4", (topo_sort, pass_always_freeing, root_gradient), ["the first pass freed the graph although retain_graph=True"]),
-    ("02.4", (topo_sort, pass_without_retain_graph, root_gradient), ["unexpected keyword argument 'retain_graph'"]),
-    ("02.4", (topo_sort, backward_pass, root_as_a_number), ["root_gradient(out).shape for an output of shape (1, 1)",
+    ("02.4", (topo_without_visited, backward_pass, root_gradient, backward), ["a node appears twice"]),
+    ("02.4", (topo_not_reversed, backward_pass, root_gradient, backward), ["the order starts with AccumulateGrad, not with the output's node PowBackward0"]),
+    ("02.4", (topo_pre_order, backward_pass, root_gradient, backward), ["comes before", "which sends it a gradient"]),
+    ("02.4", (topo_keeps_none, backward_pass, root_gradient, backward), ["your code raised AttributeError"]),
+    ("02.4", (topo_sort, pass_overwriting, root_gradient, backward), ["part of the gradient is missing", "L = (a * b + a) ** 2"]),
+    ("02.4", (topo_sort, pass_skipping_leaves, root_gradient, backward), ["it is None: no gradient reached that leaf"]),
+    ("02.4", (topo_sort, pass_setting_grad, root_gradient, backward), ["the old a.grad was overwritten, not added to"]),
+    ("02.4", (topo_sort, pass_never_freeing, root_gradient, backward), ["a third backward_pass through q's graph to raise"]),
+    ("02.4", (topo_sort, pass_always_freeing, root_gradient, backward), ["the first pass freed the graph although retain_graph=True"]),
+    ("02.4", (topo_sort, pass_without_retain_graph, root_gradient, backward), ["unexpected keyword argument 'retain_graph'"]),
+    ("02.4", (topo_sort, backward_pass, root_as_a_number, backward), ["root_gradient(out).shape for an output of shape (1, 1)",
                                                           "a one-element output that is not 0-d"]),
-    ("02.4", (topo_sort, backward_pass, root_as_the_output), ["you returned the loss itself"]),
-    ("02.4", (topo_sort, backward_pass, root_ignoring_the_gradient), ["you returned ones: a given gradient"]),
-    ("02.4", (topo_sort, backward_pass, root_without_shape_check), ["root_gradient(x * 3, tc.ones(2))",
+    ("02.4", (topo_sort, backward_pass, root_as_the_output, backward), ["you returned the loss itself"]),
+    ("02.4", (topo_sort, backward_pass, root_ignoring_the_gradient, backward), ["you returned ones: a given gradient"]),
+    ("02.4", (topo_sort, backward_pass, root_without_shape_check, backward), ["root_gradient(x * 3, tc.ones(2))",
                                                                    "expected RuntimeError to be raised"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_recording), ["tc.is_grad_enabled() was True inside it"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_from_grad_fn), ["w.grad after backward(w) for a leaf",
+                                                                              "your backward raised AttributeError"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_always_freeing), ["the first one freed the graph "
+                                                                                "although retain_graph=True"]),
+    ("02.4", (topo_sort, backward_pass, root_gradient, backward_from_ones), ["the given gradient was not used"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_leading_only), ["the shape of sum_to_shape(grad of shape (2, 3, 4), "
                                                                "(3, 1))", "expected (3, 1)"]),
     ("02.5", engine(sum_to_shape=sum_to_shape_mean), ["your values are means, not sums", "input: grad = "]),
@@ -557,6 +620,11 @@ CATALOGUE = [
                                           "expected (3,), got (2, 3)"]),
     ("02.5", engine(Node=NodeNotCast), ["the gradient of a float32 input to be float32", "got tc.float64"]),
     ("02.5", engine(Node=NodeWithNumbers), ["Node.apply of a * 2.5 to return 1 gradient"]),
+    ("02.5", engine(Node=NodeUncheckedVersions), ["node.saved_tensors after h.add_(1)",
+                                                  "expected RuntimeError to be raised"]),
+    ("02.5", engine(Node=NodeWhichForEveryTensor), ["[tc.FloatTensor [2]] is at version 1", "which is output 0 of Mul"]),
+    ("02.5", engine(Node=NodeKeepingTheTensors), ["release_variables() to drop the saved tensors"]),
+    ("02.5", engine(Node=NodeSavingTheCounters), ["node._saved_versions after save_for_backward(x, h, c, 2.5)"]),
     ("02.5", engine(AccumulateGrad=AccumulateKeeping), ["shares its storage with g1"]),
     ("02.5", engine(AccumulateGrad=AccumulateReplacing), ["the old w.grad was replaced, not added to"]),
     ("02.5", engine(AccumulateGrad=AccumulateOutOfPlace), ["in place (as PyTorch's AccumulateGrad does"]),
@@ -590,7 +658,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
 
 
 NAMES = {"02.1": ("Add", "Sub", "Mul", "Div", "Pow"), "02.2": ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid"),
-         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass", "root_gradient"),
+         "02.3": ("Matmul", "Sum", "Mean", "Max"), "02.4": ("topo_sort", "backward_pass", "root_gradient", "backward"),
          "02.5": ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad"), "02.6": ("numerical_grad", "gradient_check"),
          "02.7": ("ema_update", "scaled_sigmoid"), "02.8": ("Softplus",), "02.9": ("jacobian", "hessian")}
 

@@ -16,7 +16,10 @@ shape (`sum_to_shape`: broadcasting undone) and casts it to the input's dtype. L
 Extension points of the loop: tensor and node hooks (`hooks.run_pre_hooks`, node post-hooks), `autograd.grad`'s
 capture of the gradients it returns (`grad_capture.Capture`), the profiler (`profilers`), anomaly detection and
 `record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
-backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function).
+backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function),
+and method slots for a node's step (`Node.apply`), its saved tensors (`save_for_backward`, `saved_tensors`,
+`release_variables`) and a leaf's `AccumulateGrad.apply` (chapter 02.5), and for `Tensor.backward` (chapter 02.4,
+in `tensor.py`), which takes a plain call before `backward`/`run_backward` below run at all.
 """
 from __future__ import annotations
 
@@ -121,7 +124,8 @@ class Node(FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         for t, v in zip(self._saved, self._saved_versions):
             if v is not None and t._version[0] != v:
-                raise version_error(t, v, self)
+                outs = self.__dict__.get("_saved_outputs") or {}  # {index in _saved: output number}
+                raise version_error(t, v, self, any(self._saved[k] is t for k in outs))
         outs = self.__dict__.get("_saved_outputs")
         if outs and _state.enabled:  # create_graph: saved outputs must lead back to this node
             return tuple(self._relinked(t, outs[i]) if i in outs else t for i, t in enumerate(self._saved))
@@ -134,7 +138,7 @@ class Node(FunctionCtx):
             raise RuntimeError(FREED_MESSAGE)
         alias = self._out_alias
         if alias._version[0] != self._out_version:
-            raise version_error(alias, self._out_version, self)
+            raise version_error(alias, self._out_version, self, True)
         if _state.enabled:  # create_graph: the output must lead back to this node for higher derivatives
             return self._relinked(alias, 0)
         return alias
@@ -194,10 +198,6 @@ class Node(FunctionCtx):
         reduced to its input's shape and dtype."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        if self._learner_backward is not None and seams.ACTIVE and not _state.enabled:
-            step = seams.learner("Node.apply")  # build mode: the learner's step for a node of the learner's op
-            if step is not None:
-                return step(self, *grad_outputs)
         fn = self._fn
         # (the engine never runs a node whose gradients are all None, so only multi-output nodes get here)
         if self._num_outputs > 1 and self._materialize and any(g is None for g in grad_outputs):
@@ -217,7 +217,9 @@ class Node(FunctionCtx):
             grads = fn.backward(self, *grad_outputs)
         return self._to_inputs(grads if type(grads) is tuple else (grads,))
 
-    __call__ = apply
+    def __call__(self, *grad_outputs):
+        """`node(*grad_outputs)` runs `node.apply` (the engine calls `apply` itself; build mode may replace it)."""
+        return self.apply(*grad_outputs)
 
     def _to_inputs(self, grads):
         """The gradients of the tensor inputs, each summed back to the input's shape and cast to its dtype."""
@@ -503,24 +505,21 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):
         """Add `grad` into the leaf's `.grad` (a graph is built while `create_graph=True`)."""
-        if seams.ACTIVE and not self.variable._hooks and not _state.enabled:  # build mode: the learner's AccumulateGrad
-            learner = seams.learner("AccumulateGrad.apply")
-            if learner is not None and learner(self, grad) is not NotImplemented:
-                return ()
         accumulate(self.variable, grad, _state.enabled)
         return ()
 
-    __call__ = apply
-
 
 def _engine_takes_it(*args):
-    """What runs when no learner's Function.apply or AccumulateGrad takes a call: the engine's own code."""
+    """What runs when no learner's Function.apply takes a call: the engine's own code."""
     return NotImplemented
 
 
+# Chapter 02.5: the learner's Node runs a node's backward step (apply) and keeps its saved tensors
+# (save_for_backward, saved_tensors, release_variables), their AccumulateGrad a leaf's gradient: method slots, so
+# nothing extra runs while none is installed (build mode's adapters hand the learner the calls they cover).
+seams.offer_methods(Node, ("apply", "save_for_backward", "saved_tensors", "release_variables"), "Node.")
+seams.offer_methods(AccumulateGrad, ("apply",), "AccumulateGrad.")
 seams.offer("Function.apply", _engine_takes_it)
-seams.offer("Node.apply", seams.set_aside("Node.apply", Node.apply))
-seams.offer("AccumulateGrad.apply", _engine_takes_it)
 
 
 def grad_accumulator(leaf):

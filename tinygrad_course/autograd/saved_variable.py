@@ -11,12 +11,14 @@ FREED_MESSAGE = (
 )
 
 
-def version_error(tensor, saved_version, node):
-    """PyTorch's error for a saved `tensor` modified in place after `node` saved it at `saved_version`."""
+def version_error(tensor, saved_version, node, output=False):
+    """PyTorch's error for a saved `tensor` modified in place after `node` saved it at `saved_version` (`output`:
+    the tensor is the node's own output, kept detached, which PyTorch names as output 0 of the node's op; a saved
+    input without a grad_fn gets no ", which is output ... of ...," part, as in PyTorch)."""
     desc = f"[{tensor.type()} [{', '.join(map(str, tensor.shape))}]]"
     if tensor.grad_fn is not None and tensor.grad_fn is not node:
         where = f", which is output {tensor._output_nr} of {op_name(tensor.grad_fn)},"
-    elif node is not None and tensor._base is None and tensor.grad_fn is None and not tensor._requires_grad:
+    elif output and node is not None:
         where = f", which is output 0 of {op_name(node)},"
     else:
         where = ""

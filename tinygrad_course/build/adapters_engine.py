@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import seams
-from ..autograd.engine import Function, _sequence, module_stack
+from ..autograd.anomaly_mode import state as _anomaly
+from ..autograd.engine import AccumulateGrad, Function, _recorders, _sequence, module_stack, profilers
 from ..autograd.grad_mode import _state, no_grad
 from ..grading.learner_op import OpFailed
 from ..tensor_base import TensorBase, _wrap
@@ -163,11 +164,15 @@ def checked(cls, args, result, shape, dtype):
 
 
 def node_apply(learner_class):
-    """`Node.apply(self, *grad_outputs)` of the learner, a node's backward step for the nodes of their ops: one
-    gradient (or None) per entry of next_functions, in that input's shape and dtype."""
-    step = own_function(learner_class, "apply", "Node")
+    """`Node.apply(self, *grad_outputs)` of the learner (a method slot), a node's backward step for the nodes of
+    their ops outside `create_graph` (the other nodes go to the reference): one gradient (or None) per entry of
+    next_functions, in that input's shape and dtype."""
+    step, reference = own_function(learner_class, "apply", "Node"), seams.reference("Node.apply")
 
     def run(node, *grad_outputs):
+        if node._learner_backward is None or _state.enabled or node._freed:  # not a node of the learner's ops
+            return reference(node, *grad_outputs)
+        seams.count_call("Node.apply")
         grads = step(node, *grad_outputs)
         grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
         inputs = [meta for meta in node.input_metadata if meta is not None]
@@ -185,24 +190,26 @@ def node_apply(learner_class):
                                    "shape and cast it to its dtype")
         return grads
 
+    run.counts_itself = True
     return run
 
 
 def accumulate_grad(learner_class):
-    """`AccumulateGrad.apply(self, grad)` of the learner for a leaf whose `.grad` is None or a plain tensor of its
-    shape and dtype (the engine keeps leaves with hooks and `create_graph` for itself; the reference takes the
-    others): afterwards `.grad` holds the sum, in a row-major storage of its own."""
-    apply = own_function(learner_class, "apply", "AccumulateGrad")
+    """`AccumulateGrad.apply(self, grad)` of the learner (a method slot) for a leaf whose `.grad` is None or a plain
+    tensor of its shape and dtype (leaves with hooks, `create_graph` and the other cases go to the reference):
+    afterwards `.grad` holds the sum, in a row-major storage of its own."""
+    apply, reference = own_function(learner_class, "apply", "AccumulateGrad"), seams.reference("AccumulateGrad.apply")
 
     def run(node, grad):
         leaf = node.variable
         old = leaf.grad
         shape, dtype = leaf._data.shape, leaf.dtype
-        if grad._requires_grad or grad._data.shape != shape or grad.dtype is not dtype \
-                or type(grad._data) is not np.ndarray or old is not None and (
+        if leaf._hooks or _state.enabled or grad._requires_grad or grad._data.shape != shape \
+                or grad.dtype is not dtype or type(grad._data) is not np.ndarray or old is not None and (
                     old._requires_grad or type(old._data) is not np.ndarray or old._data.shape != shape
                     or old.dtype is not dtype or not old._data.flags.writeable):
-            return NotImplemented
+            return reference(node, grad)
+        seams.count_call("AccumulateGrad.apply")
         apply(node, grad)
         new = leaf.grad
         if not isinstance(new, TensorBase) or new._data.shape != shape or new.dtype is not dtype or new._requires_grad:
@@ -213,8 +220,9 @@ def accumulate_grad(learner_class):
             raise RuntimeError("your AccumulateGrad.apply kept the incoming gradient's storage as .grad (or a "
                                "strided view of it): the next gradient added in place would change another "
                                "tensor; keep a row-major copy (grad.clone())")
-        return None
+        return ()
 
+    run.counts_itself = True
     return run
 
 
@@ -235,4 +243,98 @@ def root_gradient(learner):
         return grad
 
     run.__wrapped__ = learner
+    return run
+
+
+def _plain_call(tensor, gradient) -> bool:
+    """Whether `tensor.backward(gradient)` is the plain call chapter 02's `backward` covers: a gradient that is
+    None or a tensor of the output's dtype and device needing no gradient, a graph whose nodes have one output
+    each and no hooks (on nodes, on the tensors they made, on leaves), no profiler, anomaly detection or
+    `record_backward()` trace, and no view whose base changed in place since (its history is rebuilt first)."""
+    if profilers or _recorders or _anomaly.enabled:
+        return False
+    if gradient is not None and (not isinstance(gradient, TensorBase) or gradient.dtype is not tensor.dtype
+                                 or gradient._device is not tensor._device or gradient._requires_grad):
+        return False
+    if tensor._base is not None and tensor._view_version != tensor._version[0]:
+        return False
+    root = tensor.grad_fn
+    if root is None:
+        return not tensor._hooks
+    seen, stack = {root}, [root]
+    while stack:
+        node = stack.pop()
+        if node._num_outputs != 1 or node._tensor_pre_hooks or node._retain_hooks or node._pre_hooks or \
+                node._post_hooks or type(node) is AccumulateGrad and node.variable._hooks:
+            return False
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return True
+
+
+def tensor_backward(learner):
+    """The learner's `backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None)` (exercise
+    02.4: their `root_gradient`, then their `backward_pass` without recording a graph) as `Tensor.backward` for
+    the plain call (`_plain_call`, without `create_graph` or `inputs`); every other call is the reference's, whose
+    engine runs hooks, `create_graph`, `inputs=`, anomaly detection, traces and the final callbacks."""
+    reference = seams.reference("Tensor.backward")
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if create_graph or inputs is not None or not _plain_call(self, gradient):
+            return reference(self, gradient, retain_graph, create_graph, inputs)
+        seams.count_call("root_gradient")  # the learner's backward runs the cell's root_gradient and backward_pass
+        seams.count_call("backward_pass")
+        learner(self, gradient, retain_graph)
+
+    backward.__wrapped__ = learner
+    return backward
+
+
+def save_for_backward(learner_class):
+    """The learner's `Node.save_for_backward(self, *tensors)` (exercise 02.5) as every node's, as it is: it keeps
+    the tensors in `self._saved` and each tensor's version in `self._saved_versions` (None for anything else)."""
+    return own_function(learner_class, "save_for_backward", "Node")
+
+
+def saved_tensors(learner_class):
+    """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
+    PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's own
+    output that it saved, which the exercise does not cover, stays the reference's when it matters: under
+    `create_graph` (it is relinked to its node) and once it was modified in place (the error names it as the node's
+    output)."""
+    found = next((vars(k)["saved_tensors"] for k in learner_class.__mro__[:-1]
+                  if not k.__module__.startswith("tinygrad_course") and "saved_tensors" in vars(k)), None)
+    if not isinstance(found, property):
+        raise AttributeError("your Node defines no saved_tensors property (@property def saved_tensors(self): ...)")
+    getter, reference = found.fget, seams.reference("Node.saved_tensors")
+
+    def saved(node):
+        outs = node.__dict__.get("_saved_outputs")
+        if outs and not node._released and (_state.enabled or any(node._saved[k]._version[0] != node._saved_versions[k]
+                                                                  for k in outs)):
+            return reference(node)
+        return getter(node)
+
+    return saved
+
+
+def release_variables(learner_class):
+    """The learner's `Node.release_variables(self)` (exercise 02.5) as every node's: it frees the saved tensors and
+    marks the node released (an error naming it when it did not). What an op's forward kept outside
+    `save_for_backward` (arrays in attributes, its saved output), which the exercise does not cover, the reference
+    then frees (its own first two steps find nothing left to do)."""
+    release, reference = own_function(learner_class, "release_variables", "Node"), seams.reference(
+        "Node.release_variables")
+
+    def run(node):
+        release(node)
+        if node.__dict__.get("_saved") != () or node.__dict__.get("_released") is not True:
+            raise RuntimeError(f"your Node.release_variables left {node.name()} with _saved="
+                               f"{node.__dict__.get('_saved')!r}, _released={node.__dict__.get('_released')!r}: "
+                               "set self._saved = () and self._released = True")
+        if node._fn is not None and not node._fn._check_grads:  # an op's state outside save_for_backward
+            reference(node)
+
     return run

@@ -108,7 +108,7 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
-BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient")  # what 02.4's cell defines (its check takes all three)
+BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02.4's cell defines (its check takes all four)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
@@ -309,6 +309,11 @@ _COMPONENTS = [
               "ones_like(output) for a one-element float output, the given tensor checked against the output's "
               "shape, PyTorch's errors otherwise; every backward() from one output runs it",
               checks=BACKWARD_CELL, pure=True),
+    Component("Tensor.backward", "02", "ex02_4", "backward", "Tensor.backward", adapters_engine.tensor_backward,
+              "backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) starts from "
+              "root_gradient(self, gradient) and runs backward_pass from self's node (a leaf's AccumulateGrad) "
+              "without recording a graph; every plain tensor.backward() runs it (no create_graph, inputs= or hooks)",
+              checks=BACKWARD_CELL),
     *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
       for name, adapt, pure, contract in (
           ("Function.apply", adapters_engine.function_apply, True,
@@ -320,7 +325,17 @@ _COMPONENTS = [
            "next_functions, summed to its input's shape and cast to its dtype; the nodes of your ops run it"),
           ("AccumulateGrad.apply", adapters_engine.accumulate_grad, False,
            "AccumulateGrad.apply(self, grad) sets self.variable.grad to a copy of the first gradient and adds later "
-           "ones in place; every leaf without hooks, outside create_graph"))],
+           "ones in place; every leaf without hooks, outside create_graph"),
+          ("Node.save_for_backward", adapters_engine.save_for_backward, False,
+           "Node.save_for_backward(self, *tensors) keeps them in self._saved and each tensor's version "
+           "(t._version[0], None for a number) in self._saved_versions; every op's forward saves through it"),
+          ("Node.saved_tensors", adapters_engine.saved_tensors, True,
+           "Node.saved_tensors (a property) -> self._saved, PyTorch's RuntimeError for a released node and for a "
+           "saved tensor modified in place since; every op's backward reads it (a custom Function's saved output "
+           "under create_graph or modified in place stays the reference's)"),
+          ("Node.release_variables", adapters_engine.release_variables, False,
+           "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
+           "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],
     Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),

@@ -86,5 +86,51 @@ def root_gradient_probe():
     return {"gw": _np(w.grad), "gw64": _np(w64.grad), "errors": np.concatenate(errors)}
 
 
-PROBES = {"Function.apply": engine_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe,
+def saved_tensors_probe():
+    """What nodes keep for backward: the model run (the framework's ops and ops written as the exercises write
+    them save, read and free their tensors), a custom Function's saved input and output, and PyTorch's errors for
+    a saved tensor modified in place and for a second pass through a freed graph."""
+    arrays = _model_run()
+    with seams.replaced({name: runner(op, name) for name, op in ENGINE_OPS.items()}):
+        arrays.update({f"mine_{k}": v for k, v in _model_run().items()})
+    x = F.randn(3, requires_grad=True)
+    h = x * 2.0
+    y = h * h  # saves h, which has a grad_fn
+    with no_grad():
+        h.add_(1.0)
+    changed = error(lambda: y.sum().backward())
+    z = (x.exp() * x).sum()
+    z.backward()
+    freed = error(lambda: z.backward())
+    return {**arrays, "gx": _np(x.grad), "errors": np.concatenate([changed, freed])}
+
+
+def tensor_backward_probe():
+    """`tensor.backward(...)`: the plain calls (a loss, a given gradient, a leaf, `.grad` accumulating, the graph
+    kept by `retain_graph=True` and then freed, PyTorch's errors) and those that stay the reference's (a hook on
+    an intermediate tensor, `retain_grad`, `create_graph`, `inputs=`)."""
+    manual_seed(10)
+    w, x = F.randn(3, requires_grad=True), F.randn(4, 3)
+    ((x * w).tanh() * (x @ w).unsqueeze(1)).sum().backward()
+    (w * 3.0).backward(F.tensor([1.0, -2.0, 0.5]))  # a given gradient, accumulated
+    leaf = F.randn(2, requires_grad=True)
+    leaf.backward(F.ones(2))  # a leaf's own backward: its AccumulateGrad
+    kept = (w * w).sum()
+    kept.backward(retain_graph=True)
+    kept.backward()
+    freed = error(lambda: kept.backward())
+    errors = [error(lambda: (w * 2.0).backward()), error(lambda: F.tensor(2.0).backward())]
+    h = w * 2.0
+    h.register_hook(lambda g: g * 10.0)  # hooks, retain_grad, create_graph and inputs= are the reference's
+    h.retain_grad()
+    (h * h).sum().backward()
+    v = F.randn(3, dtype=np.float64, requires_grad=True)
+    (v ** 3).sum().backward(create_graph=True)
+    (v.grad * v).sum().backward(inputs=[v])
+    return {"gw": _np(w.grad), "gh": _np(h.grad), "gleaf": _np(leaf.grad), "gv": _np(v.grad),
+            "errors": np.concatenate([freed, *errors])}
+
+
+PROBES = {"Tensor.backward": tensor_backward_probe, "Function.apply": engine_probe,
+          **{f"Node.{attr}": saved_tensors_probe for attr in ("save_for_backward", "saved_tensors", "release_variables")}, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe,
           "root_gradient": root_gradient_probe}

@@ -36,7 +36,7 @@ LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_"
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
-    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "root_gradient", "backward_pass",
+    "autograd": (autograd_graph, autograd_graph, ("Mul", "Tanh", "Matmul", "Sum", "root_gradient", "backward_pass", "Tensor.backward",
                                                  "Function.apply", "Node.apply", "AccumulateGrad.apply")),
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
@@ -50,7 +50,8 @@ MILESTONES = {
                             "Linear.__init__", "Linear.reset_parameters", "Tanh.forward",
                             "Sequential.__init__", "Sequential.forward",
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
-                            "Max", "root_gradient", "backward_pass", "Function.apply", "Node.apply", "AccumulateGrad.apply", "pick", "log_softmax",
+                            "Max", "root_gradient", "backward_pass", "Tensor.backward", "Function.apply", "Node.apply", "AccumulateGrad.apply",
+                            "Node.save_for_backward", "Node.saved_tensors", "Node.release_variables", "pick", "log_softmax",
                             "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "Transpose", "Expand", "Gather", "View", "GetItem",

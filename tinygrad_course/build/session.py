@@ -145,8 +145,10 @@ def install(loaded: list[Loaded], folder=None) -> None:
             where = manifest.get(item.component.name, {}).get("from") or item.file or "your package"
             fallback = seams.reference(item.component.seam) if item.component.pure else None
             seam = item.component.seam
-            seams.install(seam, _guarded(item.component.adapt(item.obj), item.component.name, where, fallback,
-                                         seam if seams.is_slot(seam) else None))
+            adapted = item.component.adapt(item.obj)
+            # a slot's calls are counted here, unless its adapter routes calls and counts the learner's runs itself
+            counted = seams.is_slot(seam) and not getattr(adapted, "counts_itself", False)
+            seams.install(seam, _guarded(adapted, item.component.name, where, fallback, seam if counted else None))
 
 
 def where(component, manifest: dict) -> str:

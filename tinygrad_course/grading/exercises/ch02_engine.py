@@ -250,10 +250,74 @@ def _accumulate_check(t, AccumulateGrad):
     t.close(first, kept, "g1 after both calls (your accumulation must not change a gradient it received)")
 
 
-@exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves", points=4)
+_FREED = "Trying to backward through the graph a second time (or directly access saved tensors after they have " \
+         "already been freed)."
+
+
+def _version_message(desc, which, version, expected):
+    return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{desc}]{which} is at version {version}; expected version {expected} instead. Hint: ")
+
+
+def _saved_tensors_check(t, Node):
+    """The node's saved-tensor API: what save_for_backward keeps (and each tensor's version), saved_tensors with
+    PyTorch's errors for a tensor modified in place and for a released node, release_variables dropping them."""
+    save = _method(Node, "save_for_backward")
+    found = next((vars(k)["saved_tensors"] for k in Node.__mro__[:-1] if "saved_tensors" in vars(k)), None)
+    if not isinstance(found, property):
+        t.fail("Node.saved_tensors", f"it is {type(found).__name__}, not a property",
+               hint="backward reads ctx.saved_tensors without calling it: put @property above def saved_tensors(self)")
+    saved, release = found.fget, _method(Node, "release_variables")
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 2.0
+    c = tc.tensor([0.5, -1.0])
+    node = Mul._backward_cls()
+    save(node, x, h, c, 2.5)
+    given = {"x (a leaf)": x, "h = x * 2": h, "c (needs no grad)": c}
+    t.true(tuple(node._saved) == (x, h, c, 2.5) if isinstance(node.__dict__.get("_saved"), tuple) else False,
+           f"save_for_backward(x, h, c, 2.5) to keep the tuple (x, h, c, 2.5) in node._saved, got "
+           f"{node.__dict__.get('_saved')!r}", given=given, hint="self._saved = tensors (the tuple *tensors collects)")
+    t.equal(list(node.__dict__.get("_saved_versions", ())), [0, 0, 0, None],
+            "node._saved_versions after save_for_backward(x, h, c, 2.5) on tensors at version 0", given=given,
+            hint="one entry per saved value: t._version[0] for a tensor, None for a number")
+    got = saved(node)
+    t.true(tuple(got) == (x, h, c, 2.5), f"node.saved_tensors to give back (x, h, c, 2.5), got {got!r}", given=given,
+           hint="return self._saved")
+    with tc.no_grad():
+        h.add_(1.0)  # h changes in place: version 0 -> 1
+    error = t.raises(RuntimeError, saved, node, what="node.saved_tensors after h.add_(1): a saved tensor changed in "
+                     "place since it was saved", hint="compare each saved tensor's t._version[0] with the version "
+                     "save_for_backward kept for it")
+    want = _version_message("tc.FloatTensor [3]", ", which is output 0 of Mul,", 1, 0)
+    t.true(str(error).startswith(want), f"the message of that RuntimeError to be PyTorch's, {want}... (then your "
+           f"hint), got {str(error)!r}", hint="[t.type() [shape]], then ', which is output <t.output_nr> of <its "
+           "node's name before Backward>,' for a tensor with a grad_fn; the version now and the version saved")
+    node = Mul._backward_cls()
+    save(node, c, 2.5)
+    c.add_(1.0)  # c needs no grad and has no grad_fn: no ", which is output ... of ...," part
+    error = t.raises(RuntimeError, saved, node, what="node.saved_tensors after c.add_(1) for a saved c that "
+                     "needs no gradient", hint="check every saved tensor, whether or not it requires grad")
+    want = _version_message("tc.FloatTensor [2]", "", 1, 0)
+    t.true(str(error).startswith(want), f"the message of that RuntimeError to be PyTorch's, {want}... (then your "
+           f"hint), got {str(error)!r}", hint="the ', which is output ... of ...,' part is only for a tensor with a "
+           "grad_fn")
+    node = Mul._backward_cls()
+    save(node, x, h)
+    release(node)
+    t.true(node.__dict__.get("_saved") == (), f"release_variables() to drop the saved tensors (node._saved == ()), "
+           f"got {node.__dict__.get('_saved')!r}", why="the point of freeing is the memory: a node that still holds "
+           "its tensors keeps the forward pass's values alive", hint="self._saved = ()")
+    error = t.raises(RuntimeError, saved, node, what="node.saved_tensors after release_variables()",
+                     hint="release_variables sets self._released = True; saved_tensors raises PyTorch's error then")
+    t.true(str(error).startswith(_FREED), f"the message of that RuntimeError to be PyTorch's, starting {_FREED!r}, "
+           f"got {str(error)!r}", hint="copy PyTorch's message from the exercise text")
+
+
+@exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves, saved tensors", points=4)
 def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad):
     _sum_to_shape_check(t, sum_to_shape)
     _gradient_edge_check(t, gradient_edge)
     _function_apply_check(t, Function)
     _node_apply_check(t, Node)
     _accumulate_check(t, AccumulateGrad)
+    _saved_tensors_check(t, Node)
