@@ -116,7 +116,7 @@ def test_08_5_wrong_answers_are_named(wrong, phrase):
 
 # ---------------------------------------------------------------- 08.6 name the cause of a common error
 
-_CAUSES = {"shapes cannot be multiplied": "shape", "expected scalar type": "dtype", "only for scalar outputs": "non-scalar",
+_CAUSES = {"shapes cannot be multiplied": "shape", "expected target dtype": "dtype", "only for scalar outputs": "non-scalar",
            "backward through the graph a second time": "backward-twice", "modified by an inplace operation": "in-place",
            "does not require grad": "no-grad"}
 

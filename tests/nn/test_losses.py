@@ -93,6 +93,23 @@ def test_cross_entropy_errors():
     with pytest.raises(ValueError, match=r"Expected input batch_size \(3\) to match target batch_size \(2\)."):
         F.cross_entropy(tc.randn(3, 4), tc.tensor([0, 1]))
 
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int16", "bool", "uint8", "int64"])
+def test_class_index_targets_take_torchs_dtypes_and_its_error(loss, dtype):
+    """Class indices must be int64 or uint8 (PyTorch 2.13's message names the dtype otherwise)."""
+    x, labels = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32), [1, 2, 0]
+    ours, theirs = getattr(F, loss), getattr(TF, loss)
+    target, ttarget = tc.tensor(labels).to(getattr(tc, dtype)), torch.tensor(labels).to(getattr(torch, dtype))
+    try:
+        expected = theirs(torch.tensor(x), ttarget)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError) as ours_error:
+            ours(tc.tensor(x), target)
+        assert str(ours_error.value) == str(error)
+        return
+    assert abs(ours(tc.tensor(x), target).item() - expected.item()) < 1e-6
+
+
 
 @pytest.mark.parametrize("options", [{}, {"reduction": "sum"}, {"reduction": "none"}, {"ignore_index": 0},
                                      {"weight": True}])

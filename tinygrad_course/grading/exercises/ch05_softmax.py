@@ -179,6 +179,8 @@ def _errors(t, nll_loss, cross_entropy):
             {"reduction": "avg"}),
            ("nll_loss(input (3, 4), a float target [0., 1., 2.])", RuntimeError, nll_loss, x,
             tc.tensor([0.0, 1.0, 2.0]), {}),
+           ("cross_entropy(input (3, 4), an int32 target [0, 1, 2])", RuntimeError, cross_entropy, x,
+            tc.tensor([0, 1, 2], dtype=tc.int32), {}),
            ("cross_entropy(input (3, 4), a target of 2 classes)", ValueError, cross_entropy, x, tc.tensor([0, 1]), {}),
            ("nll_loss(input (3, 4), a target of shape (3, 1))", RuntimeError, nll_loss, x,
             tc.tensor([[0], [1], [2]]), {}),

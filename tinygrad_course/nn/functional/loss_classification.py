@@ -15,6 +15,15 @@ from .loss_reduction import _check_reduction, _reduce, _reduction
 from .softmax import log_softmax
 
 
+_INDEX_DTYPES = ("int64", "uint8")  # the class indices PyTorch's losses take
+
+
+def _target_dtype_error(target) -> RuntimeError:
+    """PyTorch's error for class indices of another dtype (a float target that is not class probabilities)."""
+    name = target.type().split(".")[-1].removesuffix("Tensor")
+    return RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+
+
 def _class_scores_2d(input, target, name):
     """Input as (M, C) rows of class scores and target flattened to match; plus the 'none' output shape."""
     if input.ndim == 1:
@@ -94,7 +103,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     c = rows.shape[1]
     if tgt.dtype.is_floating_point:
         if tuple(tgt.shape) != tuple(rows.shape):
-            raise RuntimeError("expected scalar type Long but found " + tgt.type().split(".")[-1].replace("Tensor", ""))
+            raise _target_dtype_error(tgt)
         if tgt.requires_grad:  # soft labels that are trained: use the composite (differentiable in target)
             probs = tgt * (1 - label_smoothing) + label_smoothing / c if label_smoothing else tgt
             if weight is not None:
@@ -107,6 +116,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             probs = probs * (1 - label_smoothing) + label_smoothing / c
         coeff = probs * weight._data.astype(dtype)[None, :] if weight is not None else probs
         denom = rows.shape[0]
+    elif tgt.dtype.name not in _INDEX_DTYPES:
+        raise _target_dtype_error(tgt)
     elif "log_softmax" in ACTIVE and weight is None and not label_smoothing:
         # build mode: PyTorch's composite, nll_loss(log_softmax(input, 1), target), so the loss runs on the
         # learner's log_softmax (chapter 05) and pick (chapter 01)
@@ -139,8 +150,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     rows, tgt, out_shape = _class_scores_2d(input, target, "nll_loss")
-    if tgt.dtype.is_floating_point:
-        raise RuntimeError("expected scalar type Long but found " + tgt.type().split(".")[-1].replace("Tensor", ""))
+    if tgt.dtype.name not in _INDEX_DTYPES:
+        raise _target_dtype_error(tgt)
     if "pick" in ACTIVE and weight is None and input.ndim == 2 and not (tgt._data == ignore_index).any():
         return _reduce(-pick(rows, tgt), reduction)  # build mode: the learner's pick (chapter 01) in the loss
     coeff, denom = _coefficients(rows._xp, tgt, rows.shape[1], weight, ignore_index, 0.0, rows._data.dtype)
