@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..methods.numpy_names import accepting_numpy_names
 from ..grading.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
@@ -79,6 +79,51 @@ def tensor_method(attr: str):
 
     adapt.__name__ = f"tensor_method_{attr}"
     return adapt
+
+
+def tensor_inplace_method(attr: str):
+    """An adapter: the method `attr` of the learner's `TensorMethods` (chapter 02b.9) becomes tc.Tensor's own, as it
+    is. The reductions accept NumPy's `axis=`/`keepdims=` as the framework's own do; an in-place write through a
+    view while grad mode is on (the base takes the history, PyTorch's `CopySlices`), which the exercise does not
+    cover, stays the reference's `_inplace`, and so does a write into memory that several elements share (an
+    expanded tensor: PyTorch's error)."""
+
+    def adapt(learner_class):
+        mine = own_function(learner_class, attr)
+        if attr in ("sum", "mean", "max", "argmax"):
+            return accepting_numpy_names(mine, attr)
+        if attr == "_inplace":
+            return _views_routed(mine)
+        if attr == "_write":
+            return _shared_memory_routed(mine)
+        return mine
+
+    adapt.__name__ = f"tensor_inplace_method_{attr}"
+    return adapt
+
+
+def _views_routed(mine):
+    original = reference("Tensor._inplace")
+
+    @functools.wraps(mine)
+    def run(self, fn, *args, **kwargs):
+        if self._base is not None and is_grad_enabled():
+            return original(self, fn, *args, **kwargs)
+        return mine(self, fn, *args, **kwargs)
+
+    return run
+
+
+def _shared_memory_routed(mine):
+    original = reference("Tensor._write")
+
+    @functools.wraps(mine)
+    def run(self, result):
+        if not self._data.flags.writeable:
+            return original(self, result)
+        return mine(self, result)
+
+    return run
 
 
 def _sizes_routed(mine, attr: str):

@@ -40,7 +40,7 @@ from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..autograd.grad_mode import no_grad
 from ..grading.check import verdict as graded_verdict
-from .components import OPS_02B, TENSOR_METHODS
+from .components import OPS_02B, TENSOR_INPLACE_METHODS, TENSOR_METHODS
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -86,7 +86,8 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            *(f"ModuleList.{attr}" for attr in ("__init__", "__getitem__", "__len__", "__iter__", "append", "extend")),
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
            "Optimizer", "Adam.step", "clip_grad_norm_", "pick", "log_softmax",
-           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS))  # chapter 02b's operators, math and views
+           "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02b's operators, math and views
+           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS))  # its reductions, comparisons, in-place methods
 
 
 # ---- the text --------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
-from .components import TENSOR_METHODS
+from .components import TENSOR_INPLACE_METHODS, TENSOR_METHODS
 from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, left_out, seconds
@@ -28,6 +28,9 @@ TIMEOUT = 300
 
 # chapter 02b's Tensor methods the lab's model, loss and training do not call (the others are in MILESTONES["lab"])
 LAB_UNUSED = ("__radd__", "__rtruediv__", "__pow__", "relu", "sigmoid", "view", "t", "contiguous")
+
+# chapter 02b.9's methods the lab does not call (the others are in MILESTONES["lab"] too)
+LAB_UNUSED_INPLACE = ()
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
@@ -50,7 +53,8 @@ MILESTONES = {
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "index_view", "Transpose", "Expand", "Gather", "View", "GetItem",
                             "tensor", "zeros", "empty", "zeros_like", "ones_like",
-                            *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED))),
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS if attr not in LAB_UNUSED_INPLACE))),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`
