@@ -100,7 +100,7 @@ _WHY = {
 }
 
 
-def _compare(t, text, scenario, given=_GIVEN, hint=None):
+def _compare(t, text, scenario, *, given=_GIVEN, hint=None):
     with _reference():
         want = _run(scenario)
     got = _run(scenario)
