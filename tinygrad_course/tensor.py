@@ -734,8 +734,9 @@ seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
 # Chapter 02b.9's methods: the reductions and comparisons a model, its loss and its accuracy call, and the
 # in-place machinery (`_check_inplace` and `_inplace` of `InplaceMachinery`, `_write` of `TensorBase`) with the
 # in-place methods the optimizers and `nn.init` call; slots as above.
-LEARNER_INPLACE_METHODS = ("sum", "mean", "max", "argmax", "eq", "ne", "lt", "le", "gt", "ge", "__eq__", "__ne__",
-                           "__lt__", "__le__", "__gt__", "__ge__", "_check_inplace", "_write", "_inplace", "add_",
+LEARNER_INPLACE_METHODS = ("sum", "mean", "max", "argmax", "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "__eq__",
+                           "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__", "__invert__",
+                           "_check_inplace", "_write", "_inplace", "add_",
                            "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "zero_", "fill_", "copy_",
                            "__iadd__", "__isub__", "__imul__", "__itruediv__")
 seams.offer_methods(Tensor, LEARNER_INPLACE_METHODS, "Tensor.")

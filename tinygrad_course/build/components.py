@@ -191,9 +191,14 @@ TENSOR_INPLACE_METHODS = (
             "element-wise maximum with a tensor; every x.max(...)"),
     ("argmax", "(self, dim=None, keepdim=False) -> the index of the largest element; every x.argmax(...) "
                "(the accuracy of evaluate)"),
+    *((name, f"(self, dim=None, keepdim=False) -> AllAny.apply(self, dim, keepdim, op={name!r}), bool; every "
+             f"x.{name}(...)") for name in ("all", "any")),
     *((name, f"(self, other) -> {_COMPARED}; every x.{name}(y)") for name in ("eq", "ne", "lt", "le", "gt", "ge")),
     *((f"__{name}__", f"(self, other) -> self.{name}(other); every x {symbol} y")
       for name, symbol in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="))),
+    *((f"__{name}__", f"(self, other) -> Bitwise.apply(self, other, op={name!r}) of bool or integer tensors, "
+                      f"else NotImplemented; every mask {symbol} mask") for name, symbol in (("and", "&"), ("or", "|"))),
+    ("__invert__", "(self) -> logical_not of a bool tensor, bitwise_not of an integer one; every ~mask"),
     ("_check_inplace", "(self, through_view=False) raises PyTorch's RuntimeError for an in-place write into a leaf "
                        "that requires grad (or a view of one) while grad mode is on; every in-place write asks it"),
     ("_write", "(self, result) copies result's values into self's storage after PyTorch's casting and shape checks "

@@ -180,7 +180,8 @@ def tensor_inplace_probe():
         hits = (scores.argmax(1) == labels).sum()
         cmp = [scores > 0, scores <= scores.mean(), scores.ne(scores.max()), scores.lt(0.5), scores.ge(-0.5),
                scores.eq(scores.max(0).values), labels != 1, scores.le(0.2), scores.gt(0.1), scores < 0.3,
-               scores >= 0]
+               scores >= 0, ((scores > 0) & (labels.view(5, 1) != 1)) | ~(scores < -1),
+               (scores > 0).any(1), (scores > -2).all(0), (~labels) & 1]
         m, v = F.zeros_like(w), F.zeros_like(w)
         with no_grad():
             for _ in range(2):

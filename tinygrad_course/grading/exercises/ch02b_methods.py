@@ -147,7 +147,9 @@ def _reductions(t):
             ("x.max(0, keepdim=True)", lambda x: x.max(0, keepdim=True)),
             ("x.max(x.flip(0))", lambda x: x.max(x.flip(0))),
             ("x.argmax()", lambda x: x.argmax()), ("x.argmax(1)", lambda x: x.argmax(1)),
-            ("x.argmax(0, keepdim=True)", lambda x: x.argmax(0, keepdim=True))):
+            ("x.argmax(0, keepdim=True)", lambda x: x.argmax(0, keepdim=True)),
+            ("x.any()", lambda x: x.any()), ("(x > 0).all(1)", lambda x: (x > 0).all(1)),
+            ("(x > 4).any(0, keepdim=True)", lambda x: (x > 4).any(0, keepdim=True))):
         def scenario(call=call):
             x = _x(requires_grad=True)
             out = call(x)
@@ -172,6 +174,15 @@ def _comparisons(t):
         _compare(t, text, lambda call=call: {"value": call(_x(), _b())},
                  hint="a comparison is comparison.Compare.apply(self, other, op=...), a bool tensor; return "
                       "NotImplemented for an operand as_operand does not take (then x == 'a' is False, as in Python)")
+    for text, call in (("(x > 0) & (x < 4)", lambda x: (x > 0) & (x < 4)), ("(x > 0) | (b < 1)", lambda x: (x > 0) | (_b() < 1)),
+                       ("~(x > 0)", lambda x: ~(x > 0)), ("~tc.tensor([1, -2, 0])", lambda x: ~tc.tensor([1, -2, 0])),
+                       ("tc.tensor([1, 2, 6]) | 1", lambda x: tc.tensor([1, 2, 6]) | 1),
+                       ("tc.tensor([1, 2, 6]) & np.int64(2)", lambda x: tc.tensor([1, 2, 6]) & np.int64(2)),
+                       ("(x > 0) | 'a'", lambda x: (x > 0) | "a")):
+        _compare(t, text, lambda call=call: {"value": call(_x())},
+                 hint="& and | are comparison.Bitwise.apply(self, other, op='and' / 'or') after as_operand; ~ is "
+                      "comparison.Unary.apply(self, op=...): 'logical_not' for a bool tensor, 'bitwise_not' for an "
+                      "integer one")
 
 
 # ---- in-place --------------------------------------------------------------------------------------------
