@@ -736,7 +736,7 @@ seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
 # in-place methods the optimizers and `nn.init` call; slots as above.
 LEARNER_INPLACE_METHODS = ("sum", "mean", "max", "argmax", "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "__eq__",
                            "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__", "__invert__",
-                           "_check_inplace", "_write", "_inplace", "add_",
+                           "to", "cpu", "float", "long", "_check_inplace", "_write", "_inplace", "add_",
                            "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "zero_", "fill_", "copy_",
                            "__iadd__", "__isub__", "__imul__", "__itruediv__")
 seams.offer_methods(Tensor, LEARNER_INPLACE_METHODS, "Tensor.")

@@ -253,6 +253,9 @@ InplaceWithoutHistory = _methods("InplaceWithoutHistory", _inplace=lambda self, 
 IaddOutOfPlace = _methods("IaddOutOfPlace", __iadd__=lambda self, other: self + other)
 SumAlwaysOverDims = _methods("SumAlwaysOverDims", sum=lambda self, dim=None, keepdim=False, *, dtype=None:
                              reduce.Sum.apply(self, dim, keepdim, dtype))
+ToAlwaysCopying = _methods("ToAlwaysCopying", to=lambda self, *args, dtype=None, device=None, non_blocking=False,
+                           copy=False: views.ToCopy.apply(self, dtype=next((a for a in args if isinstance(a, tc.dtype)),
+                                                                            dtype), device=None, copy=True))
 NoLeafCheck = _methods("NoLeafCheck", _check_inplace=lambda self, through_view=False: None)
 
 CATALOGUE = [
@@ -323,6 +326,8 @@ CATALOGUE = [
                                          "does not end in the op's node"]),
     ("02b.9", (IaddOutOfPlace,), ["x += b: self (the method returns x): expected True, got False"]),
     ("02b.9", (SumAlwaysOverDims,), ["x.sum(): node: expected 'SumBackward0', got 'SumBackward1'"]),
+    ("02b.9", (ToAlwaysCopying,), ["x.to(tc.float32): self (x itself when nothing changes): expected True, got False",
+                                   "returns the tensor itself when neither the dtype nor the device changes"]),
     ("02b.9", (NoLeafCheck,), ["x.add_(1) for a leaf x that requires grad: expected RuntimeError: a leaf Variable "
                                "that requires grad is being used in an in-place operation."]),
 ]

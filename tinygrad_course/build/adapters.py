@@ -18,6 +18,8 @@ from ..grading.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
 from ..seams import reference
+from .._backend import CPU, device
+from ..dtypes import dtype
 from ..shapes import Size
 from ..tensor_base import TensorBase
 from ..utils.data import IterableDataset
@@ -96,6 +98,8 @@ def tensor_inplace_method(attr: str):
             return _views_routed(mine)
         if attr == "_write":
             return _shared_memory_routed(mine)
+        if attr == "to":
+            return _cpu_routed(mine)
         return mine
 
     adapt.__name__ = f"tensor_inplace_method_{attr}"
@@ -110,6 +114,28 @@ def _views_routed(mine):
         if self._base is not None and is_grad_enabled():
             return original(self, fn, *args, **kwargs)
         return mine(self, fn, *args, **kwargs)
+
+    return run
+
+
+def _cpu_routed(mine):
+    """x.to(...) of a CPU tensor to a dtype and the CPU (named as a string, a device, a tensor on the CPU): the
+    learner's; a GPU, or a dtype given another way (a NumPy dtype, a Python type), stays the reference's."""
+    original = reference("Tensor.to")
+
+    def on_the_cpu(value):
+        if isinstance(value, TensorBase):
+            return value._device is CPU
+        if isinstance(value, (str, device)):
+            return device(value).type == "cpu"
+        return value is None or isinstance(value, dtype)
+
+    @functools.wraps(mine)
+    def run(self, *args, **kwargs):
+        if self._device is CPU and all(map(on_the_cpu, args)) and on_the_cpu(kwargs.get("device")) \
+                and on_the_cpu(kwargs.get("dtype")):
+            return mine(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
 
     return run
 

@@ -199,6 +199,12 @@ TENSOR_INPLACE_METHODS = (
     *((f"__{name}__", f"(self, other) -> Bitwise.apply(self, other, op={name!r}) of bool or integer tensors, "
                       f"else NotImplemented; every mask {symbol} mask") for name, symbol in (("and", "&"), ("or", "|"))),
     ("__invert__", "(self) -> logical_not of a bool tensor, bitwise_not of an integer one; every ~mask"),
+    ("to", "(self, *args, dtype=None, device=None, non_blocking=False, copy=False) -> self when nothing changes, "
+           "else ToCopy.apply(self, dtype=..., device=..., copy=...); every x.to(...) on the CPU (the batches' and "
+           "the labels' conversions)"),
+    ("cpu", "(self) -> self.to('cpu'); every x.cpu()"),
+    ("float", "(self) -> self.to(tc.float32); every x.float()"),
+    ("long", "(self) -> self.to(tc.int64); every x.long()"),
     ("_check_inplace", "(self, through_view=False) raises PyTorch's RuntimeError for an in-place write into a leaf "
                        "that requires grad (or a view of one) while grad mode is on; every in-place write asks it"),
     ("_write", "(self, result) copies result's values into self's storage after PyTorch's casting and shape checks "

@@ -203,6 +203,9 @@ def tensor_inplace_probe():
         z = a * 2
         z.zero_()
         (y.sum() + (z + a).sum()).backward()
+        converted = [x.to(np.float64 if dtype is np.float32 else np.float32), x.cpu(), x.float(), labels.float(),
+                     labels.to(x), x.to("cpu", copy=True), scores.long(), x.to(dtype=labels.dtype)]
+        same = [x.cpu() is x, x.to(x.dtype) is x, labels.long() is labels, x.to("cpu", copy=True) is x]
         ints = F.tensor([1, 2, 3])
         tag = np.dtype(dtype).name
         errors = [_message(lambda: ints.add_(1.5)), _message(lambda: F.zeros(3, dtype=dtype).add_(F.ones(2, 3))),
@@ -217,6 +220,8 @@ def tensor_inplace_probe():
                     f"graph_{tag}": np.concatenate([_np(y).ravel(), _np(a.grad).ravel()]),
                     f"leaf_{tag}": np.array([w.is_leaf, w.requires_grad, y.grad_fn.name() == "AddcmulBackward0",
                                              z.grad_fn.name() == "ZeroBackward0"], dtype=np.float64),
+                    f"converted_{tag}": np.concatenate([_np(c).ravel() for c in converted]
+                                                       + [np.array(same, dtype=np.float64)]),
                     f"errors_{tag}": np.array([sum(map(ord, e)) for e in errors], dtype=np.float64)})
     return out
 

@@ -1,5 +1,5 @@
-"""Chapter 02b, exercise 02b.9: the reductions, comparisons and in-place methods of Tensor, written as methods of
-`self` (the class `TensorMethods`), and the in-place machinery they share (`_check_inplace`, `_write`,
+"""Chapter 02b, exercise 02b.9: the reductions, comparisons, conversions and in-place methods of Tensor, written as
+methods of `self` (the class `TensorMethods`), and the in-place machinery they share (`_check_inplace`, `_write`,
 `_inplace`).
 
 The learner's methods are installed where build mode installs them (`tc.Tensor`'s class attributes,
@@ -80,6 +80,8 @@ def _run(scenario):
 
 
 _WHY = {
+    "self (x itself when nothing changes)": ("PyTorch's to() returns the tensor itself when neither the dtype nor the "
+                                             "device changes (and copy is False): no copy, the same object", None),
     "self": ("it returned something else than x: PyTorch's in-place methods return the tensor itself, so "
              "x.mul_(2).add_(1) chains", "return self at the end of _inplace (and __iadd__ returns what add_ returns)"),
     "value": ("the values differ from PyTorch's", None),
@@ -128,7 +130,7 @@ def _compare(t, text, scenario, *, given=_GIVEN, hint=None):
             t.equal(_plain(mine) if key == "value" else mine, _plain(expected) if key == "value" else expected,
                     f"{text}: {key}", why=why[0], hint=why[1] or hint, given=given)
         else:
-            why, fix = _WHY[key.split(" ")[0]]
+            why, fix = _WHY[key] if key in _WHY else _WHY[key.split(" ")[0]]
             t.equal(mine, expected, f"{text}: {key}", why=why, hint=fix or hint, given=given)
 
 
@@ -183,6 +185,31 @@ def _comparisons(t):
                  hint="& and | are comparison.Bitwise.apply(self, other, op='and' / 'or') after as_operand; ~ is "
                       "comparison.Unary.apply(self, op=...): 'logical_not' for a bool tensor, 'bitwise_not' for an "
                       "integer one")
+
+
+def _conversions(t):
+    for text, call in (("x.to(tc.float64)", lambda x: x.to(tc.float64)), ("x.to(tc.float32)", lambda x: x.to(tc.float32)),
+                       ("x.to('cpu')", lambda x: x.to("cpu")), ("x.to(tc.device('cpu'), tc.int64)",
+                                                                lambda x: x.to(tc.device("cpu"), tc.int64)),
+                       ("x.to(dtype=tc.float16)", lambda x: x.to(dtype=tc.float16)),
+                       ("x.to(device='cpu', dtype=tc.float64)", lambda x: x.to(device="cpu", dtype=tc.float64)),
+                       ("x.to(tc.tensor([1, 2]))", lambda x: x.to(tc.tensor([1, 2]))),
+                       ("x.to(tc.float32, copy=True)", lambda x: x.to(tc.float32, copy=True)),
+                       ("x.cpu()", lambda x: x.cpu()), ("x.float()", lambda x: x.float()), ("x.long()", lambda x: x.long()),
+                       ("x.long().float()", lambda x: x.long().float())):
+        def scenario(call=call):
+            x = _x(requires_grad=True)
+            out = call(x)
+            seen = {"value": out, "self (x itself when nothing changes)": out is x,
+                    "node": None if out.grad_fn is None else out.grad_fn.name()}
+            if out.requires_grad:
+                (out * out).sum().backward()
+                seen["grads of x"] = _grads(x)
+            return seen
+        _compare(t, text, scenario, given={"x": _X + ", float32, requiring grad"},
+                 hint="a dtype, a device (a string or tc.device) or a tensor (both) among the arguments; return self "
+                      "when neither differs and copy is False, else views.ToCopy.apply(self, dtype=..., device=..., "
+                      "copy=...)")
 
 
 # ---- in-place --------------------------------------------------------------------------------------------
@@ -328,7 +355,7 @@ def _inplace_graph(t):
              hint="exp saved y for its backward; _write must bump y's version counter so backward sees the change")
 
 
-@exercise("02b.9", title="Tensor's reductions, comparisons and in-place methods: TensorMethods", points=4)
+@exercise("02b.9", title="Tensor's reductions, comparisons, conversions and in-place methods: TensorMethods", points=4)
 def tensor_methods_check(t, TensorMethods):
     functions = _functions(TensorMethods)
     missing = [attr for attr in LEARNER_INPLACE_METHODS if attr not in functions]
@@ -341,6 +368,7 @@ def tensor_methods_check(t, TensorMethods):
     with installed(TensorMethods):
         _reductions(t)
         _comparisons(t)
+        _conversions(t)
         _inplace_values(t)
         _inplace_errors(t)
         _inplace_graph(t)
