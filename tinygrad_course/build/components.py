@@ -218,7 +218,8 @@ TENSOR_INPLACE_METHODS = (
                               ("mul_", "(self, other)"), ("div_", "(self, other)"),
                               ("addcmul_", "(self, tensor1, tensor2, *, value=1)"),
                               ("addcdiv_", "(self, tensor1, tensor2, *, value=1)"), ("lerp_", "(self, end, weight)"))),
-    ("zero_", "(self) -> self filled with zeros (Overwrite, ZeroBackward0); every x.zero_(), zero_grad's"),
+    ("zero_", "(self) -> self filled with zeros (Overwrite, ZeroBackward0); every x.zero_(), "
+              "zero_grad(set_to_none=False)'s"),
     ("fill_", "(self, value) -> self filled with value (Overwrite); every x.fill_(value)"),
     ("copy_", "(self, src, non_blocking=False) -> src's values (broadcast, converted) in self (CopyBackwards); "
               "every x.copy_(src), load_state_dict's"),
