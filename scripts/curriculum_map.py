@@ -68,7 +68,9 @@ TOPICS = {
                               "copy whose backward adds rows that repeat"),
             ("view-shape", "view, reshape, squeeze and unsqueeze as one view to a shape, and a backward that reshapes back"),
             ("copy-slice", "clone/contiguous as a row-major copy and narrow/split as slices: a backward that passes "
-                           "the gradient on, and one that writes it into zeros")],
+                           "the gradient on, and one that writes it into zeros"),
+            ("inplace-methods", "in-place methods as the out-of-place op written into the storage: the version counter, "
+                                "the recorded history, PyTorch's leaf, cast and shape errors")],
     "03": [("parameters-buffers", "nn.Parameter vs a plain tensor; buffers"),
            ("module-anatomy", "nn.Module anatomy: __init__, forward, call the module"),
            ("linear-layer", "Linear from scratch: weight (out, in), x @ W.T + b"),

@@ -733,6 +733,15 @@ LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__r
 seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
 # Chapter 02.4: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
 seams.offer_methods(Tensor, ("backward",), "Tensor.")
+# Chapter 02b.9's methods: the reductions and comparisons a model, its loss and its accuracy call, and the
+# in-place machinery (`_check_inplace` and `_inplace` of `InplaceMachinery`, `_write` of `TensorBase`) with the
+# in-place methods the optimizers and `nn.init` call; slots as above.
+LEARNER_INPLACE_METHODS = ("sum", "mean", "max", "argmax", "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "__eq__",
+                           "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__", "__invert__",
+                           "to", "cpu", "float", "long", "_check_inplace", "_write", "_inplace", "add_",
+                           "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "zero_", "fill_", "copy_",
+                           "__iadd__", "__isub__", "__imul__", "__itruediv__")
+seams.offer_methods(Tensor, LEARNER_INPLACE_METHODS, "Tensor.")
 
 
 def _rebuild(data, requires_grad, device):

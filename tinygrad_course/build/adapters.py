@@ -12,13 +12,15 @@ import types
 import numpy as np
 
 from .. import nn, optim  # noqa: F401  (defines the components whose references the adapters fall back to)
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..methods.numpy_names import accepting_numpy_names
 from ..grading.learner_op import runner
 from ..nn.modules.module_state import _IncompatibleKeys
 from ..optim.lr_scheduler.base import warn_if_stepped_before_optimizer
 from ..optim.lr_scheduler.step_based import LambdaLR
 from ..seams import reference
+from .._backend import CPU, device
+from ..dtypes import dtype
 from ..shapes import Size
 from ..tensor_base import TensorBase
 from ..utils.data import IterableDataset
@@ -80,6 +82,75 @@ def tensor_method(attr: str):
 
     adapt.__name__ = f"tensor_method_{attr}"
     return adapt
+
+
+def tensor_inplace_method(attr: str):
+    """An adapter: the method `attr` of the learner's `TensorMethods` (chapter 02b.9) becomes tc.Tensor's own, as it
+    is. The reductions accept NumPy's `axis=`/`keepdims=` as the framework's own do; an in-place write through a
+    view while grad mode is on (the base takes the history, PyTorch's `CopySlices`), which the exercise does not
+    cover, stays the reference's `_inplace`, and so does a write into memory that several elements share (an
+    expanded tensor: PyTorch's error)."""
+
+    def adapt(learner_class):
+        mine = own_function(learner_class, attr)
+        if attr in ("sum", "mean", "max", "argmax"):
+            return accepting_numpy_names(mine, attr)
+        if attr == "_inplace":
+            return _views_routed(mine)
+        if attr == "_write":
+            return _shared_memory_routed(mine)
+        if attr == "to":
+            return _cpu_routed(mine)
+        return mine
+
+    adapt.__name__ = f"tensor_inplace_method_{attr}"
+    return adapt
+
+
+def _views_routed(mine):
+    original = reference("Tensor._inplace")
+
+    @functools.wraps(mine)
+    def run(self, fn, *args, **kwargs):
+        if self._base is not None and is_grad_enabled():
+            return original(self, fn, *args, **kwargs)
+        return mine(self, fn, *args, **kwargs)
+
+    return run
+
+
+def _cpu_routed(mine):
+    """x.to(...) of a CPU tensor to a dtype and the CPU (named as a string, a device, a tensor on the CPU): the
+    learner's; a GPU, or a dtype given another way (a NumPy dtype, a Python type), stays the reference's."""
+    original = reference("Tensor.to")
+
+    def on_the_cpu(value):
+        if isinstance(value, TensorBase):
+            return value._device is CPU
+        if isinstance(value, (str, device)):
+            return device(value).type == "cpu"
+        return value is None or isinstance(value, dtype)
+
+    @functools.wraps(mine)
+    def run(self, *args, **kwargs):
+        if self._device is CPU and all(map(on_the_cpu, args)) and on_the_cpu(kwargs.get("device")) \
+                and on_the_cpu(kwargs.get("dtype")):
+            return mine(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
+
+    return run
+
+
+def _shared_memory_routed(mine):
+    original = reference("Tensor._write")
+
+    @functools.wraps(mine)
+    def run(self, result):
+        if not self._data.flags.writeable:
+            return original(self, result)
+        return mine(self, result)
+
+    return run
 
 
 def _sizes_routed(mine, attr: str):

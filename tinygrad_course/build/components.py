@@ -231,6 +231,58 @@ BASE_METHOD_CELLS = (
 # the ones that raise PyTorch's errors by design: an error of theirs is the program's, not a reason to leave them out
 BASE_METHODS_RAISING = ("size", "__len__", "stride", "__bool__", "item", "numpy", "requires_grad_")
 BASE_METHODS_01B = tuple(attr for _, _, methods in BASE_METHOD_CELLS for attr, _ in methods)
+# chapter 02b.9's Tensor methods (the learner's class TensorMethods): reductions, comparisons, the in-place machinery
+# and the in-place methods, each with its contract (PyTorch's); method slots as TENSOR_METHODS
+_COMPARED = "a bool tensor (Compare.apply(self, other, op=...)), other a tensor, number or NumPy value, else NotImplemented"
+_WRITTEN = "self._inplace(<the out-of-place op>.apply, ...) -> self, written in place"
+TENSOR_INPLACE_METHODS = (
+    ("sum", "(self, dim=None, keepdim=False, *, dtype=None) -> SumAll (SumBackward0) over every element, else "
+            "Sum (SumBackward1); every x.sum(...), the losses' and the optimizers'"),
+    ("mean", "(self, dim=None, keepdim=False, *, dtype=None) -> MeanAll or Mean; every x.mean(...)"),
+    ("max", "(self, dim=None, keepdim=False) -> the largest element, (values, indices) along dim, or the "
+            "element-wise maximum with a tensor; every x.max(...)"),
+    ("argmax", "(self, dim=None, keepdim=False) -> the index of the largest element; every x.argmax(...) "
+               "(the accuracy of evaluate)"),
+    *((name, f"(self, dim=None, keepdim=False) -> AllAny.apply(self, dim, keepdim, op={name!r}), bool; every "
+             f"x.{name}(...)") for name in ("all", "any")),
+    *((name, f"(self, other) -> {_COMPARED}; every x.{name}(y)") for name in ("eq", "ne", "lt", "le", "gt", "ge")),
+    *((f"__{name}__", f"(self, other) -> self.{name}(other); every x {symbol} y")
+      for name, symbol in (("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="))),
+    *((f"__{name}__", f"(self, other) -> Bitwise.apply(self, other, op={name!r}) of bool or integer tensors, "
+                      f"else NotImplemented; every mask {symbol} mask") for name, symbol in (("and", "&"), ("or", "|"))),
+    ("__invert__", "(self) -> logical_not of a bool tensor, bitwise_not of an integer one; every ~mask"),
+    ("to", "(self, *args, dtype=None, device=None, non_blocking=False, copy=False) -> self when nothing changes, "
+           "else ToCopy.apply(self, dtype=..., device=..., copy=...); every x.to(...) on the CPU (the batches' and "
+           "the labels' conversions)"),
+    ("cpu", "(self) -> self.to('cpu'); every x.cpu()"),
+    ("float", "(self) -> self.to(tc.float32); every x.float()"),
+    ("long", "(self) -> self.to(tc.int64); every x.long()"),
+    ("_check_inplace", "(self, through_view=False) raises PyTorch's RuntimeError for an in-place write into a leaf "
+                       "that requires grad (or a view of one) while grad mode is on; every in-place write asks it"),
+    ("_write", "(self, result) copies result's values into self's storage after PyTorch's casting and shape checks "
+               "and bumps the version counter; every in-place write (also x[i] = v) ends in it"),
+    ("_inplace", "(self, fn, *args, **kwargs) -> self: fn(self, ...) written into self, recorded (the op run on a "
+                 "copy of the old values carrying self's history, self taking the result's node) when grad mode "
+                 "is on and anything requires grad; every in-place method runs it (a view under grad mode stays the "
+                 "reference's)"),
+    *((name, f"{signature} -> {_WRITTEN}; every x.{name}(...), the optimizers' updates")
+      for name, signature in (("add_", "(self, other, *, alpha=1)"), ("sub_", "(self, other, *, alpha=1)"),
+                              ("mul_", "(self, other)"), ("div_", "(self, other)"),
+                              ("addcmul_", "(self, tensor1, tensor2, *, value=1)"),
+                              ("addcdiv_", "(self, tensor1, tensor2, *, value=1)"), ("lerp_", "(self, end, weight)"))),
+    ("zero_", "(self) -> self filled with zeros (Overwrite, ZeroBackward0); every x.zero_(), "
+              "zero_grad(set_to_none=False)'s"),
+    ("fill_", "(self, value) -> self filled with value (Overwrite); every x.fill_(value)"),
+    ("copy_", "(self, src, non_blocking=False) -> src's values (broadcast, converted) in self (CopyBackwards); "
+              "every x.copy_(src), load_state_dict's"),
+    *((f"__i{name}__", f"(self, other) -> self.{name}_(other); every x {symbol}= y")
+      for name, symbol in (("add", "+"), ("sub", "-"), ("mul", "*"))),
+    ("__itruediv__", "(self, other) -> self.div_(other); every x /= y"),
+)
+
+# those that write (a second run by the reference after an error of theirs could write twice: their error is raised)
+WRITING = ("_write", "_inplace", "add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "zero_", "fill_",
+           "copy_", "__iadd__", "__isub__", "__imul__", "__itruediv__")
 
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
@@ -296,6 +348,9 @@ _COMPONENTS = [
       for grade_id, ops in OPS_02B_CELLS for op in ops],
     *[Component(f"Tensor.{attr}", "02b", "ex02b_8", "TensorOperators", f"Tensor.{attr}", adapters.tensor_method(attr),
                 f"TensorOperators.{attr}{contract}", pure=True) for attr, contract in TENSOR_METHODS],
+    *[Component(f"Tensor.{attr}", "02b", "ex02b_9", "TensorMethods", f"Tensor.{attr}",
+                adapters.tensor_inplace_method(attr), f"TensorMethods.{attr}{contract}", pure=attr not in WRITING)
+      for attr, contract in TENSOR_INPLACE_METHODS],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=BACKWARD_CELL),

@@ -42,7 +42,7 @@ from ..optim import AdamW
 from ..optim.lr_scheduler import LambdaLR
 from ..autograd.grad_mode import no_grad
 from ..grading.check import verdict as graded_verdict
-from .components import BASE_METHODS_01B, OPS_02B, TENSOR_METHODS
+from .components import BASE_METHODS_01B, OPS_02B, TENSOR_INPLACE_METHODS, TENSOR_METHODS
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -93,7 +93,8 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Generator.uniform", "Generator.normal", "Generator.permutation",
            "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr", "clip_grad_norm_", "pick",
            "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02b's operators, math and views
-           *(f"Tensor.{attr}" for attr in BASE_METHODS_01B))  # chapter 01b's shape, stride, value and autograd fields
+           *(f"Tensor.{attr}" for attr in BASE_METHODS_01B),  # chapter 01b's shape, stride, value and autograd fields
+           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS))  # 02b.9's reductions, comparisons, in-place methods
 
 
 # ---- the text --------------------------------------------------------------------------------------------

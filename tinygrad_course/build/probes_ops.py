@@ -5,7 +5,9 @@ with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index ten
 `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
 `narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
 Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`.
-Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a Parameter's too."""
+Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a Parameter's too;
+its reductions, comparisons and in-place methods (`TensorMethods`) in a classifier's loss, accuracy and optimizer
+updates, with in-place ops recorded in a graph and PyTorch's errors."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +18,8 @@ from ..autograd.engine import grad as autograd_grad
 from ..generator import manual_seed
 from ..nn import functional as NF
 from ..ops.concat import cat
-from ..tensor import LEARNER_METHODS
+from ..autograd.grad_mode import no_grad
+from ..tensor import LEARNER_INPLACE_METHODS, LEARNER_METHODS
 
 
 def _np(t):
@@ -151,6 +154,79 @@ def tensor_methods_probe():
     return out
 
 
+def _message(call) -> str:
+    try:
+        call()
+    except RuntimeError as error:
+        return str(error).split(" Hint:")[0]
+    return ""
+
+
+def tensor_inplace_probe():
+    """Tensor's reductions, comparisons and in-place methods as a classifier's training computes with them: a
+    loss (sum, mean, max), an accuracy (argmax, ==), Adam- and SGD-like updates of Parameters under no_grad
+    (mul_, add_ with alpha, addcmul_, addcdiv_, lerp_, zero_, fill_, copy_, +=, -=, *=, /=), in-place ops
+    recorded in a graph, version counters, and PyTorch's errors (as codes: which error each call raised)."""
+    out = {}
+    for dtype in (np.float32, np.float64):
+        manual_seed(7)
+        w = nn.Parameter(F.randn(4, 3, dtype=dtype))
+        x, labels = F.randn(5, 4, dtype=dtype), F.tensor([0, 2, 1, 1, 0])
+        scores = x @ w
+        picked = scores.gather(1, labels.view(5, 1))
+        loss = (scores - scores.max(1, keepdim=True).values).exp().sum(1).log().mean() - picked.mean() \
+            + scores.max() * 0.01 + scores.sum((0, 1), keepdim=True).sum() * 0.001
+        loss.backward()
+        hits = (scores.argmax(1) == labels).sum()
+        cmp = [scores > 0, scores <= scores.mean(), scores.ne(scores.max()), scores.lt(0.5), scores.ge(-0.5),
+               scores.eq(scores.max(0).values), labels != 1, scores.le(0.2), scores.gt(0.1), scores < 0.3,
+               scores >= 0, ((scores > 0) & (labels.view(5, 1) != 1)) | ~(scores < -1),
+               (scores > 0).any(1), (scores > -2).all(0), (~labels) & 1]
+        m, v = F.zeros_like(w), F.zeros_like(w)
+        with no_grad():
+            for _ in range(2):
+                m.mul_(0.9).add_(w.grad, alpha=0.1)
+                v.mul_(0.99).addcmul_(w.grad, w.grad, value=0.01)
+                w.addcdiv_(m, v.sqrt().add_(1e-8), value=-0.01)
+                w.sub_(w.grad, alpha=0.1).lerp_(F.zeros_like(w), 0.01)
+            w.grad.zero_()
+            w *= 0.5
+            w /= 2
+            w += 1
+            w -= F.ones(3, dtype=dtype)
+        buffer = F.empty(2, 3, dtype=dtype).fill_(2.5)
+        buffer.copy_(F.tensor([1, 2, 3])).div_(F.tensor([2.0, 4.0, 8.0], dtype=dtype))
+        # in a graph: the history continues through each in-place op
+        a = F.randn(2, 3, dtype=dtype, requires_grad=True)
+        y = a * 1
+        y.mul_(a).add_(a, alpha=2).addcmul_(a, a, value=0.5)
+        z = a * 2
+        z.zero_()
+        (y.sum() + (z + a).sum()).backward()
+        converted = [x.to(np.float64 if dtype is np.float32 else np.float32), x.cpu(), x.float(), labels.float(),
+                     labels.to(x), x.to("cpu", copy=True), scores.long(), x.to(dtype=labels.dtype)]
+        same = [x.cpu() is x, x.to(x.dtype) is x, labels.long() is labels, x.to("cpu", copy=True) is x]
+        ints = F.tensor([1, 2, 3])
+        tag = np.dtype(dtype).name
+        errors = [_message(lambda: ints.add_(1.5)), _message(lambda: F.zeros(3, dtype=dtype).add_(F.ones(2, 3))),
+                  _message(lambda: nn.Parameter(F.ones(2)).add_(1)),
+                  _message(lambda: nn.Parameter(F.ones(2, 2))[0].mul_(2)),
+                  _message(lambda: (lambda e: (e.add_(1), e.sum().backward()))(a.exp()))]
+        out.update({f"loss_{tag}": _np(loss), f"hits_{tag}": _np(hits),
+                    f"compare_{tag}": np.concatenate([c.numpy().ravel() for c in cmp]).astype(np.float64),
+                    f"w_{tag}": _np(w), f"state_{tag}": np.concatenate([_np(m).ravel(), _np(v).ravel(), _np(buffer).ravel()]),
+                    f"versions_{tag}": np.array([w._version[0], m._version[0], v._version[0], buffer._version[0],
+                                                 w.grad._version[0], y._version[0], z._version[0]], dtype=np.float64),
+                    f"graph_{tag}": np.concatenate([_np(y).ravel(), _np(a.grad).ravel()]),
+                    f"leaf_{tag}": np.array([w.is_leaf, w.requires_grad, y.grad_fn.name() == "AddcmulBackward0",
+                                             z.grad_fn.name() == "ZeroBackward0"], dtype=np.float64),
+                    f"converted_{tag}": np.concatenate([_np(c).ravel() for c in converted]
+                                                       + [np.array(same, dtype=np.float64)]),
+                    f"errors_{tag}": np.array([sum(map(ord, e)) for e in errors], dtype=np.float64)})
+    return out
+
+
 PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe,
           "Max": max_probe,
-          **{f"Tensor.{attr}": tensor_methods_probe for attr in LEARNER_METHODS}}
+          **{f"Tensor.{attr}": tensor_methods_probe for attr in LEARNER_METHODS},
+          **{f"Tensor.{attr}": tensor_inplace_probe for attr in LEARNER_INPLACE_METHODS}}

@@ -18,7 +18,7 @@ from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
-from .components import BASE_METHODS_01B, TENSOR_METHODS
+from .components import BASE_METHODS_01B, TENSOR_INPLACE_METHODS, TENSOR_METHODS
 from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, left_out, seconds
@@ -33,6 +33,10 @@ LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_"
 
 # (chapter 01's `index_view` is not among the lab's: the learner's GetItem of 02b.6 computes every x[key] the lab
 # takes, so the reference's view path that calls it never runs there)
+
+# chapter 02b.9's methods the lab does not call (the others are in MILESTONES["lab"] too)
+LAB_UNUSED_INPLACE = ("all", "__and__", "eq", "ne", "lt", "le", "gt", "ge", "__le__", "__gt__", "div_", "addcdiv_",
+                      "lerp_", "fill_", "copy_", "__isub__", "__imul__", "__itruediv__", "float")
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
@@ -58,7 +62,8 @@ MILESTONES = {
                             "tensor", "zeros", "empty", "zeros_like", "ones_like",
                             "Generator.uniform", "Generator.normal", "Generator.permutation",
                             *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
-                            *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B))),
+                            *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B),
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS if attr not in LAB_UNUSED_INPLACE))),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`

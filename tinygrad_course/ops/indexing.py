@@ -299,7 +299,10 @@ class Overwrite(Op):
         data = value._data if getattr(value, "_data", None) is not None else value
         if node != "FillBackward0":
             ctx.__class__ = Overwrite._node_class(node)
-        return xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), t._data.shape)
+        shape = t._data.shape
+        if getattr(data, "shape", shape) != shape:  # a source that would grow t: the write raises PyTorch's error
+            shape = np.broadcast_shapes(shape, data.shape)  # naming the broadcast shape, as for add_
+        return xp.broadcast_to(xp.asarray(data, dtype=t.dtype.np_dtype), shape)
 
     @staticmethod
     def backward(ctx, g):

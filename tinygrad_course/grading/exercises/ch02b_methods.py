@@ -1,0 +1,383 @@
+"""Chapter 02b, exercise 02b.9: the reductions, comparisons, conversions and in-place methods of Tensor, written as
+methods of `self` (the class `TensorMethods`), and the in-place machinery they share (`_check_inplace`, `_write`,
+`_inplace`).
+
+The learner's methods are installed where build mode installs them (`tc.Tensor`'s class attributes,
+`seams.offer_methods`), and each scenario runs twice on fresh inputs, with the learner's methods and with the
+framework's own: what it returns, the tensor's values and dtype after an in-place method, whether the method
+returned the tensor itself, the version counter, a view made before the write, the node the tensor's history
+ends in, the gradients a backward then computes, and PyTorch's errors (leaf tensors, casting, shapes, a
+saved tensor changed in place). Then the methods run where the framework uses them (the probe).
+"""
+import contextlib
+
+import numpy as np
+
+import tinygrad_course as tc
+
+from ... import seams
+from ...tensor import LEARNER_INPLACE_METHODS
+from ..registry import exercise
+from .ch02b_operators import _defined
+
+_ALIASES = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+
+
+def _functions(cls):
+    """{method name: the function the learner's class defines for it}."""
+    found = {}
+    for attr in LEARNER_INPLACE_METHODS:
+        value = _defined(cls, attr)
+        if value is not None:
+            found[attr] = getattr(value, "__func__", value)
+    return found
+
+
+@contextlib.contextmanager
+def _reference():
+    """The framework's own methods during the block (whatever build mode has installed)."""
+    with seams.replaced({f"Tensor.{attr}": None for attr in LEARNER_INPLACE_METHODS}):
+        yield
+
+
+@contextlib.contextmanager
+def installed(cls):
+    """The learner's methods are tc.Tensor's during the block (as build mode installs them)."""
+    functions = _functions(cls)
+    with seams.replaced({f"Tensor.{attr}": functions[attr] for attr in LEARNER_INPLACE_METHODS}):
+        yield
+
+
+def _x(requires_grad=False, dtype=None):
+    return tc.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], dtype=dtype, requires_grad=requires_grad)
+
+
+def _b(requires_grad=False):
+    return tc.tensor([0.5, 4.0, -1.0], requires_grad=requires_grad)
+
+
+_X = "[[1, -2, 3], [4, 5, -6]]"
+_GIVEN = {"x": _X, "b": "[0.5, 4, -1]"}
+
+
+# ---- what a scenario shows: each observation compared with the reference's, in this order, with its message
+def _plain(value):
+    if isinstance(value, tc.Tensor):
+        return f"tensor({value.detach().cpu().numpy().tolist()}, dtype={value.dtype})"
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # (values, indices)
+        return f"{type(value).__name__}(values={_plain(value[0])}, indices={_plain(value[1])})"
+    return value
+
+
+def _run(scenario):
+    """{observation: value} of `scenario()` on fresh inputs, or {"error": (type, message)}."""
+    try:
+        return scenario()
+    except NotImplementedError:  # the exercise's stub: not a wrong answer
+        raise
+    except Exception as error:  # compared with what the reference does on the same call
+        return {"error": (type(error).__name__, str(error))}
+
+
+_WHY = {
+    "self (x itself when nothing changes)": ("PyTorch's to() returns the tensor itself when neither the dtype nor the "
+                                             "device changes (and copy is False): no copy, the same object", None),
+    "self": ("it returned something else than x: PyTorch's in-place methods return the tensor itself, so "
+             "x.mul_(2).add_(1) chains", "return self at the end of _inplace (and __iadd__ returns what add_ returns)"),
+    "value": ("the values differ from PyTorch's", None),
+    "version": ("x's version counter did not go up by one per write: a backward that saved x would read the new "
+                "values without noticing", "add one to self._version[0] in _write, after the write"),
+    "view": ("the write did not reach x's storage: a view of x made before it (x[0]) still shows the old values",
+             "write into the array itself, self._data[...] = result._data; binding a new array to self._data "
+             "leaves every view behind"),
+    "history": ("x's history does not end in the op's node, so backward does not reach the op's inputs (or still "
+                "goes through x's old node)", "after the write, x takes the result's grad_fn and _output_nr and "
+                "requires grad"),
+    "grads": ("the gradients a backward then computes differ from PyTorch's", "run the op on a copy of the old "
+              "values that carries x's history (old.grad_fn = self.grad_fn, ...), then write the result into x"),
+    "node": ("the result's node is not the one PyTorch records: SumBackward0 for a sum of every element, "
+             "SumBackward1 for a sum over dims (MeanBackward0/1, MaxBackward1/0 alike)", None),
+    "leaf": ("x is no longer the same leaf: an update under no_grad must leave x a leaf that requires grad",
+             "under no_grad write the op's result into self, recording nothing"),
+}
+
+
+def _compare(t, text, scenario, *, given=_GIVEN, hint=None):
+    with _reference():
+        want = _run(scenario)
+    got = _run(scenario)
+    if "error" in want:
+        kind, message = want["error"]
+        pytorch = message.split(" Hint:")[0]
+        if "error" not in got:
+            t.fail(text, f"expected {kind}: {pytorch}, but it raised nothing", hint=hint, given=given)
+        t.true(got["error"][0] == kind and pytorch in got["error"][1], f"{text} to raise {kind}: {pytorch} (it "
+               f"raised {got['error'][0]}: {got['error'][1]})", hint=hint, given=given)
+        return
+    if "error" in got:
+        why = ""
+        if "modified by an inplace operation" in got["error"][1]:
+            why = ("\n  what went wrong: the op saved the tensor it was run on for its backward, and the write then "
+                   "changed that tensor: run the op on a copy of the old values, not on self")
+        t.fail(text, f"raised {got['error'][0]}: {got['error'][1]}{why}", hint=hint, given=given)
+    for key, expected in want.items():
+        mine = got.get(key)
+        if key.startswith(("value", "grads")):
+            why = _WHY["grads" if key.startswith("grads") else "value"]
+            if mine is None and expected is not None:
+                t.fail(text, f"{key}: returned None where PyTorch gives a tensor: did you forget a `return`?",
+                       hint=hint, given=given)
+            t.equal(_plain(mine) if key == "value" else mine, _plain(expected) if key == "value" else expected,
+                    f"{text}: {key}", why=why[0], hint=why[1] or hint, given=given)
+        else:
+            why, fix = _WHY[key] if key in _WHY else _WHY[key.split(" ")[0]]
+            t.equal(mine, expected, f"{text}: {key}", why=why, hint=fix or hint, given=given)
+
+
+def _grads(*tensors):
+    return [None if p.grad is None else np.round(p.grad.numpy(), 6).tolist() for p in tensors]
+
+
+# ---- reductions and comparisons --------------------------------------------------------------------------
+def _reductions(t):
+    for text, call in (
+            ("x.sum()", lambda x: x.sum()), ("x.sum(1)", lambda x: x.sum(1)),
+            ("x.sum((0, 1), keepdim=True)", lambda x: x.sum((0, 1), keepdim=True)),
+            ("x.sum(dtype=tc.float64)", lambda x: x.sum(dtype=tc.float64)),
+            ("x.mean()", lambda x: x.mean()), ("x.mean(0, keepdim=True)", lambda x: x.mean(0, keepdim=True)),
+            ("x.max()", lambda x: x.max()), ("x.max(1)", lambda x: x.max(1)),
+            ("x.max(0, keepdim=True)", lambda x: x.max(0, keepdim=True)),
+            ("x.max(x.flip(0))", lambda x: x.max(x.flip(0))),
+            ("x.argmax()", lambda x: x.argmax()), ("x.argmax(1)", lambda x: x.argmax(1)),
+            ("x.argmax(0, keepdim=True)", lambda x: x.argmax(0, keepdim=True)),
+            ("x.any()", lambda x: x.any()), ("(x > 0).all(1)", lambda x: (x > 0).all(1)),
+            ("(x > 4).any(0, keepdim=True)", lambda x: (x > 4).any(0, keepdim=True))):
+        def scenario(call=call):
+            x = _x(requires_grad=True)
+            out = call(x)
+            first = out[0] if isinstance(out, tuple) else out
+            seen = {"value": out, "node": None if first.grad_fn is None else first.grad_fn.name()}
+            if first.requires_grad:
+                first.sum().backward()
+                seen["grads of x"] = _grads(x)
+            return seen
+        _compare(t, text, scenario, given={"x": _X + ", requiring grad"},
+                 hint="hand the call to the reduction op (reduce.SumAll / reduce.Sum, ...), whose node PyTorch "
+                      "names: SumBackward0 over every element, SumBackward1 over dims")
+
+
+def _comparisons(t):
+    for text, call in (("x == b", lambda x, b: x == b), ("x != 3", lambda x, b: x != 3), ("x < b", lambda x, b: x < b),
+                       ("x <= np.float32(3)", lambda x, b: x <= np.float32(3)), ("x > b", lambda x, b: x > b),
+                       ("x >= 1", lambda x, b: x >= 1), ("x.eq(b)", lambda x, b: x.eq(b)),
+                       ("x.ne(b)", lambda x, b: x.ne(b)), ("x.lt(0)", lambda x, b: x.lt(0)),
+                       ("x.le(b)", lambda x, b: x.le(b)), ("x.gt(b)", lambda x, b: x.gt(b)),
+                       ("x.ge(b)", lambda x, b: x.ge(b)), ("x == 'a'", lambda x, b: x == "a")):
+        _compare(t, text, lambda call=call: {"value": call(_x(), _b())},
+                 hint="a comparison is comparison.Compare.apply(self, other, op=...), a bool tensor; return "
+                      "NotImplemented for an operand as_operand does not take (then x == 'a' is False, as in Python)")
+    for text, call in (("(x > 0) & (x < 4)", lambda x: (x > 0) & (x < 4)), ("(x > 0) | (b < 1)", lambda x: (x > 0) | (_b() < 1)),
+                       ("~(x > 0)", lambda x: ~(x > 0)), ("~tc.tensor([1, -2, 0])", lambda x: ~tc.tensor([1, -2, 0])),
+                       ("tc.tensor([1, 2, 6]) | 1", lambda x: tc.tensor([1, 2, 6]) | 1),
+                       ("tc.tensor([1, 2, 6]) & np.int64(2)", lambda x: tc.tensor([1, 2, 6]) & np.int64(2)),
+                       ("(x > 0) | 'a'", lambda x: (x > 0) | "a")):
+        _compare(t, text, lambda call=call: {"value": call(_x())},
+                 hint="& and | are comparison.Bitwise.apply(self, other, op='and' / 'or') after as_operand; ~ is "
+                      "comparison.Unary.apply(self, op=...): 'logical_not' for a bool tensor, 'bitwise_not' for an "
+                      "integer one")
+
+
+def _conversions(t):
+    for text, call in (("x.to(tc.float64)", lambda x: x.to(tc.float64)), ("x.to(tc.float32)", lambda x: x.to(tc.float32)),
+                       ("x.to('cpu')", lambda x: x.to("cpu")), ("x.to(tc.device('cpu'), tc.int64)",
+                                                                lambda x: x.to(tc.device("cpu"), tc.int64)),
+                       ("x.to(dtype=tc.float16)", lambda x: x.to(dtype=tc.float16)),
+                       ("x.to(device='cpu', dtype=tc.float64)", lambda x: x.to(device="cpu", dtype=tc.float64)),
+                       ("x.to(tc.tensor([1, 2]))", lambda x: x.to(tc.tensor([1, 2]))),
+                       ("x.to(tc.float32, copy=True)", lambda x: x.to(tc.float32, copy=True)),
+                       ("x.cpu()", lambda x: x.cpu()), ("x.float()", lambda x: x.float()), ("x.long()", lambda x: x.long()),
+                       ("x.long().float()", lambda x: x.long().float())):
+        def scenario(call=call):
+            x = _x(requires_grad=True)
+            out = call(x)
+            seen = {"value": out, "self (x itself when nothing changes)": out is x,
+                    "node": None if out.grad_fn is None else out.grad_fn.name()}
+            if out.requires_grad:
+                (out * out).sum().backward()
+                seen["grads of x"] = _grads(x)
+            return seen
+        _compare(t, text, scenario, given={"x": _X + ", float32, requiring grad"},
+                 hint="a dtype, a device (a string or tc.device) or a tensor (both) among the arguments; return self "
+                      "when neither differs and copy is False, else views.ToCopy.apply(self, dtype=..., device=..., "
+                      "copy=...)")
+
+
+# ---- in-place --------------------------------------------------------------------------------------------
+def _written(call, make=_x):
+    """A scenario: call(x, b) on an x that does not require grad, with a view of x made before."""
+
+    def scenario():
+        x, b = make(), _b()
+        view = x[0]
+        before = x._version[0]
+        out = call(x, b)
+        return {"self (the method returns x)": out is x, "value": x, "version": x._version[0] - before,
+                "view (x[0] made before)": view.tolist()}
+
+    return scenario
+
+
+_INPLACE = (
+    ("x.add_(b)", lambda x, b: x.add_(b)), ("x.add_(b, alpha=2)", lambda x, b: x.add_(b, alpha=2)),
+    ("x.add_(np.float32(1))", lambda x, b: x.add_(np.float32(1))),
+    ("x.sub_(b, alpha=0.5)", lambda x, b: x.sub_(b, alpha=0.5)), ("x.mul_(b)", lambda x, b: x.mul_(b)),
+    ("x.mul_(3).add_(1)", lambda x, b: x.mul_(3).add_(1)), ("x.div_(b)", lambda x, b: x.div_(b)),
+    ("x.addcmul_(b, b, value=0.5)", lambda x, b: x.addcmul_(b, b, value=0.5)),
+    ("x.addcdiv_(b, b + 2, value=-2)", lambda x, b: x.addcdiv_(b, b + 2, value=-2)),
+    ("x.lerp_(b, 0.25)", lambda x, b: x.lerp_(b, 0.25)), ("x.lerp_(b, tc.full_like(b, 0.75))",
+                                                          lambda x, b: x.lerp_(b, tc.full_like(b, 0.75))),
+    ("x.zero_()", lambda x, b: x.zero_()), ("x.fill_(3)", lambda x, b: x.fill_(3)),
+    ("x.copy_(b)", lambda x, b: x.copy_(b)), ("x.copy_([[1, 2, 3], [4, 5, 6]])", lambda x, b: x.copy_([[1, 2, 3], [4, 5, 6]])),
+)
+
+
+def _augmented(op):
+    def call(x, b):
+        y = x
+        if op == "+=":
+            y += b
+        elif op == "-=":
+            y -= 1
+        elif op == "*=":
+            y *= b
+        else:
+            y /= 4
+        return y
+    return call
+
+
+def _inplace_values(t):
+    hint = ("an in-place method is one call of _inplace with the out-of-place op (arithmetic.Add.apply, ...) and "
+            "its arguments; _inplace runs it and _write puts the result into self")
+    for text, call in _INPLACE:
+        _compare(t, text, _written(call), hint=hint)
+    for op in ("+=", "-=", "*=", "/="):
+        _compare(t, f"x {op} {'b' if op in '+=*=' else ('1' if op == '-=' else '4')}", _written(_augmented(op)),
+                 hint="x += b is x.__iadd__(b), and Python binds its result to x: return self.add_(other)")
+
+
+def _inplace_errors(t):
+    def leaf():
+        x = _x(requires_grad=True)
+        x.add_(1)
+        return {}
+
+    def view_of_leaf():
+        x = _x(requires_grad=True)
+        x[0].mul_(2)
+        return {}
+
+    def under_no_grad():
+        x = _x(requires_grad=True)
+        with tc.no_grad():
+            x.mul_(0.5).add_(_b())
+        return {"value": x, "leaf (is_leaf, requires_grad, grad_fn)": (x.is_leaf, x.requires_grad, x.grad_fn)}
+
+    _compare(t, "x.add_(1) for a leaf x that requires grad", leaf,
+             hint="_check_inplace raises PyTorch's RuntimeError when grad mode is on and self is a leaf that "
+                  "requires grad: writing into it would lose the values its gradient is taken at")
+    _compare(t, "x[0].mul_(2) for a leaf x that requires grad", view_of_leaf,
+             hint="a view that requires grad of a leaf that requires grad writes into that leaf (self._base)")
+    _compare(t, "x.mul_(0.5).add_(b) under tc.no_grad() for a leaf x that requires grad", under_no_grad,
+             hint="under no_grad (tc.is_grad_enabled() is False) nothing is checked and nothing recorded")
+    _compare(t, "x.add_(1.5) for an int64 x", lambda: {"value": tc.tensor([1, 2, 3]).add_(1.5)},
+             hint="_write refuses a result whose dtype self cannot hold: tc.can_cast(result.dtype, self.dtype), "
+                  "PyTorch's names from type_name(dtype)", given={"x": "[1, 2, 3]"})
+    _compare(t, "x.add_(b) for x of shape (3,) and b of shape (2, 3)",
+             lambda: {"value": tc.zeros(3).add_(tc.ones(2, 3))},
+             hint="_write refuses a result of another shape than self: the result broadcast, self cannot grow")
+    _compare(t, "x.add_(b) for x of shape (2, 3) and b of shape (3,)", lambda: {"value": tc.zeros(2, 3).add_(_b())})
+
+
+def _inplace_graph(t):
+    def chain():
+        x, b = _x(requires_grad=True), _b(requires_grad=True)
+        y = x * 1
+        y.mul_(b).add_(b, alpha=2)
+        y.addcmul_(x, b, value=0.5)
+        seen = {"history": y.grad_fn.name(), "value": y}
+        (y * y).sum().backward()
+        seen["grads of x and b"] = _grads(x, b)
+        return seen
+
+    def into_a_constant():
+        a, w = tc.zeros(2, 3), _b(requires_grad=True)
+        a.add_(w)
+        seen = {"history": None if a.grad_fn is None else a.grad_fn.name(), "leaf (is_leaf)": a.is_leaf}
+        (a * a).sum().backward()
+        seen["grads of w"] = _grads(w)
+        return seen
+
+    def zeroed():
+        x = _x(requires_grad=True)
+        y = x * 2
+        y.zero_()
+        seen = {"history": y.grad_fn.name()}
+        (y + x).sum().backward()
+        seen["grads of x"] = _grads(x)
+        return seen
+
+    def filled_and_copied():
+        x, b = _x(requires_grad=True), _b(requires_grad=True)
+        y = x * 2
+        y.copy_(b)
+        seen = {"history": y.grad_fn.name()}
+        (y * x).sum().backward()
+        seen["grads of x and b"] = _grads(x, b)
+        return seen
+
+    def saved_then_changed():
+        x = _x(requires_grad=True)
+        y = x.exp()  # exp saves its output for backward
+        y.add_(1)
+        y.sum().backward()
+        return {}
+
+    hint = ("when grad mode is on and self or an operand requires grad, run the op on old = a copy of self's "
+            "values that carries self's history, write the result, and let self take the result's node")
+    given = {"x": _X + ", requiring grad", "b": "[0.5, 4, -1], requiring grad"}
+    _compare(t, "y = x * 1; y.mul_(b).add_(b, alpha=2); y.addcmul_(x, b, value=0.5); (y * y).sum().backward()",
+             chain, given=given, hint=hint)
+    _compare(t, "a = tc.zeros(2, 3); a.add_(b); (a * a).sum().backward()", into_a_constant, given=given, hint=hint)
+    _compare(t, "y = x * 2; y.zero_(); (y + x).sum().backward()", zeroed, given=given, hint=hint)
+    _compare(t, "y = x * 2; y.copy_(b); (y * x).sum().backward()", filled_and_copied, given=given, hint=hint)
+    _compare(t, "y = x.exp(); y.add_(1); y.sum().backward()", saved_then_changed, given=given,
+             hint="exp saved y for its backward; _write must bump y's version counter so backward sees the change")
+
+
+@exercise("02b.9", title="Tensor's reductions, comparisons, conversions and in-place methods: TensorMethods", points=4)
+def tensor_methods_check(t, TensorMethods):
+    functions = _functions(TensorMethods)
+    missing = [attr for attr in LEARNER_INPLACE_METHODS if attr not in functions]
+    if len(missing) == len(LEARNER_INPLACE_METHODS):
+        t.fail("TensorMethods", "defines none of the methods", hint="define each method of the list in the class")
+    if missing:
+        t.fail("TensorMethods", f"defines no {', '.join(missing)}",
+               hint="every method of the exercise's list is one method of the class, named as PyTorch names it; "
+                    "the comparison operators are aliases: __eq__ = eq")
+    with installed(TensorMethods):
+        _reductions(t)
+        _comparisons(t)
+        _conversions(t)
+        _inplace_values(t)
+        _inplace_errors(t)
+        _inplace_graph(t)
+        # the learner's methods are inherited: an optimizer's update of a Parameter (chapter 05) runs them
+        p = tc.nn.Parameter(tc.tensor([1.0, -2.0]))
+        p.grad = tc.tensor([0.5, 0.5])
+        with tc.no_grad():
+            p.mul_(0.5).add_(p.grad, alpha=-1.0)
+        t.true(p.tolist() == [0.0, -1.5] and p.is_leaf and p._version[0] == 2,
+               "p.mul_(0.5).add_(p.grad, alpha=-1.0) under no_grad of a Parameter p = [1, -2] with grad [0.5, 0.5] "
+               "to give [0, -1.5], p still a leaf, at version 2", hint="the methods take self, whichever tensor "
+               "class it is")
