@@ -35,8 +35,8 @@ LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_"
 # takes, so the reference's view path that calls it never runs there)
 
 # chapter 02b.9's methods the lab does not call (the others are in MILESTONES["lab"] too)
-LAB_UNUSED_INPLACE = ("all", "__and__", "eq", "ne", "lt", "le", "gt", "ge", "__le__", "__gt__", "div_", "addcdiv_",
-                      "lerp_", "fill_", "copy_", "__isub__", "__imul__", "__itruediv__", "float")
+LAB_UNUSED_INPLACE = ("all", "__and__", "eq", "ne", "lt", "le", "gt", "ge", "__le__", "__gt__", "sub_", "div_",
+                      "addcdiv_", "lerp_", "fill_", "copy_", "__isub__", "__imul__", "__itruediv__", "float", "cpu")
 
 # milestone -> (what the learner's process runs, what this process compares it with, components it needs)
 MILESTONES = {
