@@ -217,7 +217,7 @@ def test_a_learner_getitem_gives_views_for_basic_keys_and_scatter_adds_for_index
         assert np.array_equal(y.detach().numpy(), yt.detach().numpy()), k
         basic = k < 6
         assert (y._base is x and y._version is x._version) if basic else y._base is None, k
-        assert y.grad_fn.name() == ("SelectBackward0" if k < 2 else "SliceBackward0" if basic else "IndexBackward0")
+        assert y.grad_fn.name() == type(yt.grad_fn).__name__, k  # the name of PyTorch's last step
         weight = np.random.default_rng(k).standard_normal(tuple(yt.shape))
         (y * tc.tensor(weight)).sum().backward()
         (yt * torch.tensor(weight)).sum().backward()

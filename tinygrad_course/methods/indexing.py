@@ -48,8 +48,7 @@ class IndexingMethods:
             return IX.SelectItem.apply(self, (idx,), True)
         nidx, basic = IX.normalize_index(idx, TensorBase)
         if basic:
-            op = IX.SelectItem if all(type(i) is int for i in nidx) else IX.GetItem
-            return op.apply(self, nidx, True)
+            return IX.basic_item_op(nidx, self._data.shape).apply(self, nidx, True)
         return IX.AdvancedGetItem.apply(self, nidx, False)
 
     def __setitem__(self, idx, value):

@@ -149,6 +149,34 @@ class SelectItem(GetItem):
     node_name = "SelectBackward0"
 
 
+class UnsqueezeItem(GetItem):
+    node_name = "UnsqueezeBackward0"
+
+
+class AliasItem(GetItem):
+    node_name = "AliasBackward0"
+
+
+def basic_item_op(idx, shape):
+    """The op of `x[idx]` for a basic key, named as PyTorch names its last step (its `grad_fn`): an int selects
+    (`x[:, 1]`: SelectBackward0), None unsqueezes (`x[None]`), a slice that is not the whole dim slices
+    (`x[1:3]`), and a key that changes nothing (`x[...]`, `x[:]`) is an alias. PyTorch records one node per step
+    (`x[1, 2:4]` is a SliceBackward0 after a SelectBackward0); here the whole key is one node."""
+    op, dim, rank = AliasItem, 0, len(shape)
+    for k in idx:
+        if k is None:
+            op = UnsqueezeItem
+        elif k is Ellipsis:
+            dim += rank - sum(1 for j in idx if j is not None and j is not Ellipsis)
+        elif type(k) is int:
+            op, dim = SelectItem, dim + 1
+        else:
+            if dim >= rank or k.indices(shape[dim]) != (0, shape[dim], 1):
+                op = GetItem
+            dim += 1
+    return op
+
+
 class AdvancedGetItem(GetItem):
     node_name = "IndexBackward0"
 
