@@ -356,6 +356,17 @@ def own_method(name):
     return adapt
 
 
+def own_property(name):
+    """The learner's class defines the framework's property `name` itself (PyTorch's, computed from the same
+    attributes): its getter is installed as it is."""
+
+    def adapt(learner_class):
+        return vars(learner_class)[name].fget
+
+    adapt.__name__ = f"property_{name}"
+    return adapt
+
+
 def random_sampler_iter(learner_class):
     """RandomSampler.__iter__ (every shuffling DataLoader) runs the learner's, for samplers without
     replacement; drawing with replacement stays the reference's."""

@@ -467,6 +467,18 @@ _COMPONENTS = [
                 checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
+    Component("SequentialSampler.__init__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__init__",
+              adapters.own_method("__init__"), "SequentialSampler.__init__(self, data_source) keeps data_source; every "
+              "DataLoader without shuffle builds one", checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.__init__", "04", "ex04_2", "RandomSampler", "RandomSampler.__init__",
+              adapters.own_method("__init__"), "RandomSampler.__init__(self, data_source, replacement=False, "
+              "num_samples=None, generator=None) keeps them (num_samples as _num_samples) and raises PyTorch's TypeError "
+              "for a non-bool replacement, ValueError for num_samples not a positive int; every shuffling DataLoader "
+              "builds one", checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.num_samples", "04", "ex04_2", "RandomSampler", "RandomSampler.num_samples",
+              adapters.own_property("num_samples"), "RandomSampler.num_samples (a property) -> len(data_source) "
+              "unless num_samples was given; every RandomSampler's epoch is that long", pure=True,
+              checks=("SequentialSampler", "RandomSampler")),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
               adapters.own_method("__iter__"), "SequentialSampler.__iter__(self) -> the indices 0..len(data_source)-1 in "
               "order; every DataLoader without shuffle draws its indices from it",
@@ -479,6 +491,10 @@ _COMPONENTS = [
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
+    Component("BatchSampler.__init__", "04", "ex04_8", "BatchSampler", "BatchSampler.__init__",
+              adapters.own_method("__init__"), "BatchSampler.__init__(self, sampler, batch_size, drop_last) keeps them "
+              "and raises PyTorch's ValueErrors for a batch_size not a positive int, a drop_last not a bool; every "
+              "DataLoader with a batch_size builds one"),
     Component("BatchSampler.__iter__", "04", "ex04_8", "BatchSampler", "BatchSampler.__iter__",
               adapters.own_method("__iter__"), "BatchSampler.__iter__(self) yields lists of batch_size indices of "
               "self.sampler (the last shorter unless drop_last); every DataLoader with a batch_size iterates it"),

@@ -521,6 +521,47 @@ def random_sampler_probe():
             "num_samples": np.array([list(more), list(more)])}
 
 
+def _error_codes(build, cases):
+    """For each kwargs: 0 when build(**kwargs) succeeds, else its exception's message as a number (crc32), the
+    sign telling TypeError (-) from ValueError (+)."""
+    codes = []
+    for kwargs in cases:
+        try:
+            build(**kwargs)
+            codes.append(0.0)
+        except (TypeError, ValueError) as error:
+            codes.append((-1.0 if isinstance(error, TypeError) else 1.0) * zlib.crc32(str(error).encode()))
+    return np.array(codes)
+
+
+def random_sampler_init_probe():
+    g = Generator().manual_seed(1)
+    kept = RandomSampler(range(6), replacement=True, num_samples=9, generator=g)
+    growing = [0, 1, 2]
+    dynamic = RandomSampler(growing)
+    growing.append(3)
+    errors = _error_codes(lambda **kw: RandomSampler(**kw), [
+        dict(data_source=range(3), replacement=1), dict(data_source=range(3), num_samples=0),
+        dict(data_source=range(3), num_samples=1.5), dict(data_source=[]), dict(data_source=[], replacement="no"),
+        dict(data_source=range(3), num_samples=2)])
+    return {"kept": np.array([kept.replacement is True, kept._num_samples == 9, kept.generator is g,
+                              kept.num_samples == 9, dynamic.num_samples == 4, dynamic._num_samples is None],
+                             dtype=np.float64),
+            "errors": errors, "epoch": _batches(DataLoader(range(7), batch_size=3, shuffle=True,
+                                                           generator=Generator().manual_seed(3)))}
+
+
+def batch_sampler_init_probe():
+    kept = BatchSampler(range(5), 2, True)
+    errors = _error_codes(lambda **kw: BatchSampler(range(5), **kw), [
+        dict(batch_size=0, drop_last=False), dict(batch_size=True, drop_last=False),
+        dict(batch_size=2.0, drop_last=False), dict(batch_size=np.int64(2), drop_last=False),
+        dict(batch_size=2, drop_last=1), dict(batch_size=-3, drop_last=None), dict(batch_size=3, drop_last=True)])
+    return {"kept": np.array([list(kept.sampler) == list(range(5)), kept.batch_size == 2, kept.drop_last is True],
+                             dtype=np.float64), "errors": errors,
+            "batches": _batches(DataLoader(range(7), batch_size=3, drop_last=True))}
+
+
 def dataloader_iter_probe():
     data = [{"x": F.tensor([float(i), -float(i)]), "y": i % 3} for i in range(9)]
     loader = DataLoader(data, batch_size=4, shuffle=True, generator=Generator().manual_seed(5))
@@ -711,6 +752,8 @@ PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softm
           **{name: embedding_probe for name in ("Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward")},
           **{f"ModuleList.{attr}": module_list_probe for attr, _ in MODULE_LIST_METHODS}, "ClassificationDataset": classification_dataset_probe,
           "BatchSampler.__len__": batch_sampler_len_probe, "SequentialSampler.__iter__": sequential_sampler_probe,
+          "SequentialSampler.__init__": sequential_sampler_probe, "RandomSampler.__init__": random_sampler_init_probe,
+          "RandomSampler.num_samples": random_sampler_init_probe, "BatchSampler.__init__": batch_sampler_init_probe,
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,

@@ -45,6 +45,8 @@ MILESTONES = {
     "resume": (resume_run, uninterrupted_run, ("save_checkpoint", "load_checkpoint")),
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
+                            "SequentialSampler.__init__", "RandomSampler.__init__", "RandomSampler.num_samples",
+                            "BatchSampler.__init__",
                             "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
                             "init_weights", "init.uniform_", "Parameter.__new__",
                             "Module.__init__", "Module.__setattr__", "Module.__getattr__",
