@@ -43,12 +43,6 @@ def constructor_errors(t, build, cases, hint):
 
 def _random_sampler_constructor(t, RandomSampler, data):
     """RandomSampler's attributes, its num_samples property and PyTorch's checks."""
-    g = tc.Generator()
-    kept = RandomSampler(data, generator=g)
-    t.equal((kept.data_source is data, kept.replacement, kept._num_samples, kept.generator is g),
-            (True, False, None, True), what="(data_source is data, replacement, _num_samples, generator is g) of "
-                                           "RandomSampler(data, generator=g)",
-            hint="keep the options as self.data_source, self.replacement, self._num_samples, self.generator")
     t.equal(RandomSampler(data, num_samples=3).num_samples, 3, what="RandomSampler(7 samples, num_samples=3).num_samples")
     growing = list(range(4))
     sampler = RandomSampler(growing)
@@ -59,6 +53,12 @@ def _random_sampler_constructor(t, RandomSampler, data):
                 "every time it is asked" if got == 4 else None,
             hint="keep num_samples as given in self._num_samples; the property returns len(self.data_source) when "
                  "it is None")
+    g = tc.Generator()
+    kept = RandomSampler(data, generator=g)
+    t.equal((kept.data_source is data, kept.replacement, kept._num_samples, kept.generator is g),
+            (True, False, None, True), what="(data_source is data, replacement, _num_samples, generator is g) of "
+                                           "RandomSampler(data, generator=g)",
+            hint="keep the options as self.data_source, self.replacement, self._num_samples, self.generator")
     constructor_errors(t, lambda **kw: RandomSampler(**kw), [
         ("RandomSampler(7 samples, replacement=1)", dict(data_source=data, replacement=1), TypeError,
          "replacement should be a boolean value, but got replacement=1"),
