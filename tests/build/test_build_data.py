@@ -94,12 +94,26 @@ def test_a_learners_constructor_leaves_the_pipeline_frozen_as_pytorch_does(insta
             self.sampler = tc.utils.data.SequentialSampler(dataset)
             self.batch_sampler = tc.utils.data.BatchSampler(self.sampler, batch_size, drop_last)
             self.collate_fn = collate_fn or tc.utils.data.default_collate
+            self.__initialized = True
 
     installed("DataLoader.__init__", Chooser)
     loader = tc.utils.data.DataLoader(list(range(6)), batch_size=4)
     assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5]] and loader.num_workers == 0
-    with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
-        loader.batch_size = 2
+    assert loader.__dict__.get("_Chooser__initialized") and not loader.__dict__.get("_DataLoader__initialized")
+    loader.batch_size = 2  # a constructor that never sets DataLoader's own flag leaves the pipeline open
+    (learners,) = _solution_classes("ex04_9", ("DataLoader",))
+    for name in ("DataLoader.__init__", "DataLoader.__setattr__"):
+        installed(name, learners)
+    loader = tc.utils.data.DataLoader(list(range(6)), batch_size=4)
+    for attr, value in (("batch_size", 2), ("sampler", [0]), ("persistent_workers", True)):
+        with pytest.raises(ValueError, match=f"^{attr} attribute should not be set after DataLoader is initialized"):
+            setattr(loader, attr, value)
+    loader.collate_fn = len
+    assert [b for b in loader] == [4, 2]
+    parallel = tc.utils.data.DataLoader(list(range(6)), batch_size=4, num_workers=1)  # built by the reference
+    with pytest.raises(ValueError, match="drop_last attribute should not be set"):
+        parallel.drop_last = True
+    assert seams.calls().get("DataLoader.__setattr__", 0) > 0
 
 
 def _solution_classes(grade_id, names):

@@ -118,6 +118,16 @@ WRONG = [
     ("04.9", [("        if sampler is not None and shuffle:\n"
                "            raise ValueError(\"sampler option is mutually exclusive with shuffle\")\n", "")],
      r"DataLoader\(range\(10\), sampler=\[0, 1\], shuffle=True\): did not raise"),
+    ("04.9", [("        self.__initialized = True\n", "")],
+     r"loader.batch_size = 3 for loader = DataLoader\(10 samples, batch_size=2\): did not raise.*end __init__ with "
+     r"self.__initialized = True"),
+    ("04.9", [("        if self.__initialized and attr in (\"batch_size\", \"batch_sampler\", \"sampler\", \"drop_last\", "
+               "\"dataset\",\n                                           \"persistent_workers\"):",
+               "        if self.__initialized:")],
+     r"loader.collate_fn = len.*raised ValueError.*PyTorch freezes only batch_size"),
+    ("04.9", [("            raise ValueError(f\"{attr} attribute should not be set after {self.__class__.__name__} is "
+               "initialized\")", "            raise ValueError(f\"{attr} cannot be changed\")")],
+     r"the ValueError of loader.batch_size = 3.*attribute should not be set after DataLoader is initialized"),
     ("04.9", [("                sampler = tc.utils.data.RandomSampler(dataset, generator=generator)",
                "                sampler = tc.utils.data.RandomSampler(dataset)")],
      r"a tc.utils.data.RandomSampler drawing from g"),

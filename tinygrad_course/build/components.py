@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
+from ..utils.data import DataLoader
 from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_random
 from . import adapters_views
 from . import adapters_tensor_object
@@ -505,6 +506,10 @@ _COMPONENTS = [
               "DataLoader.__init__(self, dataset, batch_size, shuffle, sampler, batch_sampler, collate_fn, drop_last, "
               "generator) sets sampler, batch_sampler and collate_fn as PyTorch's (its errors included); every "
               "DataLoader without worker processes is built by it"),
+    Component("DataLoader.__setattr__", "04", "ex04_9", "DataLoader", "DataLoader.__setattr__",
+              adapters.method(DataLoader, "__setattr__"), "DataLoader.__setattr__(self, attr, val) sets the attribute, "
+              "raising PyTorch's ValueError for batch_size, batch_sampler, sampler, drop_last, dataset and "
+              "persistent_workers once the constructor has set self.__initialized; every DataLoader's attributes"),
     Component("DataLoader.__iter__", "04", "ex04_9", "DataLoader", "DataLoader.__iter__", adapters.dataloader_iter,
               "DataLoader.__iter__(self) yields collate_fn of the samples of each batch of indices; every DataLoader "
               "of a map-style dataset without workers iterates it"),

@@ -601,12 +601,11 @@ def dataloader_init_probe():
         except ValueError as error:
             errors.append(float(zlib.crc32(str(error).encode())))  # the message, as a number to compare
     frozen = DataLoader(list(range(10)), batch_size=2)
-    try:
-        frozen.batch_size = 3
-        refused = 0.0
-    except ValueError:
-        refused = 1.0
-    return {"built": np.array(built, dtype=np.float64), "errors": np.array(errors), "frozen": np.array([refused]),
+    refused = _error_codes(lambda attr, val: setattr(frozen, attr, val), [
+        dict(attr="batch_size", val=3), dict(attr="sampler", val=[0]), dict(attr="dataset", val=[]),
+        dict(attr="persistent_workers", val=True), dict(attr="collate_fn", val=len), dict(attr="note", val=1)])
+    refused = np.append(refused, [frozen.collate_fn is len, frozen.note == 1])
+    return {"built": np.array(built, dtype=np.float64), "errors": np.array(errors), "frozen": refused,
             "batches": _batches(DataLoader(list(range(10)), batch_size=4, shuffle=True,
                                            generator=Generator().manual_seed(8)))}
 
@@ -755,7 +754,7 @@ PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softm
           "SequentialSampler.__init__": sequential_sampler_probe, "RandomSampler.__init__": random_sampler_init_probe,
           "RandomSampler.num_samples": random_sampler_init_probe, "BatchSampler.__init__": batch_sampler_init_probe,
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
-          "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
+          "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "DataLoader.__setattr__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
           "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,

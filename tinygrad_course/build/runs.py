@@ -47,7 +47,7 @@ MILESTONES = {
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
                             "SequentialSampler.__init__", "RandomSampler.__init__", "RandomSampler.num_samples",
                             "BatchSampler.__init__",
-                            "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
+                            "default_collate", "DataLoader.__init__", "DataLoader.__setattr__", "DataLoader.__iter__", "DataLoader.__len__",
                             "init_weights", "init.uniform_", "Parameter.__new__",
                             "Module.__init__", "Module.__setattr__", "Module.__getattr__",
                             "Module.register_parameter", "Module.register_module", "Module.parameters",
