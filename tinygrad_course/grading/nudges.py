@@ -69,7 +69,7 @@ NUDGES: dict[str, str] = {
     "04.6": "the work of building batches can move to worker processes; each worker needs its own seed so they do not repeat each other.",
     "04.7": "default_collate looks at the type of the first sample and recurses into tuples, lists and dicts, stacking what it finds at the leaves.",
     "04.8": "a batch size is a positive whole number and nothing else (in Python a bool counts as one); walk the indices in order, cut a batch each time it holds batch_size of them; the last, shorter one is kept (and counted) unless drop_last says otherwise.",
-    "04.9": "the loader only connects the pieces its constructor chose: indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
+    "04.9": "the loader only connects the pieces its constructor chose, and once chosen they stay (changing one would leave the others inconsistent): indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
     "04.10": "every random value is a recipe applied to the generator's 32-bit words in a fixed order: how many bits make one value, which words pair up, and which draws come first decide whether a seed gives PyTorch's numbers.",
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",
