@@ -147,7 +147,8 @@ def test_the_learners_sampler_constructors_raise_pytorchs_errors_inside_the_fram
     sequential, random = _solution_classes("ex04_2", ("SequentialSampler", "RandomSampler"))
     (batch,) = _solution_classes("ex04_8", ("BatchSampler",))
     for name, cls in (("SequentialSampler.__init__", sequential), ("RandomSampler.__init__", random),
-                      ("RandomSampler.num_samples", random), ("BatchSampler.__init__", batch)):
+                      ("RandomSampler.num_samples", random), ("BatchSampler.__init__", batch),
+                      ("SequentialSampler.__len__", sequential), ("RandomSampler.__len__", random)):
         installed(name, cls)
     assert {"SequentialSampler.__init__", "RandomSampler.__init__", "RandomSampler.num_samples",
             "BatchSampler.__init__"} <= set(seams.installed())
@@ -159,14 +160,16 @@ def test_the_learners_sampler_constructors_raise_pytorchs_errors_inside_the_fram
     growing = [0, 1, 2]
     sampler = tc.utils.data.RandomSampler(growing, generator=tc.Generator().manual_seed(0))
     growing.append(3)
-    assert sampler.num_samples == 4 and sorted(sampler) == [0, 1, 2, 3]
+    assert sampler.num_samples == 4 and len(sampler) == 4 and sorted(sampler) == [0, 1, 2, 3]
+    assert len(tc.utils.data.DataLoader(range(6), batch_size=None)) == 6
     loader = tc.utils.data.DataLoader(list(range(7)), batch_size=3, shuffle=True,
                                       generator=tc.Generator().manual_seed(1))
     assert type(loader.sampler).__name__ == "RandomSampler" and len(loader) == 3
     assert sorted(sum((b.tolist() for b in loader), [])) == list(range(7))
     calls = seams.calls()
     assert all(calls.get(n, 0) > 0 for n in ("RandomSampler.__init__", "RandomSampler.num_samples",
-                                              "BatchSampler.__init__")), calls
+                                              "BatchSampler.__init__", "SequentialSampler.__init__",
+                                              "RandomSampler.__len__", "SequentialSampler.__len__")), calls
 
 
 def test_the_reference_sampler_constructors_match_pytorchs_errors():

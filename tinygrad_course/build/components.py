@@ -488,6 +488,12 @@ _COMPONENTS = [
               adapters.random_sampler_iter, "RandomSampler.__iter__(self) yields num_samples indices from "
               "tc.randperm(n, generator=...) as PyTorch draws them; every shuffling DataLoader's order (without "
               "replacement)", checks=("SequentialSampler", "RandomSampler")),
+    Component("SequentialSampler.__len__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__len__",
+              adapters.own_method("__len__"), "SequentialSampler.__len__(self) -> len(data_source); len(DataLoader) "
+              "without shuffle counts it", pure=True, checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.__len__", "04", "ex04_2", "RandomSampler", "RandomSampler.__len__",
+              adapters.own_method("__len__"), "RandomSampler.__len__(self) -> self.num_samples; len(DataLoader) with "
+              "shuffle counts it", pure=True, checks=("SequentialSampler", "RandomSampler")),
     Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,

@@ -509,7 +509,8 @@ def _batches(loader):
 def sequential_sampler_probe():
     sampler = SequentialSampler(list(range(100, 105)))
     return {"twice": np.array([list(sampler), list(sampler)]), "batches": _batches(DataLoader(range(7), batch_size=3)),
-            "empty": np.array([len(list(SequentialSampler([])))])}
+            "empty": np.array([len(list(SequentialSampler([])))]),
+            "len": np.array([len(SequentialSampler([])), len(sampler), len(DataLoader(range(7), batch_size=None))])}
 
 
 def random_sampler_probe():
@@ -546,7 +547,7 @@ def random_sampler_init_probe():
         dict(data_source=range(3), num_samples=2)])
     return {"kept": np.array([kept.replacement is True, kept._num_samples == 9, kept.generator is g,
                               kept.num_samples == 9, dynamic.num_samples == 4, dynamic._num_samples is None],
-                             dtype=np.float64),
+                             dtype=np.float64), "len": np.array([len(kept), len(dynamic)]),
             "errors": errors, "epoch": _batches(DataLoader(range(7), batch_size=3, shuffle=True,
                                                            generator=Generator().manual_seed(3)))}
 
@@ -752,7 +753,8 @@ PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softm
           **{f"ModuleList.{attr}": module_list_probe for attr, _ in MODULE_LIST_METHODS}, "ClassificationDataset": classification_dataset_probe,
           "BatchSampler.__len__": batch_sampler_len_probe, "SequentialSampler.__iter__": sequential_sampler_probe,
           "SequentialSampler.__init__": sequential_sampler_probe, "RandomSampler.__init__": random_sampler_init_probe,
-          "RandomSampler.num_samples": random_sampler_init_probe, "BatchSampler.__init__": batch_sampler_init_probe,
+          "RandomSampler.num_samples": random_sampler_init_probe, "SequentialSampler.__len__": sequential_sampler_probe,
+          "RandomSampler.__len__": random_sampler_init_probe, "BatchSampler.__init__": batch_sampler_init_probe,
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
           "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "DataLoader.__setattr__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,

@@ -33,6 +33,7 @@ class SequentialSampler(Sampler):
     def __iter__(self):
         return iter(range(len(self.data_source)))
 
+    @component("SequentialSampler.__len__")
     def __len__(self):
         return len(self.data_source)
 
@@ -77,6 +78,7 @@ class RandomSampler(Sampler):
                 yield from randperm(n, generator=generator).tolist()
             yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
+    @component("RandomSampler.__len__")
     def __len__(self):
         return self.num_samples
 
