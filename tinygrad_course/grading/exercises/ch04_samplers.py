@@ -27,7 +27,7 @@ def _ints(values):
     return [int(v) for v in values]
 
 
-def constructor_errors(t, build, cases, hint):
+def constructor_errors(t, build, cases, *, hint=None):
     """Each (call, kwargs, exception type, PyTorch's message): building with kwargs raises exactly that."""
     for call, kwargs, kind, message in cases:
         try:
