@@ -46,7 +46,7 @@ MILESTONES = {
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
                             "SequentialSampler.__init__", "RandomSampler.__init__", "RandomSampler.num_samples",
-                            "SequentialSampler.__len__", "RandomSampler.__len__",
+                            "RandomSampler.__len__",
                             "BatchSampler.__init__",
                             "default_collate", "DataLoader.__init__", "DataLoader.__setattr__", "DataLoader.__iter__", "DataLoader.__len__",
                             "init_weights", "init.uniform_", "Parameter.__new__",
