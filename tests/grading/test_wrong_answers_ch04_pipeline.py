@@ -41,9 +41,9 @@ WRONG = [
     # 04.2 the samplers
     ("04.2", [("        return iter(range(len(self.data_source)))", "        return iter(self.data_source)")],
      r"the sampler yields the samples themselves"),
-    ("04.2", [("    def __init__(self, data_source):\n        self.data_source = data_source\n",
-               "    def __init__(self, data_source):\n        self.data_source = data_source\n"
-               "        self.order = iter(range(len(data_source)))\n"),
+    ("04.2", [("        self.data_source = data_source\n        ### END SOLUTION\n\n    def __iter__",
+               "        self.data_source = data_source\n        self.order = iter(range(len(data_source)))\n"
+               "        ### END SOLUTION\n\n    def __iter__"),
               ("        return iter(range(len(self.data_source)))", "        return self.order")],
      r"the second pass is empty"),
     ("04.2", [("            yield from tc.randperm(n, generator=generator).tolist()\n"
@@ -62,7 +62,23 @@ WRONG = [
     ("04.2", [("yield from tc.randperm(n, generator=generator).tolist()\n",
                "yield from np.random.default_rng(0).permutation(n).tolist()\n")],
      r"a permutation, but not the one tc.randperm draws from the sampler's generator"),
+    ("04.2", [("            raise TypeError(f\"replacement should", "            raise ValueError(f\"replacement should")],
+     r"RandomSampler\(7 samples, replacement=1\) to raise TypeError \(got ValueError.*PyTorch raises TypeError here"),
+    ("04.2", [("        self._num_samples = num_samples\n",
+               "        self._num_samples = len(data_source) if num_samples is None else num_samples\n")],
+     r"num_samples was fixed when the sampler was built"),
+    ("04.2", [("        if not isinstance(self.num_samples, int) or self.num_samples <= 0:",
+               "        if self.num_samples <= 0:")],
+     r"RandomSampler\(7 samples, num_samples=2.5\): did not raise; PyTorch raises ValueError"),
+    ("04.2", [("        if not isinstance(self.replacement, bool):\n", "        if False:\n")],
+     r"RandomSampler\(7 samples, replacement=1\): did not raise; PyTorch raises TypeError"),
     # 04.8 BatchSampler
+    ("04.8", [(" or isinstance(batch_size, bool)", "")],
+     r"batch_size=True, drop_last=False\): did not raise; PyTorch raises ValueError.*True is an int"),
+    ("04.8", [("            raise ValueError(f\"drop_last should", "            raise TypeError(f\"drop_last should")],
+     r"drop_last=1\) to raise ValueError \(got TypeError.*PyTorch raises ValueError here"),
+    ("04.8", [("        if not isinstance(drop_last, bool):\n", "        if False:\n")],
+     r"drop_last=1\): did not raise"),
     ("04.8", [("                batch = []\n", "                batch.clear()\n")], r"every batch is the same list object"),
     ("04.8", [("        if batch and not self.drop_last:\n            yield batch\n", "")],
      r"the last, shorter batch is missing although drop_last=False"),
@@ -102,6 +118,16 @@ WRONG = [
     ("04.9", [("        if sampler is not None and shuffle:\n"
                "            raise ValueError(\"sampler option is mutually exclusive with shuffle\")\n", "")],
      r"DataLoader\(range\(10\), sampler=\[0, 1\], shuffle=True\): did not raise"),
+    ("04.9", [("        self.__initialized = True\n", "")],
+     r"loader.batch_size = 3 for loader = DataLoader\(10 samples, batch_size=2\): did not raise.*end __init__ with "
+     r"self.__initialized = True"),
+    ("04.9", [("        if self.__initialized and attr in (\"batch_size\", \"batch_sampler\", \"sampler\", \"drop_last\", "
+               "\"dataset\",\n                                           \"persistent_workers\"):",
+               "        if self.__initialized:")],
+     r"loader.collate_fn = len.*raised ValueError.*PyTorch freezes only batch_size"),
+    ("04.9", [("            raise ValueError(f\"{attr} attribute should not be set after {self.__class__.__name__} is "
+               "initialized\")", "            raise ValueError(f\"{attr} cannot be changed\")")],
+     r"the ValueError of loader.batch_size = 3.*attribute should not be set after DataLoader is initialized"),
     ("04.9", [("                sampler = tc.utils.data.RandomSampler(dataset, generator=generator)",
                "                sampler = tc.utils.data.RandomSampler(dataset)")],
      r"a tc.utils.data.RandomSampler drawing from g"),

@@ -356,6 +356,17 @@ def own_method(name):
     return adapt
 
 
+def own_property(name):
+    """The learner's class defines the framework's property `name` itself (PyTorch's, computed from the same
+    attributes): its getter is installed as it is."""
+
+    def adapt(learner_class):
+        return vars(learner_class)[name].fget
+
+    adapt.__name__ = f"property_{name}"
+    return adapt
+
+
 def random_sampler_iter(learner_class):
     """RandomSampler.__iter__ (every shuffling DataLoader) runs the learner's, for samplers without
     replacement; drawing with replacement stays the reference's."""
@@ -371,8 +382,8 @@ def random_sampler_iter(learner_class):
 def dataloader_init(learner_class):
     """DataLoader(...) runs the learner's __init__(dataset, batch_size, shuffle, sampler, batch_sampler,
     collate_fn, drop_last, generator), which chooses the sampler, the batch sampler and the collate_fn, for a
-    map-style dataset loaded in this process; the framework first keeps its loading options at their defaults
-    (`_init_loading`). Worker processes, pinned memory and iterable datasets stay the reference's."""
+    map-style dataset loaded in this process (and freezes it, as PyTorch's does); the framework first keeps its
+    loading options at their defaults (`_init_loading`). Worker processes, pinned memory and iterable datasets stay the reference's."""
     original = reference("DataLoader.__init__")
     mine = learner_class.__init__
 
@@ -390,7 +401,6 @@ def dataloader_init(learner_class):
                             pin_memory_device=pin_memory_device, in_order=in_order)
         self._init_loading(dataset)
         mine(self, dataset, batch_size, bool(shuffle), sampler, batch_sampler, collate_fn, drop_last, generator)
-        self._initialized = True  # from now on the pipeline's attributes are frozen, as in PyTorch
 
     return run
 

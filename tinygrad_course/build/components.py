@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import nn
+from ..utils.data import DataLoader
 from . import adapters, adapters_distributed, adapters_engine, adapters_factories, adapters_losses, adapters_random
 from . import adapters_views
 from . import adapters_tensor_object
@@ -467,6 +468,18 @@ _COMPONENTS = [
                 checks=GPT_PIECES) for attr, contract in MODULE_LIST_METHODS],
     Component("ClassificationDataset", "04", "ex04_1", "ClassificationDataset", "ClassificationDataset", adapters.same,
               "ClassificationDataset(features, labels)[i] -> (float32 features, class index); the lab's data"),
+    Component("SequentialSampler.__init__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__init__",
+              adapters.own_method("__init__"), "SequentialSampler.__init__(self, data_source) keeps data_source; every "
+              "DataLoader without shuffle builds one", checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.__init__", "04", "ex04_2", "RandomSampler", "RandomSampler.__init__",
+              adapters.own_method("__init__"), "RandomSampler.__init__(self, data_source, replacement=False, "
+              "num_samples=None, generator=None) keeps them (num_samples as _num_samples) and raises PyTorch's TypeError "
+              "for a non-bool replacement, ValueError for num_samples not a positive int; every shuffling DataLoader "
+              "builds one", checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.num_samples", "04", "ex04_2", "RandomSampler", "RandomSampler.num_samples",
+              adapters.own_property("num_samples"), "RandomSampler.num_samples (a property) -> len(data_source) "
+              "unless num_samples was given; every RandomSampler's epoch is that long", pure=True,
+              checks=("SequentialSampler", "RandomSampler")),
     Component("SequentialSampler.__iter__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__iter__",
               adapters.own_method("__iter__"), "SequentialSampler.__iter__(self) -> the indices 0..len(data_source)-1 in "
               "order; every DataLoader without shuffle draws its indices from it",
@@ -475,10 +488,20 @@ _COMPONENTS = [
               adapters.random_sampler_iter, "RandomSampler.__iter__(self) yields num_samples indices from "
               "tc.randperm(n, generator=...) as PyTorch draws them; every shuffling DataLoader's order (without "
               "replacement)", checks=("SequentialSampler", "RandomSampler")),
+    Component("SequentialSampler.__len__", "04", "ex04_2", "SequentialSampler", "SequentialSampler.__len__",
+              adapters.own_method("__len__"), "SequentialSampler.__len__(self) -> len(data_source); len(DataLoader) "
+              "without shuffle counts it", pure=True, checks=("SequentialSampler", "RandomSampler")),
+    Component("RandomSampler.__len__", "04", "ex04_2", "RandomSampler", "RandomSampler.__len__",
+              adapters.own_method("__len__"), "RandomSampler.__len__(self) -> self.num_samples; len(DataLoader) with "
+              "shuffle counts it", pure=True, checks=("SequentialSampler", "RandomSampler")),
     Component("make_loaders", "04", "ex04_5", "make_loaders", "make_loaders", adapters.same,
               "make_loaders(train_set, val_set, batch_size, seed) -> (seeded shuffled loader, ordered loader); the lab's"),
     Component("default_collate", "04", "ex04_7", "collate", "default_collate", adapters.same,
               "collate(batch) -> one batch by default_collate's rules; every DataLoader without a collate_fn calls it"),
+    Component("BatchSampler.__init__", "04", "ex04_8", "BatchSampler", "BatchSampler.__init__",
+              adapters.own_method("__init__"), "BatchSampler.__init__(self, sampler, batch_size, drop_last) keeps them "
+              "and raises PyTorch's ValueErrors for a batch_size not a positive int, a drop_last not a bool; every "
+              "DataLoader with a batch_size builds one"),
     Component("BatchSampler.__iter__", "04", "ex04_8", "BatchSampler", "BatchSampler.__iter__",
               adapters.own_method("__iter__"), "BatchSampler.__iter__(self) yields lists of batch_size indices of "
               "self.sampler (the last shorter unless drop_last); every DataLoader with a batch_size iterates it"),
@@ -489,6 +512,10 @@ _COMPONENTS = [
               "DataLoader.__init__(self, dataset, batch_size, shuffle, sampler, batch_sampler, collate_fn, drop_last, "
               "generator) sets sampler, batch_sampler and collate_fn as PyTorch's (its errors included); every "
               "DataLoader without worker processes is built by it"),
+    Component("DataLoader.__setattr__", "04", "ex04_9", "DataLoader", "DataLoader.__setattr__",
+              adapters.method(DataLoader, "__setattr__"), "DataLoader.__setattr__(self, attr, val) sets the attribute, "
+              "raising PyTorch's ValueError for batch_size, batch_sampler, sampler, drop_last, dataset and "
+              "persistent_workers once the constructor has set self.__initialized; every DataLoader's attributes"),
     Component("DataLoader.__iter__", "04", "ex04_9", "DataLoader", "DataLoader.__iter__", adapters.dataloader_iter,
               "DataLoader.__iter__(self) yields collate_fn of the samples of each batch of indices; every DataLoader "
               "of a map-style dataset without workers iterates it"),

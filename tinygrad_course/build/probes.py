@@ -509,7 +509,8 @@ def _batches(loader):
 def sequential_sampler_probe():
     sampler = SequentialSampler(list(range(100, 105)))
     return {"twice": np.array([list(sampler), list(sampler)]), "batches": _batches(DataLoader(range(7), batch_size=3)),
-            "empty": np.array([len(list(SequentialSampler([])))])}
+            "empty": np.array([len(list(SequentialSampler([])))]),
+            "len": np.array([len(SequentialSampler([])), len(sampler), len(DataLoader(range(7), batch_size=None))])}
 
 
 def random_sampler_probe():
@@ -519,6 +520,47 @@ def random_sampler_probe():
     more = RandomSampler(range(7), num_samples=10, generator=Generator().manual_seed(4))
     return {"epoch1": _batches(loader), "epoch2": _batches(loader), "unseeded": np.array(unseeded),
             "num_samples": np.array([list(more), list(more)])}
+
+
+def _error_codes(build, cases):
+    """For each kwargs: 0 when build(**kwargs) succeeds, else its exception's message as a number (crc32), the
+    sign telling TypeError (-) from ValueError (+)."""
+    codes = []
+    for kwargs in cases:
+        try:
+            build(**kwargs)
+            codes.append(0.0)
+        except (TypeError, ValueError) as error:
+            codes.append((-1.0 if isinstance(error, TypeError) else 1.0) * zlib.crc32(str(error).encode()))
+    return np.array(codes)
+
+
+def random_sampler_init_probe():
+    g = Generator().manual_seed(1)
+    kept = RandomSampler(range(6), replacement=True, num_samples=9, generator=g)
+    growing = [0, 1, 2]
+    dynamic = RandomSampler(growing)
+    growing.append(3)
+    errors = _error_codes(lambda **kw: RandomSampler(**kw), [
+        dict(data_source=range(3), replacement=1), dict(data_source=range(3), num_samples=0),
+        dict(data_source=range(3), num_samples=1.5), dict(data_source=[]), dict(data_source=[], replacement="no"),
+        dict(data_source=range(3), num_samples=2)])
+    return {"kept": np.array([kept.replacement is True, kept._num_samples == 9, kept.generator is g,
+                              kept.num_samples == 9, dynamic.num_samples == 4, dynamic._num_samples is None],
+                             dtype=np.float64), "len": np.array([len(kept), len(dynamic)]),
+            "errors": errors, "epoch": _batches(DataLoader(range(7), batch_size=3, shuffle=True,
+                                                           generator=Generator().manual_seed(3)))}
+
+
+def batch_sampler_init_probe():
+    kept = BatchSampler(range(5), 2, True)
+    errors = _error_codes(lambda **kw: BatchSampler(range(5), **kw), [
+        dict(batch_size=0, drop_last=False), dict(batch_size=True, drop_last=False),
+        dict(batch_size=2.0, drop_last=False), dict(batch_size=np.int64(2), drop_last=False),
+        dict(batch_size=2, drop_last=1), dict(batch_size=-3, drop_last=None), dict(batch_size=3, drop_last=True)])
+    return {"kept": np.array([list(kept.sampler) == list(range(5)), kept.batch_size == 2, kept.drop_last is True],
+                             dtype=np.float64), "errors": errors,
+            "batches": _batches(DataLoader(range(7), batch_size=3, drop_last=True))}
 
 
 def dataloader_iter_probe():
@@ -560,12 +602,11 @@ def dataloader_init_probe():
         except ValueError as error:
             errors.append(float(zlib.crc32(str(error).encode())))  # the message, as a number to compare
     frozen = DataLoader(list(range(10)), batch_size=2)
-    try:
-        frozen.batch_size = 3
-        refused = 0.0
-    except ValueError:
-        refused = 1.0
-    return {"built": np.array(built, dtype=np.float64), "errors": np.array(errors), "frozen": np.array([refused]),
+    refused = _error_codes(lambda attr, val: setattr(frozen, attr, val), [
+        dict(attr="batch_size", val=3), dict(attr="sampler", val=[0]), dict(attr="dataset", val=[]),
+        dict(attr="persistent_workers", val=True), dict(attr="collate_fn", val=len), dict(attr="note", val=1)])
+    refused = np.append(refused, [frozen.collate_fn is len, frozen.note == 1])
+    return {"built": np.array(built, dtype=np.float64), "errors": np.array(errors), "frozen": refused,
             "batches": _batches(DataLoader(list(range(10)), batch_size=4, shuffle=True,
                                            generator=Generator().manual_seed(8)))}
 
@@ -711,8 +752,11 @@ PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softm
           **{name: embedding_probe for name in ("Embedding.__init__", "Embedding.reset_parameters", "Embedding.forward")},
           **{f"ModuleList.{attr}": module_list_probe for attr, _ in MODULE_LIST_METHODS}, "ClassificationDataset": classification_dataset_probe,
           "BatchSampler.__len__": batch_sampler_len_probe, "SequentialSampler.__iter__": sequential_sampler_probe,
+          "SequentialSampler.__init__": sequential_sampler_probe, "RandomSampler.__init__": random_sampler_init_probe,
+          "RandomSampler.num_samples": random_sampler_init_probe, "SequentialSampler.__len__": sequential_sampler_probe,
+          "RandomSampler.__len__": random_sampler_init_probe, "BatchSampler.__init__": batch_sampler_init_probe,
           "RandomSampler.__iter__": random_sampler_probe, "DataLoader.__iter__": dataloader_iter_probe,
-          "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
+          "DataLoader.__len__": dataloader_len_probe, "DataLoader.__init__": dataloader_init_probe, "DataLoader.__setattr__": dataloader_init_probe, "make_loaders": make_loaders_probe, "to_device": to_device_probe,
           "train_step": train_step_probe, "evaluate": evaluate_probe, "update_scale": update_scale_probe,
           "momentum_update": momentum_update_probe, "Optimizer": optimizer_base,
           "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,

@@ -62,14 +62,14 @@ NUDGES: dict[str, str] = {
     "03b.4": "the state dict is the same walk written down (parameters, then the buffers that persist, then each child under its prefix), loading copies values into the tensors the model already has and reports every key that does not fit; train, eval and apply visit every child before they return the module itself.",
     # 04 data
     "04.1": "raw labels can be anything; map each distinct label to an index, the same way every time.",
-    "04.2": "a sampler hands out indices, never samples; a shuffle is reproducible only when every number comes from the one generator, drawn in the same order every time.",
+    "04.2": "a sampler hands out indices, never samples, and refuses bad options when it is built (a wrong type and a wrong count are different errors); a shuffle is reproducible only when every number comes from the one generator, drawn in the same order every time.",
     "04.3": "batch elements of different lengths can be stacked only after they are brought to one length; keep track of which positions are real.",
     "04.4": "the statistics of a normalization belong to the training data and are computed once, on the same scale the tensors will have after ToTensor.",
     "04.5": "only the training data is shuffled, and a seeded generator makes the shuffle repeat; validation order does not matter.",
     "04.6": "the work of building batches can move to worker processes; each worker needs its own seed so they do not repeat each other.",
     "04.7": "default_collate looks at the type of the first sample and recurses into tuples, lists and dicts, stacking what it finds at the leaves.",
-    "04.8": "walk the indices in order, cut a batch each time it holds batch_size of them; the last, shorter one is kept (and counted) unless drop_last says otherwise.",
-    "04.9": "the loader only connects the pieces its constructor chose: indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
+    "04.8": "a batch size is a positive whole number and nothing else (in Python a bool counts as one); walk the indices in order, cut a batch each time it holds batch_size of them; the last, shorter one is kept (and counted) unless drop_last says otherwise.",
+    "04.9": "the loader only connects the pieces its constructor chose, and once chosen they stay (changing one would leave the others inconsistent): indices from the batch sampler, samples from the dataset one index at a time, merged by its collate_fn; the generator is shared, so every draw counts.",
     "04.10": "every random value is a recipe applied to the generator's 32-bit words in a fixed order: how many bits make one value, which words pair up, and which draws come first decide whether a seed gives PyTorch's numbers.",
     # 05 training
     "05.1": "each step needs fresh gradients for this batch only, computed from this batch's loss, then used by the optimizer.",

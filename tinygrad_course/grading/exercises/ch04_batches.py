@@ -1,9 +1,11 @@
-"""Chapter 04, the DataLoader's batching: checks for the learner's BatchSampler, whose `__iter__` every
+"""Chapter 04, the DataLoader's batching: checks for the learner's BatchSampler, whose constructor checks its
+options as PyTorch's, whose `__iter__` every
 DataLoader with a batch_size iterates (lists of indices, the last one shorter unless drop_last, each yielded
 as soon as it is full) and whose `__len__` is len(DataLoader): the optimizer steps of an epoch."""
 import itertools
 
 from ..registry import exercise
+from .ch04_samplers import constructor_errors
 
 
 class _Stream:
@@ -28,6 +30,23 @@ def _expected(indices, batch_size, drop_last):
 @exercise("04.8", title="BatchSampler: a sampler's indices in batches, and how many", points=3,
           forbidden=["tinygrad_course.utils.data.BatchSampler", "tinygrad_course.utils.data.sampler.BatchSampler"])
 def batch_sampler_check(t, BatchSampler):
+    kept = BatchSampler(range(5), 2, True)
+    t.equal((list(kept.sampler), kept.batch_size, kept.drop_last), ([0, 1, 2, 3, 4], 2, True),
+            what="(list(sampler), batch_size, drop_last) of BatchSampler(range(5), 2, True)",
+            hint="keep the three as self.sampler, self.batch_size, self.drop_last")
+    constructor_errors(t, lambda **kw: BatchSampler(range(5), **kw), [
+        ("BatchSampler(range(5), batch_size=0, drop_last=False)", dict(batch_size=0, drop_last=False), ValueError,
+         "batch_size should be a positive integer value, but got batch_size=0"),
+        ("BatchSampler(range(5), batch_size=True, drop_last=False)", dict(batch_size=True, drop_last=False),
+         ValueError, "batch_size should be a positive integer value, but got batch_size=True"),
+        ("BatchSampler(range(5), batch_size=2.0, drop_last=False)", dict(batch_size=2.0, drop_last=False),
+         ValueError, "batch_size should be a positive integer value, but got batch_size=2.0"),
+        ("BatchSampler(range(5), batch_size=2, drop_last=1)", dict(batch_size=2, drop_last=1), ValueError,
+         "drop_last should be a boolean value, but got drop_last=1"),
+        ("BatchSampler(range(5), batch_size=-1, drop_last=1)", dict(batch_size=-1, drop_last=1), ValueError,
+         "batch_size should be a positive integer value, but got batch_size=-1"),
+    ], hint="first batch_size: isinstance(batch_size, int), not a bool (True is an int), > 0; then "
+            "isinstance(drop_last, bool); each failing one raises ValueError with PyTorch's message")
     cases = [(list(range(10)), 3, False), (list(range(10)), 3, True), (list(range(9)), 3, True),
              ([7, 2, 5, 0, 9], 2, False), ([], 4, False), ([4], 4, True)]
     for indices, batch_size, drop_last in cases:

@@ -1,5 +1,6 @@
 """Chapter 04, the DataLoader: checks for the learner's DataLoader.__init__ (the sampler, the batch sampler and
-the collate_fn it chooses, PyTorch's errors for options that contradict each other), __iter__ (each batch of
+the collate_fn it chooses, PyTorch's errors for options that contradict each other), __setattr__ (the pipeline's
+attributes frozen once built), __iter__ (each batch of
 indices from the batch sampler -> the samples from the dataset -> collate_fn; one sample at a time without
 batching; PyTorch's per-epoch draw from the loader's generator) and __len__."""
 import contextlib
@@ -130,12 +131,42 @@ def _constructor(t, DataLoader):
         else:
             t.fail(what, f"did not raise; PyTorch raises ValueError({message!r})",
                    hint="check the contradicting options before choosing the pieces")
+    _frozen(t, DataLoader, data)
+
+
+def _frozen(t, DataLoader, data):
+    """Once built, the pipeline's attributes refuse to change (PyTorch's ValueError); the others do not."""
+    call = "DataLoader(10 samples, batch_size=2)"
+    for attr, value in (("batch_size", 3), ("sampler", [0]), ("drop_last", True), ("dataset", [])):
+        loader = DataLoader(data, batch_size=2)
+        message = f"{attr} attribute should not be set after DataLoader is initialized"
+        try:
+            setattr(loader, attr, value)
+        except ValueError as error:
+            t.equal(str(error), message, what=f"the ValueError of loader.{attr} = {value!r} for loader = {call}")
+        else:
+            t.fail(f"loader.{attr} = {value!r} for loader = {call}", f"did not raise; PyTorch raises "
+                   f"ValueError({message!r}): the batch sampler was built from it",
+                   hint="end __init__ with self.__initialized = True; __setattr__ raises for the pipeline's "
+                        "attributes once self.__initialized is set")
+    loader = DataLoader(data, batch_size=2)
+    try:
+        loader.collate_fn = len
+        loader.note = "kept"
+    except ValueError as error:
+        t.fail(f"loader.collate_fn = len for loader = {call}", f"raised ValueError: {error}; PyTorch freezes only "
+               "batch_size, batch_sampler, sampler, drop_last, dataset and persistent_workers, every other attribute "
+               "can still be set",
+               hint="raise only when attr is one of those six; else super().__setattr__(attr, val)")
+    t.true(loader.collate_fn is len and loader.note == "kept",
+           f"loader.collate_fn = len and loader.note = 'kept' to be set on {call}",
+           hint="set the other attributes with super().__setattr__(attr, val)")
 
 
 @exercise("04.9", title="the DataLoader: choosing the pieces, then the loop", points=4)
 def dataloader_check(t, DataLoader):
-    t.true(all(name in vars(DataLoader) for name in ("__init__", "__iter__", "__len__")),
-           "your DataLoader to define __init__, __iter__ and __len__ itself")
+    t.true(all(name in vars(DataLoader) for name in ("__init__", "__setattr__", "__iter__", "__len__")),
+           "your DataLoader to define __init__, __setattr__, __iter__ and __len__ itself")
     with _own_code_only():
         _constructor(t, DataLoader)
     data = _IndexOnly(10)

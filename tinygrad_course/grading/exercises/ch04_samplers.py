@@ -1,6 +1,7 @@
 """Chapter 04, the samplers a DataLoader draws its indices from: checks for the learner's
-SequentialSampler (0, 1, ..., n-1 on every pass) and RandomSampler (PyTorch's permutations from
-`tc.randperm` with the sampler's generator, or with a fresh one seeded from the default generator)."""
+SequentialSampler (0, 1, ..., n-1 on every pass) and RandomSampler (its constructor's checks and num_samples
+property as PyTorch's; PyTorch's permutations from `tc.randperm` with the sampler's generator, or with a fresh
+one seeded from the default generator)."""
 import tinygrad_course as tc
 
 from ..registry import exercise
@@ -26,6 +27,55 @@ def _ints(values):
     return [int(v) for v in values]
 
 
+def constructor_errors(t, build, cases, *, hint=None):
+    """Each (call, kwargs, exception type, PyTorch's message): building with kwargs raises exactly that."""
+    for call, kwargs, kind, message in cases:
+        try:
+            build(**kwargs)
+        except (TypeError, ValueError) as error:
+            t.true(type(error) is kind, f"{call} to raise {kind.__name__} (got {type(error).__name__}: {error})",
+                   why=f"PyTorch raises {kind.__name__} here" + (": a wrong type is a TypeError for replacement, "
+                       "a ValueError for the counts" if "replacement" in message else ""), hint=hint)
+            t.equal(str(error), message, what=f"the message of {call}", hint=hint)
+        else:
+            t.fail(call, f"did not raise; PyTorch raises {kind.__name__}({message!r})", hint=hint)
+
+
+def _random_sampler_constructor(t, RandomSampler, data):
+    """RandomSampler's attributes, its num_samples property and PyTorch's checks."""
+    t.equal(RandomSampler(data, num_samples=3).num_samples, 3, what="RandomSampler(7 samples, num_samples=3).num_samples")
+    growing = list(range(4))
+    sampler = RandomSampler(growing)
+    growing.append(4)
+    got = sampler.num_samples
+    t.equal(got, 5, what="num_samples of RandomSampler(4 samples) after the dataset grew to 5 samples",
+            why="num_samples was fixed when the sampler was built; PyTorch's property reads len(self.data_source) "
+                "every time it is asked" if got == 4 else None,
+            hint="keep num_samples as given in self._num_samples; the property returns len(self.data_source) when "
+                 "it is None")
+    g = tc.Generator()
+    kept = RandomSampler(data, generator=g)
+    t.equal((kept.data_source is data, kept.replacement, kept._num_samples, kept.generator is g),
+            (True, False, None, True), what="(data_source is data, replacement, _num_samples, generator is g) of "
+                                           "RandomSampler(data, generator=g)",
+            hint="keep the options as self.data_source, self.replacement, self._num_samples, self.generator")
+    constructor_errors(t, lambda **kw: RandomSampler(**kw), [
+        ("RandomSampler(7 samples, replacement=1)", dict(data_source=data, replacement=1), TypeError,
+         "replacement should be a boolean value, but got replacement=1"),
+        ("RandomSampler(7 samples, num_samples=0)", dict(data_source=data, num_samples=0), ValueError,
+         "num_samples should be a positive integer value, but got num_samples=0"),
+        ("RandomSampler(7 samples, num_samples=2.5)", dict(data_source=data, num_samples=2.5), ValueError,
+         "num_samples should be a positive integer value, but got num_samples=2.5"),
+        ("RandomSampler([]) (an empty dataset)", dict(data_source=[]), ValueError,
+         "num_samples should be a positive integer value, but got num_samples=0"),
+        ("RandomSampler([], replacement='yes')", dict(data_source=[], replacement="yes"), TypeError,
+         "replacement should be a boolean value, but got replacement=yes"),
+    ], hint="after keeping the options: isinstance(self.replacement, bool), else TypeError; then "
+            "isinstance(self.num_samples, int) and self.num_samples > 0, else ValueError")
+    t.true(RandomSampler(data, replacement=True, num_samples=30).replacement is True,
+           "RandomSampler(7 samples, replacement=True, num_samples=30) to keep replacement=True")
+
+
 @exercise("04.2", title="the samplers: in order, and shuffled by a generator", points=2, forbidden=_SAMPLERS)
 def samplers_check(t, SequentialSampler, RandomSampler):
     data = [f"sample {i}" for i in range(7)]
@@ -40,6 +90,9 @@ def samplers_check(t, SequentialSampler, RandomSampler):
             hint="return a new iterator from __iter__ every time (iter(range(...))), not one made in __init__",
             why="the second pass is empty: the iterator was made once and used up by the first epoch")
     t.equal(len(sequential), 7, what="len(SequentialSampler(7 samples))")
+    t.true(sequential.data_source is data, "SequentialSampler(data).data_source to be data",
+           hint="self.data_source = data_source")
+    _random_sampler_constructor(t, RandomSampler, data)
 
     call = "RandomSampler(7 samples, generator=tc.Generator().manual_seed(5))"
     sampler = RandomSampler(data, generator=tc.Generator().manual_seed(5))

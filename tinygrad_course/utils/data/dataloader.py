@@ -38,7 +38,7 @@ class DataLoader:
     `num_workers > 0` loads batches in parallel processes while the model trains.
     """
 
-    _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+    __initialized = False  # set by the constructor once it has chosen the pipeline, which is frozen from then on
 
     @component("DataLoader.__init__")
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
@@ -92,7 +92,7 @@ class DataLoader:
         self.batch_sampler = batch_sampler
         self.generator = generator
         self.collate_fn = collate_fn
-        self._initialized = True
+        self.__initialized = True
 
     def _init_loading(self, dataset, num_workers=0, pin_memory=False, timeout=0, worker_init_fn=None,
                       multiprocessing_context=None, *, prefetch_factor=None, persistent_workers=False,
@@ -131,8 +131,12 @@ class DataLoader:
         self._is_iterable = isinstance(dataset, IterableDataset)
         self._iterator = None
 
+    @component("DataLoader.__setattr__")
     def __setattr__(self, attr, val):
-        if self.__dict__.get("_initialized") and attr in self._FROZEN:
+        """Set an attribute, refusing (as PyTorch does) to change the pipeline the constructor chose once it has:
+        the batch size, the samplers, drop_last, the dataset and persistent_workers."""
+        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                                           "persistent_workers"):
             raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
         super().__setattr__(attr, val)
 

@@ -25,6 +25,7 @@ class Sampler:
 class SequentialSampler(Sampler):
     """Indices 0, 1, ..., len(data_source) - 1 in order."""
 
+    @component("SequentialSampler.__init__")
     def __init__(self, data_source):
         self.data_source = data_source
 
@@ -32,6 +33,7 @@ class SequentialSampler(Sampler):
     def __iter__(self):
         return iter(range(len(self.data_source)))
 
+    @component("SequentialSampler.__len__")
     def __len__(self):
         return len(self.data_source)
 
@@ -39,7 +41,10 @@ class SequentialSampler(Sampler):
 class RandomSampler(Sampler):
     """Indices in random order (a new permutation every epoch), or drawn with replacement."""
 
+    @component("RandomSampler.__init__")
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        """Keep the options; `replacement` must be a bool and `num_samples` (the dataset's size unless given) a
+        positive int, checked at once as PyTorch does."""
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -50,6 +55,7 @@ class RandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
 
     @property
+    @component("RandomSampler.num_samples")
     def num_samples(self) -> int:
         """How many indices one pass yields (the dataset size unless given)."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
@@ -72,6 +78,7 @@ class RandomSampler(Sampler):
                 yield from randperm(n, generator=generator).tolist()
             yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
+    @component("RandomSampler.__len__")
     def __len__(self):
         return self.num_samples
 
@@ -119,8 +126,11 @@ class WeightedRandomSampler(Sampler):
 class BatchSampler(Sampler):
     """Groups the indices of another sampler into lists of `batch_size` (the last one shorter unless `drop_last`)."""
 
+    @component("BatchSampler.__init__")
     def __init__(self, sampler, batch_size, drop_last):
-        if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
+        """Keep the sampler and the options; `batch_size` must be a positive int (not a bool) and `drop_last` a
+        bool, as PyTorch checks them."""
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
