@@ -110,6 +110,7 @@ GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cel
 
 BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02.4's cell defines (its check takes all four)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
+PARAMETER_CELL = ("_make_subclass", "Parameter")  # what 03b.1's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
 OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
@@ -420,14 +421,19 @@ _COMPONENTS = [
               adapters.method(nn.Sequential, "__getitem__"),
               "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
               "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
+    Component("Tensor._make_subclass", "03b", "ex03b_1", "_make_subclass", "Tensor._make_subclass", adapters.same,
+              "_make_subclass(cls, data, require_grad=False) -> object.__new__(cls) with data's storage fields and "
+              "version counter and a fresh leaf's autograd fields, PyTorch's errors for a cls that is not a Tensor "
+              "class, data that is not a tensor and integer data that should require grad; tc.Tensor._make_subclass "
+              "(a slot), so every nn.Parameter and Tensor subclass is made by it", checks=PARAMETER_CELL, pure=True),
     Component("Parameter.__new__", "03b", "ex03b_1", "Parameter", "Parameter.__new__",
               adapters.method(nn.Parameter, "__new__"),
               "Parameter(data=None, requires_grad=True) -> a leaf of cls sharing data's storage (an empty tensor "
-              "for None), by tc.Tensor._make_subclass; every nn.Parameter a layer makes is made by it"),
+              "for None), by _make_subclass; every nn.Parameter a layer makes is made by it", checks=PARAMETER_CELL),
     Component("Parameter.__repr__", "03b", "ex03b_1", "Parameter", "Parameter.__repr__",
               adapters.method(nn.Parameter, "__repr__"),
               "repr(parameter) -> 'Parameter containing:\\n' + the tensor's repr; print(model.weight) shows it",
-              pure=True),
+              pure=True, checks=PARAMETER_CELL),
     *[Component(f"Module.{attr}", "03b", MODULE_CELL_OF[attr], "Module", f"Module.{attr}", adapters.module_method(attr),
                 f"Module.{attr}{contract}; every nn.Module runs it", checks=MODULE_CELL)
       for attr, contract in MODULE_METHODS],

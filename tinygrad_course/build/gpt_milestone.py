@@ -80,7 +80,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass", "Tensor.backward",
            "Function.apply", "Node.apply", "AccumulateGrad.apply", "Node.save_for_backward", "Node.saved_tensors",
            "Node.release_variables",
-           "Parameter.__new__",
+           "Parameter.__new__", "Tensor._make_subclass",
            "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.register_parameter",
            "Module.register_module", "Module.named_parameters",
            "Module.parameters", "Module.named_children", "Module.children", "Module.named_modules", "Module.modules",

@@ -46,7 +46,7 @@ MILESTONES = {
     "lab": (lab_run, None, ("ClassificationDataset", "make_loaders", "SequentialSampler.__iter__",
                             "RandomSampler.__iter__", "BatchSampler.__iter__", "BatchSampler.__len__",
                             "default_collate", "DataLoader.__init__", "DataLoader.__iter__", "DataLoader.__len__",
-                            "init_weights", "init.uniform_", "Parameter.__new__",
+                            "init_weights", "init.uniform_", "Parameter.__new__", "Tensor._make_subclass",
                             "Module.__init__", "Module.__setattr__", "Module.__getattr__",
                             "Module.register_parameter", "Module.register_module", "Module.parameters",
                             "Module.named_parameters", "Module.named_modules", "Module.children",
