@@ -358,6 +358,27 @@ class AccumulateKeeping(AccumulateGrad):
         return ()
 
 
+class AccumulateWithEdges(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = float("inf")
+        self.next_functions = ((None, 0),)  # an edge to nowhere: a leaf has none
+
+
+class AccumulateRunLast(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = 0  # the smallest priority: the leaf's .grad is written only at the end
+        self.next_functions = ()
+
+
+class AccumulateHoldingADetachedLeaf(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable.detach()  # not the leaf: its .grad would never be seen
+        self._seq = float("inf")
+        self.next_functions = ()
+
+
 class AccumulateReplacing(AccumulateGrad):
     def apply(self, grad):
         self.variable.grad = grad.detach().clone()
@@ -627,6 +648,9 @@ CATALOGUE = [
     ("02.5", engine(Node=NodeSavingTheCounters), ["node._saved_versions after save_for_backward(x, h, c, 2.5)"]),
     ("02.5", engine(AccumulateGrad=AccumulateKeeping), ["shares its storage with g1"]),
     ("02.5", engine(AccumulateGrad=AccumulateReplacing), ["the old w.grad was replaced, not added to"]),
+    ("02.5", engine(AccumulateGrad=AccumulateWithEdges), ["AccumulateGrad(w).next_functions", "the graph ends"]),
+    ("02.5", engine(AccumulateGrad=AccumulateRunLast), ["AccumulateGrad(w)._seq", "the largest sequence number"]),
+    ("02.5", engine(AccumulateGrad=AccumulateHoldingADetachedLeaf), ["AccumulateGrad(w).variable to be w itself"]),
     ("02.5", engine(AccumulateGrad=AccumulateOutOfPlace), ["in place (as PyTorch's AccumulateGrad does"]),
     ("02.6", (forward_difference, gradient_check), ["one-sided (forward) difference", "input: x = "]),
     ("02.6", (leaves_x_perturbed, gradient_check), ["x was changed by numerical_grad"]),

@@ -194,6 +194,12 @@ def node_apply(learner_class):
     return run
 
 
+def accumulate_grad_init(learner_class):
+    """`AccumulateGrad.__init__(self, variable)` of the learner (a method slot) as every leaf node's, as it is: it
+    keeps the leaf in `self.variable`, no edges in `self.next_functions` and the engine's priority `self._seq`."""
+    return own_function(learner_class, "__init__", "AccumulateGrad")
+
+
 def accumulate_grad(learner_class):
     """`AccumulateGrad.apply(self, grad)` of the learner (a method slot) for a leaf whose `.grad` is None or a plain
     tensor of its shape and dtype (leaves with hooks, `create_graph` and the other cases go to the reference):

@@ -379,6 +379,9 @@ _COMPONENTS = [
           ("Node.apply", adapters_engine.node_apply, True,
            "Node.apply(self, *grad_outputs) runs self._forward_cls.backward and returns one gradient per entry of "
            "next_functions, summed to its input's shape and cast to its dtype; the nodes of your ops run it"),
+          ("AccumulateGrad.__init__", adapters_engine.accumulate_grad_init, False,
+           "AccumulateGrad(variable) keeps the leaf in self.variable, next_functions = () and self._seq = inf (run as "
+           "soon as its gradient is complete); grad_accumulator makes every leaf's node with it"),
           ("AccumulateGrad.apply", adapters_engine.accumulate_grad, False,
            "AccumulateGrad.apply(self, grad) sets self.variable.grad to a copy of the first gradient and adds later "
            "ones in place; every leaf without hooks, outside create_graph"),

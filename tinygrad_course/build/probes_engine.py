@@ -132,5 +132,5 @@ def tensor_backward_probe():
 
 
 PROBES = {"Tensor.backward": tensor_backward_probe, "Function.apply": engine_probe,
-          **{f"Node.{attr}": saved_tensors_probe for attr in ("save_for_backward", "saved_tensors", "release_variables")}, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe,
+          **{f"Node.{attr}": saved_tensors_probe for attr in ("save_for_backward", "saved_tensors", "release_variables")}, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe, "AccumulateGrad.__init__": engine_probe,
           "root_gradient": root_gradient_probe}

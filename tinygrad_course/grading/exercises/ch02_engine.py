@@ -11,6 +11,7 @@ import numpy as np
 
 import tinygrad_course as tc
 
+from ...autograd.engine import AccumulateGrad as FrameworkAccumulateGrad
 from ...autograd.engine import Op, grad_accumulator
 from .. import mistakes
 from ..registry import exercise
@@ -224,6 +225,26 @@ def _node_apply_check(t, Node):
            f"returns float64 (got {widened[0].dtype})", hint="cast each gradient to its input's dtype: g.to(dtype)")
 
 
+def _accumulate_init_check(t, AccumulateGrad):
+    """AccumulateGrad(variable): the leaf in .variable, no edges, the largest sequence number (run when ready)."""
+    init = next((vars(k)["__init__"] for k in AccumulateGrad.__mro__[:-1] if "__init__" in vars(k)), None)
+    t.true(init is not None, "your AccumulateGrad to define __init__(self, variable)",
+           hint="def __init__(self, variable): self.variable = variable; ...")
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    node = FrameworkAccumulateGrad.__new__(FrameworkAccumulateGrad)
+    init(node, w)
+    t.true(node.__dict__.get("variable") is w, "AccumulateGrad(w).variable to be w itself",
+           why="apply writes the gradient into self.variable.grad: the node must hold the leaf, not a copy of it",
+           hint="self.variable = variable")
+    t.equal(node.__dict__.get("next_functions", "missing"), (), what="AccumulateGrad(w).next_functions",
+            why="a leaf is where the graph ends: the engine follows next_functions from every node it runs, and a "
+                "leaf's node has nothing before it", hint="self.next_functions = ()")
+    t.equal(node.__dict__.get("_seq", "missing"), float("inf"), what="AccumulateGrad(w)._seq",
+            why="the engine runs the ready node with the largest sequence number first; PyTorch gives AccumulateGrad "
+                "the largest one, so a leaf's .grad is written as soon as its gradient is complete",
+            hint='self._seq = float("inf")')
+
+
 def _accumulate_check(t, AccumulateGrad):
     apply = _method(AccumulateGrad)
     w = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
@@ -319,5 +340,6 @@ def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad)
     _gradient_edge_check(t, gradient_edge)
     _function_apply_check(t, Function)
     _node_apply_check(t, Node)
+    _accumulate_init_check(t, AccumulateGrad)
     _accumulate_check(t, AccumulateGrad)
     _saved_tensors_check(t, Node)
