@@ -446,7 +446,7 @@ def test_the_probe_sees_the_learners_tensor_backward():
 
 
 # ---- exercise 02.5's saved-tensor API: every node's ------------------------------------------------------------
-NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.release_variables")
+NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.saved_output", "Node.release_variables")
 
 
 @pytest.fixture
@@ -462,6 +462,24 @@ def learner_node():
     yield
     seams.uninstall()
     seams.reset_calls()
+
+
+def test_an_ops_own_output_is_read_through_the_learners_saved_output(learner_node):
+    x = tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64, requires_grad=True)
+    y = x.cumprod(0)
+    y.sum().backward(retain_graph=True)  # CumprodBackward0 reads ctx.saved_output
+    assert seams.calls()["Node.saved_output"] == 1
+    assert x.grad.tolist() == [9.0, 4.0, 2.0]  # d/dx of x0 + x0 x1 + x0 x1 x2
+    with tc.no_grad():
+        y.mul_(2.0)
+    with pytest.raises(RuntimeError, match=r"\[tc.DoubleTensor \[3\]\], which is output 0 of Cumprod, is at version 1; "
+                                           r"expected version 0 instead. Hint: "):
+        y.sum().backward()
+    v = tc.tensor([0.5, 2.0], dtype=tc.float64, requires_grad=True)
+    g, = tc.autograd.grad(v.cumprod(0).sum(), v, create_graph=True)  # create_graph: the reference relinks it
+    second, = tc.autograd.grad(g.sum(), v)
+    assert second.tolist() == [1.0, 1.0]
+    assert seams.reference("Node.saved_output") is not vars(engine.Node)["saved_output"].fget
 
 
 def test_every_node_saves_reads_and_frees_through_the_learners_methods(learner_node):
@@ -528,6 +546,13 @@ def test_the_probe_sees_the_learners_saved_tensors():
             return self._saved
 
     assert in_framework("Node.saved_tensors", Unchecked) is not None
+
+    class OutputUnchecked(node):
+        @property
+        def saved_output(self):
+            return self._out_alias
+
+    assert in_framework("Node.saved_output", OutputUnchecked) is not None
 
 
 def test_a_custom_functions_saved_output_modified_in_place_is_named_as_pytorch_names_it(learner_node):

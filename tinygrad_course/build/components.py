@@ -392,6 +392,10 @@ _COMPONENTS = [
            "Node.saved_tensors (a property) -> self._saved, PyTorch's RuntimeError for a released node and for a "
            "saved tensor modified in place since; every op's backward reads it (a custom Function's saved output "
            "under create_graph or modified in place stays the reference's)"),
+          ("Node.saved_output", adapters_engine.saved_output, True,
+           "Node.saved_output (a property) -> self._out_alias, PyTorch's RuntimeError for a released node and for an "
+           "output modified in place since (named output 0 of the node's op); the backward of every op that sets "
+           "ctx.save_output reads it (under create_graph it stays the reference's, which links it back to the node)"),
           ("Node.release_variables", adapters_engine.release_variables, False,
            "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
            "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],

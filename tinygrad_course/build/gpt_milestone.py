@@ -79,7 +79,7 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
            "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass", "Tensor.backward",
            "Function.apply", "Node.apply", "AccumulateGrad.apply", "AccumulateGrad.__init__", "Node.save_for_backward",
-           "Node.saved_tensors",
+           "Node.saved_tensors", "Node.saved_output",
            "Node.release_variables",
            "Parameter.__new__", "Tensor._make_subclass",
            "Module.__init__", "Module.__setattr__", "Module.__getattr__", "Module.register_parameter",

@@ -56,7 +56,7 @@ MILESTONES = {
                             "Linear.forward", "Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Tanh", "Matmul", "Sum", "Mean",
                             "Max", "root_gradient", "backward_pass", "Tensor.backward", "Function.apply", "Node.apply", "AccumulateGrad.apply",
                             "AccumulateGrad.__init__",
-                            "Node.save_for_backward", "Node.saved_tensors", "Node.release_variables", "pick", "log_softmax",
+                            "Node.save_for_backward", "Node.saved_tensors", "Node.saved_output", "Node.release_variables", "pick", "log_softmax",
                             "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "Transpose", "Expand", "Gather", "View", "GetItem",

@@ -334,6 +334,40 @@ def _saved_tensors_check(t, Node):
            f"got {str(error)!r}", hint="copy PyTorch's message from the exercise text")
 
 
+def _saved_output_check(t, Node):
+    """saved_output: the op's own output kept by forward, with saved_tensors' two errors (named as the node's
+    output 0)."""
+    found = next((vars(k)["saved_output"] for k in Node.__mro__[:-1] if "saved_output" in vars(k)), None)
+    if not isinstance(found, property):
+        t.fail("Node.saved_output", f"it is {type(found).__name__}, not a property",
+               hint="backward reads ctx.saved_output without calling it: put @property above def saved_output(self)")
+    saved = found.fget
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.cumprod(0)
+    node = y.grad_fn  # CumprodBackward0: its forward set ctx.save_output = True
+    given = {"y = x.cumprod(0)": y}
+    got = saved(node)
+    t.true(isinstance(got, tc.Tensor) and got.tolist() == [1.0, 2.0, 6.0] and got.grad_fn is None,
+           f"y.grad_fn.saved_output to be the output the engine kept, tensor([1., 2., 6.]) without a grad_fn, got "
+           f"{got!r}", given=given, hint="return self._out_alias")
+    with tc.no_grad():
+        y.mul_(2.0)  # the output changes in place: version 0 -> 1
+    error = t.raises(RuntimeError, saved, node, what="y.grad_fn.saved_output after y.mul_(2): the output changed in "
+                     "place since forward", hint="compare self._out_alias._version[0] with self._out_version")
+    want = _version_message("tc.FloatTensor [3]", ", which is output 0 of Cumprod,", 1, 0)
+    t.true(str(error).startswith(want), f"the message of that RuntimeError to be PyTorch's, {want}... (then your "
+           f"hint), got {str(error)!r}", why="the kept output has no grad_fn, so the part ', which is output 0 of "
+           "Cumprod,' comes from the node itself", hint="the node's name up to 'Backward': self.name()[:self.name()"
+           ".index('Backward')]")
+    z = x.cumprod(0)
+    node = z.grad_fn
+    node._released = True  # what release_variables does
+    error = t.raises(RuntimeError, saved, node, what="saved_output of a released node", hint="check self._released "
+                     "first, as saved_tensors does")
+    t.true(str(error).startswith(_FREED), f"the message of that RuntimeError to be PyTorch's, starting {_FREED!r}, "
+           f"got {str(error)!r}")
+
+
 @exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves, saved tensors", points=4)
 def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad):
     _sum_to_shape_check(t, sum_to_shape)
@@ -343,3 +377,4 @@ def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad)
     _accumulate_init_check(t, AccumulateGrad)
     _accumulate_check(t, AccumulateGrad)
     _saved_tensors_check(t, Node)
+    _saved_output_check(t, Node)
