@@ -400,3 +400,6 @@ BASE_METHODS = ("shape", "ndim", "dim", "numel", "size", "__len__",  # 01b.1
                 "requires_grad", "requires_grad_", "is_leaf", "detach",  # 01b.4
                 "__repr__")  # 01b.5
 seams.offer_methods(TensorBase, BASE_METHODS, "Tensor.")
+# chapter 03b: the learner's `_make_subclass` (exercise 03b.1), how every nn.Parameter is made; a slot, so nothing
+# extra runs while none is installed
+seams.offer_methods(TensorBase, ("_make_subclass",), "Tensor.")

@@ -9,6 +9,7 @@ import tinygrad_course as tc
 from tinygrad_course import seams
 from tinygrad_course.autograd import engine
 from tinygrad_course.build import session
+from tinygrad_course.build.checks import verdict
 from tinygrad_course.build.components import BY_NAME
 from tinygrad_course.build.probes_engine import engine_probe
 from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
@@ -24,7 +25,7 @@ def _solution():
     namespace = {"tc": tc, "np": np, "Op": engine.Op, "grad_accumulator": engine.grad_accumulator}
     exec(solution_cell("02_autograd.ipynb", "ex02_5"), namespace)
     return {"Function.apply": namespace["Function"], "Node.apply": namespace["Node"],
-            "AccumulateGrad.apply": namespace["AccumulateGrad"]}
+            "AccumulateGrad.apply": namespace["AccumulateGrad"], "AccumulateGrad.__init__": namespace["AccumulateGrad"]}
 
 
 @pytest.fixture
@@ -81,6 +82,27 @@ def test_what_the_engine_does_not_cover_stays_the_references(installed):
         assert seams.calls().get("Function.apply", 0) == before
     x = tc.tensor([1, 2])  # integer tensors: not the learner's ops, so not their engine
     assert (x * 2).tolist() == [2, 4]
+
+
+def test_every_leafs_node_is_made_by_the_learners_init_and_the_reference_is_back_after(installed):
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    assert engine.AccumulateGrad.__init__ is not seams.reference("AccumulateGrad.__init__")  # the slot is theirs
+    acc = engine.grad_accumulator(w)
+    assert acc is engine.grad_accumulator(w) and acc.variable is w  # made once per leaf, then shared
+    assert acc.next_functions == () and acc._seq == float("inf") and w.grad.tolist() == [2.0, 4.0]
+    seams.uninstall()
+    assert engine.AccumulateGrad.__init__ is seams.reference("AccumulateGrad.__init__")
+
+
+def test_an_accumulate_grad_that_runs_last_fails_its_check_naming_the_sequence_number():
+    cell = solution_cell("02_autograd.ipynb", "ex02_5")
+    wrong = cell.replace('self._seq = float("inf")', "self._seq = 0")
+    assert wrong != cell
+    namespace = {"tc": tc, "np": np, "Op": engine.Op, "grad_accumulator": engine.grad_accumulator}
+    exec(wrong, namespace)
+    problem = verdict("AccumulateGrad.__init__", namespace)
+    assert problem is not None and "AccumulateGrad(w)._seq" in problem, problem
 
 
 def test_the_probe_sees_the_learners_engine():
@@ -424,7 +446,7 @@ def test_the_probe_sees_the_learners_tensor_backward():
 
 
 # ---- exercise 02.5's saved-tensor API: every node's ------------------------------------------------------------
-NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.release_variables")
+NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.saved_output", "Node.release_variables")
 
 
 @pytest.fixture
@@ -440,6 +462,24 @@ def learner_node():
     yield
     seams.uninstall()
     seams.reset_calls()
+
+
+def test_an_ops_own_output_is_read_through_the_learners_saved_output(learner_node):
+    x = tc.tensor([1.0, 2.0, 3.0], dtype=tc.float64, requires_grad=True)
+    y = x.cumprod(0)
+    y.sum().backward(retain_graph=True)  # CumprodBackward0 reads ctx.saved_output
+    assert seams.calls()["Node.saved_output"] == 1
+    assert x.grad.tolist() == [9.0, 4.0, 2.0]  # d/dx of x0 + x0 x1 + x0 x1 x2
+    with tc.no_grad():
+        y.mul_(2.0)
+    with pytest.raises(RuntimeError, match=r"\[tc.DoubleTensor \[3\]\], which is output 0 of Cumprod, is at version 1; "
+                                           r"expected version 0 instead. Hint: "):
+        y.sum().backward()
+    v = tc.tensor([0.5, 2.0], dtype=tc.float64, requires_grad=True)
+    g, = tc.autograd.grad(v.cumprod(0).sum(), v, create_graph=True)  # create_graph: the reference relinks it
+    second, = tc.autograd.grad(g.sum(), v)
+    assert second.tolist() == [1.0, 1.0]
+    assert seams.reference("Node.saved_output") is not vars(engine.Node)["saved_output"].fget
 
 
 def test_every_node_saves_reads_and_frees_through_the_learners_methods(learner_node):
@@ -506,6 +546,13 @@ def test_the_probe_sees_the_learners_saved_tensors():
             return self._saved
 
     assert in_framework("Node.saved_tensors", Unchecked) is not None
+
+    class OutputUnchecked(node):
+        @property
+        def saved_output(self):
+            return self._out_alias
+
+    assert in_framework("Node.saved_output", OutputUnchecked) is not None
 
 
 def test_a_custom_functions_saved_output_modified_in_place_is_named_as_pytorch_names_it(learner_node):

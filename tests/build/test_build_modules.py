@@ -145,8 +145,8 @@ def test_every_parameter_a_layer_makes_is_the_learners_and_their_module_register
 
 
 def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path):
-    wrong = MODULE_CELLS["ex03b_1"].replace("return tc.Tensor._make_subclass(cls, data, requires_grad)",
-                                            "return tc.Tensor._make_subclass(cls, data.clone(), requires_grad)")
+    wrong = MODULE_CELLS["ex03b_1"].replace("return _make_subclass(cls, data, requires_grad)",
+                                            "return _make_subclass(cls, data.clone(), requires_grad)")
     assert wrong != MODULE_CELLS["ex03b_1"]
     _save_module_cells(tmp_path, ex03b_1=wrong)
     with pytest.warns(UserWarning) as caught:
@@ -160,6 +160,43 @@ def test_a_parameter_that_copies_its_data_is_not_installed_and_is_named(tmp_path
     with tc.no_grad():
         data.add_(1.0)
     assert p.tolist() == [2.0, 2.0]
+
+
+class Marked(tc.Tensor):
+    pass
+
+
+def test_every_tensor_subclass_is_made_by_the_learners_make_subclass(tmp_path):
+    _save_module_cells(tmp_path)
+    with build.use_learner(tmp_path, quiet=True):
+        assert "Tensor._make_subclass" in seams.installed()
+        tc.manual_seed(0)
+        layer = tc.nn.Linear(4, 3)  # their Parameter.__new__ calls their own _make_subclass (same file)
+        data = tc.arange(4.0)
+        made = tc.Tensor._make_subclass(Marked, data[1:], True)  # the framework's name is theirs too
+        assert _calls("Tensor._make_subclass") == 1
+        assert type(made) is Marked and made.is_leaf and made.requires_grad and made._base is None
+        assert made._version is data._version and made.tolist() == [1.0, 2.0, 3.0]
+        with pytest.raises(TypeError, match="^Creating a Tensor subclass from a class that does not inherit"):
+            tc.Tensor._make_subclass(int, data)
+        assert type(layer.weight) is tc.nn.Parameter and layer.weight.requires_grad
+    assert "Tensor._make_subclass" not in seams.installed()
+    assert isinstance(vars(tc.tensor_base.TensorBase)["_make_subclass"], staticmethod)  # the reference is back
+
+
+def test_a_make_subclass_with_a_counter_of_its_own_is_not_installed_and_is_named(tmp_path):
+    wrong = MODULE_CELLS["ex03b_1"].replace("t._version, t._view_version = data._version, data._version[0]",
+                                            "t._version, t._view_version = [data._version[0]], data._version[0]")
+    assert wrong != MODULE_CELLS["ex03b_1"]
+    _save_module_cells(tmp_path, ex03b_1=wrong)
+    with pytest.warns(UserWarning) as caught:
+        build.use_learner(tmp_path, quiet=True)
+    messages = [str(w.message) for w in caught]
+    assert any(re.match(r"(?s)your _make_subclass \(03b_inside_module.ipynb, cell ex03b_1\) is not installed: "
+                        r"its check failed: .*_version to be data._version \(one counter\)", m) for m in messages), messages
+    assert "Tensor._make_subclass" not in seams.installed()
+    data = tc.ones(2)
+    assert tc.Tensor._make_subclass(Marked, data)._version is data._version  # the reference
 
 
 def test_every_parameter_and_submodule_is_registered_by_the_learners_register_methods(tmp_path):
@@ -226,5 +263,6 @@ def test_a_cell_that_adds_methods_to_a_class_is_saved_as_those_methods_only():
     for grade_id in ("ex03b_2", "ex03b_3", "ex03b_4"):
         groups = session._cell_groups(session._defined_names(MODULE_CELLS[grade_id]), wanted)
         assert [(name, {c.exercise for c in group}) for name, group in groups] == [("Module", {grade_id})]
-    (name, group), = session._cell_groups(session._defined_names(MODULE_CELLS["ex03b_1"]), wanted)
-    assert name == "Parameter" and {c.name for c in group} == {"Parameter.__new__", "Parameter.__repr__"}
+    groups = session._cell_groups(session._defined_names(MODULE_CELLS["ex03b_1"]), wanted)
+    assert {name: {c.name for c in group} for name, group in groups} == {
+        "_make_subclass": {"Tensor._make_subclass"}, "Parameter": {"Parameter.__new__", "Parameter.__repr__"}}

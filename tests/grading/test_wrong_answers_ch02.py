@@ -348,6 +348,25 @@ class NodeSavingTheCounters(Node):
         self._saved_versions = [t._version if isinstance(t, tc.Tensor) else None for t in tensors]
 
 
+class NodeOutputUnchecked(Node):
+    @property
+    def saved_output(self):
+        if self._released:
+            return Node.saved_tensors.fget(self)  # the freed node's error
+        return self._out_alias  # no version check: a changed output would give a wrong gradient silently
+
+
+class NodeOutputUnnamed(Node):
+    @property
+    def saved_output(self):
+        out = self._out_alias
+        if not self._released and out._version[0] != self._out_version:
+            raise RuntimeError(  # the version error without ", which is output 0 of Cumprod,"
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[{out.type()} [3]] is at version {out._version[0]}; expected version {self._out_version} instead.")
+        return Node.saved_output.fget(self)
+
+
 class AccumulateKeeping(AccumulateGrad):
     def apply(self, grad):
         leaf = self.variable
@@ -356,6 +375,27 @@ class AccumulateKeeping(AccumulateGrad):
         else:
             leaf.grad.add_(grad)
         return ()
+
+
+class AccumulateWithEdges(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = float("inf")
+        self.next_functions = ((None, 0),)  # an edge to nowhere: a leaf has none
+
+
+class AccumulateRunLast(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = 0  # the smallest priority: the leaf's .grad is written only at the end
+        self.next_functions = ()
+
+
+class AccumulateHoldingADetachedLeaf(AccumulateGrad):
+    def __init__(self, variable):
+        self.variable = variable.detach()  # not the leaf: its .grad would never be seen
+        self._seq = float("inf")
+        self.next_functions = ()
 
 
 class AccumulateReplacing(AccumulateGrad):
@@ -627,6 +667,12 @@ CATALOGUE = [
     ("02.5", engine(Node=NodeSavingTheCounters), ["node._saved_versions after save_for_backward(x, h, c, 2.5)"]),
     ("02.5", engine(AccumulateGrad=AccumulateKeeping), ["shares its storage with g1"]),
     ("02.5", engine(AccumulateGrad=AccumulateReplacing), ["the old w.grad was replaced, not added to"]),
+    ("02.5", engine(Node=NodeOutputUnchecked), ["y.grad_fn.saved_output after y.mul_(2)",
+                                               "expected RuntimeError to be raised"]),
+    ("02.5", engine(Node=NodeOutputUnnamed), ["which is output 0 of Cumprod,", "comes from the node itself"]),
+    ("02.5", engine(AccumulateGrad=AccumulateWithEdges), ["AccumulateGrad(w).next_functions", "the graph ends"]),
+    ("02.5", engine(AccumulateGrad=AccumulateRunLast), ["AccumulateGrad(w)._seq", "the largest sequence number"]),
+    ("02.5", engine(AccumulateGrad=AccumulateHoldingADetachedLeaf), ["AccumulateGrad(w).variable to be w itself"]),
     ("02.5", engine(AccumulateGrad=AccumulateOutOfPlace), ["in place (as PyTorch's AccumulateGrad does"]),
     ("02.6", (forward_difference, gradient_check), ["one-sided (forward) difference", "input: x = "]),
     ("02.6", (leaves_x_perturbed, gradient_check), ["x was changed by numerical_grad"]),

@@ -10,7 +10,7 @@ from tinygrad_course import nn
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
-Parameter, Module = solution("03b", "Parameter", "Module")
+make_subclass, Parameter, Module = solution("03b", "_make_subclass", "Parameter", "Module")
 
 
 def module(**wrong):
@@ -44,6 +44,32 @@ class ParameterReprOnOneLine(ParameterCopying):
 
     def __repr__(self):
         return "Parameter containing: " + tc.Tensor.__repr__(self)
+
+
+def subclass_copying(cls, data, require_grad=False):
+    made = make_subclass(cls, data.clone(), require_grad)  # its own storage: data's changes do not show
+    return made
+
+
+def subclass_with_own_counter(cls, data, require_grad=False):
+    made = make_subclass(cls, data, require_grad)
+    made._version, made._view_version = [data._version[0]], data._version[0]  # a counter of its own
+    return made
+
+
+def subclass_by_detach(cls, data, require_grad=False):
+    made = data.detach()  # shares everything, but stays a view of data and of class Tensor
+    made.requires_grad_(require_grad)
+    return made
+
+
+def subclass_without_checks(cls, data, require_grad=False):
+    made = object.__new__(cls)
+    made._data, made.dtype, made._device, made._name = data._data, data.dtype, data._device, data._name
+    made._version, made._view_version = data._version, data._version[0]
+    made._requires_grad, made.grad, made.grad_fn, made._output_nr = bool(require_grad), None, None, 0
+    made._base = made._grad_acc = made._hooks = None
+    return made
 
 
 class ModuleOfFrameworkParameters(Module):
@@ -176,11 +202,18 @@ class ApplySelfFirst(Module):
 
 
 CATALOGUE = [
-    ("03b.1", (ParameterCopying,), ["your Parameter copied the data"]),
-    ("03b.1", (ParameterWithoutGrad,), ["Parameter(data).requires_grad to be True",
+    ("03b.1", (make_subclass, ParameterCopying), ["your Parameter copied the data"]),
+    ("03b.1", (make_subclass, ParameterWithoutGrad), ["Parameter(data).requires_grad to be True",
                                                       "the loss does not go down"]),
-    ("03b.1", (ParameterAsPlainTensor,), ["type(Parameter(data)) to be your Parameter (got Tensor)"]),
-    ("03b.1", (ParameterReprOnOneLine,), ["repr(Parameter(data))", "the tensor's repr starts on the line after"]),
+    ("03b.1", (make_subclass, ParameterAsPlainTensor), ["type(Parameter(data)) to be your Parameter (got Tensor)"]),
+    ("03b.1", (make_subclass, ParameterReprOnOneLine), ["repr(Parameter(data))",
+                                                        "the tensor's repr starts on the line after"]),
+    ("03b.1", (subclass_copying, Parameter), ["the subclass copied the data"]),
+    ("03b.1", (subclass_with_own_counter, Parameter), ["._version to be data._version (one counter)",
+                                                       "saved_tensors would not notice"]),
+    ("03b.1", (subclass_by_detach, Parameter), ["type(_make_subclass(Marked, data)) to be Marked (got Tensor)"]),
+    ("03b.1", (subclass_without_checks, Parameter), ["_make_subclass(Marked, [1.0, 2.0]) to raise TypeError",
+                                                     "got AttributeError"]),
     ("03b.2", module(Module=ModuleOfFrameworkParameters), ["the parameters stayed plain attributes in __dict__"]),
     ("03b.3", module(Module=NamesWithoutPrefix), ["the names have no prefix"]),
     ("03b.3", module(Module=SharedTwice), ["a shared layer's parameters were listed twice"]),
@@ -205,7 +238,7 @@ CATALOGUE = [
 
 def _name(exercise, wrong):
     if exercise == "03b.1":
-        return wrong[0].__name__
+        return wrong[1].__name__ if wrong[0] is make_subclass else wrong[0].__name__
     return next(w.__name__ for w, right in zip(wrong, module()) if w is not right)
 
 
@@ -214,7 +247,7 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong, *phrases)
 
 
-NAMES = {"03b.1": "Parameter", "03b.2": ("Parameter", "Module"), "03b.3": ("Parameter", "Module"),
+NAMES = {"03b.1": ("_make_subclass", "Parameter"), "03b.2": ("Parameter", "Module"), "03b.3": ("Parameter", "Module"),
          "03b.4": ("Parameter", "Module")}
 
 

@@ -496,6 +496,7 @@ class AccumulateGrad(Node):
     """The node that accumulates a leaf tensor's gradient into `leaf.grad` (its hooks run first)."""
 
     def __init__(self, variable):
+        """The gradient node of leaf tensor `variable` (made once per leaf by `grad_accumulator`)."""
         self.variable = variable
         self._seq = float("inf")  # runs as soon as it is ready, like PyTorch's
         self.next_functions = ()
@@ -515,10 +516,11 @@ def _engine_takes_it(*args):
 
 
 # Chapter 02.5: the learner's Node runs a node's backward step (apply) and keeps its saved tensors
-# (save_for_backward, saved_tensors, release_variables), their AccumulateGrad a leaf's gradient: method slots, so
+# (save_for_backward, saved_tensors, saved_output, release_variables), their AccumulateGrad a leaf's node and gradient: method slots, so
 # nothing extra runs while none is installed (build mode's adapters hand the learner the calls they cover).
-seams.offer_methods(Node, ("apply", "save_for_backward", "saved_tensors", "release_variables"), "Node.")
-seams.offer_methods(AccumulateGrad, ("apply",), "AccumulateGrad.")
+seams.offer_methods(Node, ("apply", "save_for_backward", "saved_tensors", "saved_output", "release_variables"),
+                    "Node.")
+seams.offer_methods(AccumulateGrad, ("__init__", "apply"), "AccumulateGrad.")
 seams.offer("Function.apply", _engine_takes_it)
 
 

@@ -194,6 +194,12 @@ def node_apply(learner_class):
     return run
 
 
+def accumulate_grad_init(learner_class):
+    """`AccumulateGrad.__init__(self, variable)` of the learner (a method slot) as every leaf node's, as it is: it
+    keeps the leaf in `self.variable`, no edges in `self.next_functions` and the engine's priority `self._seq`."""
+    return own_function(learner_class, "__init__", "AccumulateGrad")
+
+
 def accumulate_grad(learner_class):
     """`AccumulateGrad.apply(self, grad)` of the learner (a method slot) for a leaf whose `.grad` is None or a plain
     tensor of its shape and dtype (leaves with hooks, `create_graph` and the other cases go to the reference):
@@ -314,6 +320,24 @@ def saved_tensors(learner_class):
         outs = node.__dict__.get("_saved_outputs")
         if outs and not node._released and (_state.enabled or any(node._saved[k]._version[0] != node._saved_versions[k]
                                                                   for k in outs)):
+            return reference(node)
+        return getter(node)
+
+    return saved
+
+
+def saved_output(learner_class):
+    """The learner's `Node.saved_output` (a property, exercise 02.5) as every node's: the op's output kept by
+    forward, or PyTorch's errors for a freed node and an output modified in place since. Under `create_graph` the
+    reference's runs (it links the output back to its node for higher derivatives, which the exercise leaves out)."""
+    found = next((vars(k)["saved_output"] for k in learner_class.__mro__[:-1]
+                  if not k.__module__.startswith("tinygrad_course") and "saved_output" in vars(k)), None)
+    if not isinstance(found, property):
+        raise AttributeError("your Node defines no saved_output property (@property def saved_output(self): ...)")
+    getter, reference = found.fget, seams.reference("Node.saved_output")
+
+    def saved(node):
+        if _state.enabled and not node._released:
             return reference(node)
         return getter(node)
 

@@ -111,6 +111,7 @@ GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cel
 
 BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02.4's cell defines (its check takes all four)
 ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
+PARAMETER_CELL = ("_make_subclass", "Parameter")  # what 03b.1's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
 OPS_02B_CELLS = (("ex02b_1", ("Softmax", "LogSoftmax")), ("ex02b_2", ("Gelu", "Dropout")),
@@ -379,6 +380,9 @@ _COMPONENTS = [
           ("Node.apply", adapters_engine.node_apply, True,
            "Node.apply(self, *grad_outputs) runs self._forward_cls.backward and returns one gradient per entry of "
            "next_functions, summed to its input's shape and cast to its dtype; the nodes of your ops run it"),
+          ("AccumulateGrad.__init__", adapters_engine.accumulate_grad_init, False,
+           "AccumulateGrad(variable) keeps the leaf in self.variable, next_functions = () and self._seq = inf (run as "
+           "soon as its gradient is complete); grad_accumulator makes every leaf's node with it"),
           ("AccumulateGrad.apply", adapters_engine.accumulate_grad, False,
            "AccumulateGrad.apply(self, grad) sets self.variable.grad to a copy of the first gradient and adds later "
            "ones in place; every leaf without hooks, outside create_graph"),
@@ -389,6 +393,10 @@ _COMPONENTS = [
            "Node.saved_tensors (a property) -> self._saved, PyTorch's RuntimeError for a released node and for a "
            "saved tensor modified in place since; every op's backward reads it (a custom Function's saved output "
            "under create_graph or modified in place stays the reference's)"),
+          ("Node.saved_output", adapters_engine.saved_output, True,
+           "Node.saved_output (a property) -> self._out_alias, PyTorch's RuntimeError for a released node and for an "
+           "output modified in place since (named output 0 of the node's op); the backward of every op that sets "
+           "ctx.save_output reads it (under create_graph it stays the reference's, which links it back to the node)"),
           ("Node.release_variables", adapters_engine.release_variables, False,
            "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
            "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],
@@ -421,14 +429,19 @@ _COMPONENTS = [
               adapters.method(nn.Sequential, "__getitem__"),
               "Sequential[i] -> the i-th module (negative i from the end, IndexError out of range), "
               "Sequential[a:b] -> a new Sequential; every nn.Sequential", checks=LAYERS),
+    Component("Tensor._make_subclass", "03b", "ex03b_1", "_make_subclass", "Tensor._make_subclass", adapters.same,
+              "_make_subclass(cls, data, require_grad=False) -> object.__new__(cls) with data's storage fields and "
+              "version counter and a fresh leaf's autograd fields, PyTorch's errors for a cls that is not a Tensor "
+              "class, data that is not a tensor and integer data that should require grad; tc.Tensor._make_subclass "
+              "(a slot), so every nn.Parameter and Tensor subclass is made by it", checks=PARAMETER_CELL, pure=True),
     Component("Parameter.__new__", "03b", "ex03b_1", "Parameter", "Parameter.__new__",
               adapters.method(nn.Parameter, "__new__"),
               "Parameter(data=None, requires_grad=True) -> a leaf of cls sharing data's storage (an empty tensor "
-              "for None), by tc.Tensor._make_subclass; every nn.Parameter a layer makes is made by it"),
+              "for None), by _make_subclass; every nn.Parameter a layer makes is made by it", checks=PARAMETER_CELL),
     Component("Parameter.__repr__", "03b", "ex03b_1", "Parameter", "Parameter.__repr__",
               adapters.method(nn.Parameter, "__repr__"),
               "repr(parameter) -> 'Parameter containing:\\n' + the tensor's repr; print(model.weight) shows it",
-              pure=True),
+              pure=True, checks=PARAMETER_CELL),
     *[Component(f"Module.{attr}", "03b", MODULE_CELL_OF[attr], "Module", f"Module.{attr}", adapters.module_method(attr),
                 f"Module.{attr}{contract}; every nn.Module runs it", checks=MODULE_CELL)
       for attr, contract in MODULE_METHODS],

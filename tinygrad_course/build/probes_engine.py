@@ -105,6 +105,23 @@ def saved_tensors_probe():
     return {**arrays, "gx": _np(x.grad), "errors": np.concatenate([changed, freed])}
 
 
+def saved_output_probe():
+    """Ops whose backward reads their own output (`ctx.saved_output`: cumprod, cumsum, a tensor exponent), run
+    once, twice with retain_graph, after their output changed in place, and after the graph was freed."""
+    manual_seed(12)
+    x = F.randn(5, dtype=np.float64, requires_grad=True)
+    e = F.randn(5, dtype=np.float64, requires_grad=True)
+    y = (x.cumprod(0) * x.cumsum(0)).sum() + (x.abs() + 0.5).pow(e).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    freed = error(lambda: y.backward())
+    z = x.cumprod(0)
+    with no_grad():
+        z.mul_(2.0)
+    changed = error(lambda: z.sum().backward())
+    return {"gx": _np(x.grad), "ge": _np(e.grad), "errors": np.concatenate([freed, changed])}
+
+
 def tensor_backward_probe():
     """`tensor.backward(...)`: the plain calls (a loss, a given gradient, a leaf, `.grad` accumulating, the graph
     kept by `retain_graph=True` and then freed, PyTorch's errors) and those that stay the reference's (a hook on
@@ -132,5 +149,6 @@ def tensor_backward_probe():
 
 
 PROBES = {"Tensor.backward": tensor_backward_probe, "Function.apply": engine_probe,
-          **{f"Node.{attr}": saved_tensors_probe for attr in ("save_for_backward", "saved_tensors", "release_variables")}, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe,
+          **{f"Node.{attr}": saved_tensors_probe for attr in ("save_for_backward", "saved_tensors", "release_variables")},
+          "Node.saved_output": saved_output_probe, "Node.apply": engine_probe, "AccumulateGrad.apply": engine_probe, "AccumulateGrad.__init__": engine_probe,
           "root_gradient": root_gradient_probe}

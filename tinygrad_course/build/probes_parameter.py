@@ -37,4 +37,24 @@ def parameter_probe():
             "grad": _np(p.grad)}
 
 
-PROBES = {"Parameter.__new__": parameter_probe, "Parameter.__repr__": parameter_probe}
+class _Marked(Tensor):
+    """A Tensor subclass of the probe's own (not a parameter)."""
+
+
+def make_subclass_probe():
+    """tc.Tensor._make_subclass through the framework: every nn.Parameter (parameter_probe's run), and the subclass
+    of a computed tensor and of a view, each a leaf of its own over the same storage."""
+    found = parameter_probe()
+    x = F.ones(3, requires_grad=True)
+    made = Tensor._make_subclass(_Marked, x * 2, True)
+    base = F.arange(4.0)
+    view = Tensor._make_subclass(_Marked, base[1:])
+    (made * 3).sum().backward()
+    fields = [type(made) is _Marked, made.is_leaf, made.grad_fn is None, made.requires_grad, x.grad is None,
+              type(view) is _Marked, view._base is None, not view.requires_grad, view._version is base._version]
+    return {**found, "subclass_fields": np.array(fields, dtype=np.float64), "made_grad": _np(made.grad),
+            "view": _np(view)}
+
+
+PROBES = {"Parameter.__new__": parameter_probe, "Parameter.__repr__": parameter_probe,
+          "Tensor._make_subclass": make_subclass_probe}

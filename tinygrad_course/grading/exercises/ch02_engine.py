@@ -11,6 +11,7 @@ import numpy as np
 
 import tinygrad_course as tc
 
+from ...autograd.engine import AccumulateGrad as FrameworkAccumulateGrad
 from ...autograd.engine import Op, grad_accumulator
 from .. import mistakes
 from ..registry import exercise
@@ -224,6 +225,26 @@ def _node_apply_check(t, Node):
            f"returns float64 (got {widened[0].dtype})", hint="cast each gradient to its input's dtype: g.to(dtype)")
 
 
+def _accumulate_init_check(t, AccumulateGrad):
+    """AccumulateGrad(variable): the leaf in .variable, no edges, the largest sequence number (run when ready)."""
+    init = next((vars(k)["__init__"] for k in AccumulateGrad.__mro__[:-1] if "__init__" in vars(k)), None)
+    t.true(init is not None, "your AccumulateGrad to define __init__(self, variable)",
+           hint="def __init__(self, variable): self.variable = variable; ...")
+    w = tc.tensor([1.0, 2.0], requires_grad=True)
+    node = FrameworkAccumulateGrad.__new__(FrameworkAccumulateGrad)
+    init(node, w)
+    t.true(node.__dict__.get("variable") is w, "AccumulateGrad(w).variable to be w itself",
+           why="apply writes the gradient into self.variable.grad: the node must hold the leaf, not a copy of it",
+           hint="self.variable = variable")
+    t.equal(node.__dict__.get("next_functions", "missing"), (), what="AccumulateGrad(w).next_functions",
+            why="a leaf is where the graph ends: the engine follows next_functions from every node it runs, and a "
+                "leaf's node has nothing before it", hint="self.next_functions = ()")
+    t.equal(node.__dict__.get("_seq", "missing"), float("inf"), what="AccumulateGrad(w)._seq",
+            why="the engine runs the ready node with the largest sequence number first; PyTorch gives AccumulateGrad "
+                "the largest one, so a leaf's .grad is written as soon as its gradient is complete",
+            hint='self._seq = float("inf")')
+
+
 def _accumulate_check(t, AccumulateGrad):
     apply = _method(AccumulateGrad)
     w = tc.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
@@ -313,11 +334,47 @@ def _saved_tensors_check(t, Node):
            f"got {str(error)!r}", hint="copy PyTorch's message from the exercise text")
 
 
+def _saved_output_check(t, Node):
+    """saved_output: the op's own output kept by forward, with saved_tensors' two errors (named as the node's
+    output 0)."""
+    found = next((vars(k)["saved_output"] for k in Node.__mro__[:-1] if "saved_output" in vars(k)), None)
+    if not isinstance(found, property):
+        t.fail("Node.saved_output", f"it is {type(found).__name__}, not a property",
+               hint="backward reads ctx.saved_output without calling it: put @property above def saved_output(self)")
+    saved = found.fget
+    x = tc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.cumprod(0)
+    node = y.grad_fn  # CumprodBackward0: its forward set ctx.save_output = True
+    given = {"y = x.cumprod(0)": y}
+    got = saved(node)
+    t.true(isinstance(got, tc.Tensor) and got.tolist() == [1.0, 2.0, 6.0] and got.grad_fn is None,
+           f"y.grad_fn.saved_output to be the output the engine kept, tensor([1., 2., 6.]) without a grad_fn, got "
+           f"{got!r}", given=given, hint="return self._out_alias")
+    with tc.no_grad():
+        y.mul_(2.0)  # the output changes in place: version 0 -> 1
+    error = t.raises(RuntimeError, saved, node, what="y.grad_fn.saved_output after y.mul_(2): the output changed in "
+                     "place since forward", hint="compare self._out_alias._version[0] with self._out_version")
+    want = _version_message("tc.FloatTensor [3]", ", which is output 0 of Cumprod,", 1, 0)
+    t.true(str(error).startswith(want), f"the message of that RuntimeError to be PyTorch's, {want}... (then your "
+           f"hint), got {str(error)!r}", why="the kept output has no grad_fn, so the part ', which is output 0 of "
+           "Cumprod,' comes from the node itself", hint="the node's name up to 'Backward': self.name()[:self.name()"
+           ".index('Backward')]")
+    z = x.cumprod(0)
+    node = z.grad_fn
+    node._released = True  # what release_variables does
+    error = t.raises(RuntimeError, saved, node, what="saved_output of a released node", hint="check self._released "
+                     "first, as saved_tensors does")
+    t.true(str(error).startswith(_FREED), f"the message of that RuntimeError to be PyTorch's, starting {_FREED!r}, "
+           f"got {str(error)!r}")
+
+
 @exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves, saved tensors", points=4)
 def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad):
     _sum_to_shape_check(t, sum_to_shape)
     _gradient_edge_check(t, gradient_edge)
     _function_apply_check(t, Function)
     _node_apply_check(t, Node)
+    _accumulate_init_check(t, AccumulateGrad)
     _accumulate_check(t, AccumulateGrad)
     _saved_tensors_check(t, Node)
+    _saved_output_check(t, Node)

@@ -21,6 +21,73 @@ _STAGES = (
 )
 
 
+class _Marked(tc.Tensor):
+    """A subclass of Tensor for the check of _make_subclass (any subclass can be made over a tensor)."""
+
+
+def _message(call):
+    """The exception `call()` raises (None when it returns)."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+        return exc
+    return None
+
+
+def _make_subclass(t, make_subclass):
+    """The learner's _make_subclass: an object of class cls over data's storage and version counter, a fresh leaf,
+    PyTorch's errors for bad input; compared with tc.Tensor._make_subclass on the same input."""
+    t.true(callable(make_subclass), "_make_subclass to be a function _make_subclass(cls, data, require_grad=False)")
+    data = tc.tensor([[1.0, 2.0], [3.0, 4.0]])
+    made = make_subclass(_Marked, data)
+    t.true(type(made) is _Marked, f"type(_make_subclass(Marked, data)) to be Marked (got {type(made).__name__})",
+           why="the object must be made of class cls: nn.Parameter's type is what Module.__setattr__ looks at",
+           hint="t = object.__new__(cls) makes an empty object of class cls (no __init__ runs); fill its fields")
+    t.equal(made.tolist(), [[1.0, 2.0], [3.0, 4.0]], what="the values of _make_subclass(Marked, data)")
+    t.true(made.dtype is data.dtype and made.device == data.device,
+           f"_make_subclass(Marked, data) to keep data's dtype and device (got {made.dtype}, {made.device})")
+    t.true(not made.requires_grad and made.grad is None and made.grad_fn is None,
+           "_make_subclass(Marked, data) to be a leaf that does not require grad (require_grad=False by default)")
+    with tc.no_grad():
+        data.mul_(10.0)
+    t.equal(made.tolist(), [[10.0, 20.0], [30.0, 40.0]], what="_make_subclass(Marked, data) after data.mul_(10.0)",
+            why="the subclass copied the data: it must be data's storage seen as another class (one array), so "
+                "nn.Parameter(t) costs no memory and sees every change of t",
+            hint="t._data = data._data: the same array object, no copy")
+    t.true(made._version is data._version, "_make_subclass(Marked, data)._version to be data._version (one counter)",
+           why="the version counter belongs to the storage: an in-place change through either tensor must show in "
+               "both, or saved_tensors would not notice that a parameter was changed after forward",
+           hint="t._version = data._version (the same list), t._view_version = data._version[0]")
+    x = tc.ones(3, requires_grad=True)
+    computed = make_subclass(_Marked, x * 2, True)
+    t.true(computed.requires_grad and computed.is_leaf and computed.grad_fn is None,
+           "_make_subclass(Marked, x * 2, True) to be a leaf that requires grad (grad_fn None, requires_grad True)",
+           why="the new tensor is cut from data's graph: gradients stop at it and accumulate in its .grad",
+           hint="t._requires_grad = bool(require_grad); t.grad = t.grad_fn = None; t._output_nr = 0")
+    (computed * 3).sum().backward()
+    t.true(computed.grad is not None and computed.grad.tolist() == [3.0, 3.0, 3.0] and x.grad is None,
+           "(_make_subclass(Marked, x * 2, True) * 3).sum().backward() to give it .grad [3., 3., 3.] and x none",
+           hint="a fresh leaf has no gradient node or hooks yet: t._grad_acc = t._hooks = None")
+    base = tc.arange(4.0)
+    view = make_subclass(_Marked, base[1:])
+    t.true(view._base is None, "_make_subclass(Marked, base[1:])._base to be None (a tensor of its own, not a view)",
+           hint="t._base = None")
+    for what, call in (("_make_subclass(Marked, [1.0, 2.0])", lambda f: f(_Marked, [1.0, 2.0])),
+                       ("_make_subclass(int, tc.ones(2))", lambda f: f(int, tc.ones(2))),
+                       ("_make_subclass('Marked', tc.ones(2))", lambda f: f("Marked", tc.ones(2))),
+                       ("_make_subclass(Marked, tc.arange(3), True)", lambda f: f(_Marked, tc.arange(3), True))):
+        want = _message(lambda: call(tc.Tensor._make_subclass))
+        mine = _message(lambda: call(make_subclass))
+        t.true(type(mine) is type(want), f"{what} to raise {type(want).__name__} (got "
+               f"{'no error' if mine is None else type(mine).__name__})",
+               why="bad input gets PyTorch's error before anything is made",
+               hint="check cls (a type, a subclass of tc.Tensor), data (a tensor) and require_grad (float data "
+                    "only) first")
+        words = str(want).split(". Hint")[0]
+        t.true(str(mine).startswith(words), f"the message of {what} to start with PyTorch's {words!r} "
+               f"(got {str(mine)!r})")
+
+
 def _parameter(t, Parameter):
     """The learner's Parameter: a Tensor subclass whose __new__ wraps a tensor without copying it, as a leaf that
     requires grad, printed as PyTorch prints one."""
@@ -30,8 +97,7 @@ def _parameter(t, Parameter):
            for name in vars(klass)}
     t.true("__new__" in own, "your Parameter to define __new__(cls, data=None, requires_grad=True)",
            why="a Tensor subclass is made in __new__: it returns the new object, __init__ only fills one in",
-           hint="def __new__(cls, data=None, requires_grad=True): return tc.Tensor._make_subclass(cls, data, "
-                "requires_grad)")
+           hint="def __new__(cls, data=None, requires_grad=True): return _make_subclass(cls, data, requires_grad)")
     extra = sorted(name for name in own if callable(getattr(Parameter, name, None)) and not hasattr(tc.nn.Parameter,
                                                                                                     name))
     t.true(not extra, f"no method nn.Parameter does not have (yours: {', '.join(extra)})",
@@ -42,11 +108,11 @@ def _parameter(t, Parameter):
     t.true(type(p) is Parameter, f"type(Parameter(data)) to be your Parameter (got {type(p).__name__})",
            why="a plain tensor: Module.__setattr__ cannot tell it from any other tensor attribute, so parameters() "
                "would not list it and the optimizer would never update it",
-           hint="tc.Tensor._make_subclass(cls, data, requires_grad) makes an object of class cls over data")
+           hint="_make_subclass(cls, data, requires_grad) makes an object of class cls over data")
     t.true(p.requires_grad, "Parameter(data).requires_grad to be True (the default requires_grad=True)",
            why="a parameter that does not require grad gets no .grad in backward(): the optimizer skips it and the "
                "loss does not go down",
-           hint="pass requires_grad on: tc.Tensor._make_subclass(cls, data, requires_grad)")
+           hint="pass requires_grad on: _make_subclass(cls, data, requires_grad)")
     t.equal(p.detach().tolist(), [[1.0, 2.0], [3.0, 4.0]], what="the values of Parameter(tc.tensor([[1., 2.], [3., "
             "4.]]))")
     with tc.no_grad():
@@ -54,7 +120,7 @@ def _parameter(t, Parameter):
     t.equal(p.detach().tolist(), [[10.0, 20.0], [30.0, 40.0]], what="Parameter(data) after data.mul_(10.0)",
             why="your Parameter copied the data: an nn.Parameter is the tensor it wraps (one storage), so "
                 "nn.Parameter(t) costs no memory and sees every change of t",
-            hint="tc.Tensor._make_subclass(cls, data, requires_grad) shares data's storage: no clone(), no tc.tensor()")
+            hint="_make_subclass(cls, data, requires_grad) shares data's storage: no clone(), no tc.tensor()")
     x = tc.ones(3, requires_grad=True)
     computed = Parameter(x * 2)
     t.true(computed.is_leaf and computed.grad_fn is None, "Parameter(x * 2) to be a leaf (grad_fn None)",
@@ -371,8 +437,9 @@ def _methods(t, Module, upto):
            hint="write a helper as a function outside the class, or inline it")
 
 
-@exercise("03b.1", title="Parameter: a tensor whose type says 'train me'", points=1)
-def parameter_check(t, Parameter):
+@exercise("03b.1", title="_make_subclass and Parameter: a tensor whose type says 'train me'", points=1)
+def parameter_check(t, make_subclass, Parameter):
+    _make_subclass(t, make_subclass)
     _parameter(t, Parameter)
 
 
