@@ -59,6 +59,22 @@ def _result_cases():
     )
 
 
+def _why(operands, got, want):
+    """What a wrong dtype for `operands` says about the rule used (None when it says nothing clear)."""
+    if got == want or not isinstance(got, _dt.dtype):
+        return None
+    if any(op is True for op in operands) and got is tc.int64:
+        return "True was taken for an int (isinstance(True, int) is True in Python)"
+    flat = None
+    for op in operands:
+        d = op.dtype if isinstance(op, tc.Tensor) else _dt.scalar_dtype(op)
+        flat = d if flat is None else _dt.promote_types(flat, d)
+    if got is flat:
+        return ("that is promote_types over every operand's dtype: the number or 0-d tensor counted as much as a "
+                "tensor with dimensions")
+    return None
+
+
 @exercise("01b.6", title="type promotion: promote_types and result_type", points=3,
           forbidden=["tinygrad_course.promote_types", "tinygrad_course.result_type", "numpy.result_type",
                      "numpy.promote_types", "tinygrad_course.dtypes.promote_types", "tinygrad_course.dtypes.result_type"])
@@ -78,7 +94,7 @@ def promotion_check(t, promote_types, result_type):
     for operands, want, hint in _result_cases():
         text = ", ".join(_operand_text(op) for op in operands)
         got = result_type(*operands)
-        t.equal(got, want, f"result_type({text})", hint=hint)
+        t.equal(got, want, f"result_type({text})", hint=hint, why=_why(operands, got, want))
     t.raises(TypeError, result_type, tc.tensor([1.0]), 1j, what="result_type(tc.tensor([1.0]), 1j)",
              hint="a complex number: PyTorch would give a complex dtype and the framework has none; raise TypeError")
     t.raises(TypeError, result_type, tc.tensor([1.0]), "2", what="result_type(tc.tensor([1.0]), '2')",
