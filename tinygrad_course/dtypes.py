@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from ._namespace import namespace
-from .seams import ACTIVE, learner, offer
+from .seams import ACTIVE, learner, offer, set_aside
 
 _CATEGORY_BOOL, _CATEGORY_INT, _CATEGORY_FLOAT = 0, 1, 2
 
@@ -202,8 +202,9 @@ def result_type(*operands) -> dtype:
     return _combine_categories(_combine_categories(dim_result, zero_result), wrapped_result)
 
 
-offer("promote_types", promote_types)
-offer("result_type", result_type)
+# the references a learner's raising component falls back to: the function with the learner's own set aside
+offer("promote_types", set_aside("promote_types", promote_types))
+offer("result_type", set_aside("result_type", result_type))
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
