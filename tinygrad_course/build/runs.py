@@ -59,7 +59,7 @@ MILESTONES = {
                             "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "Transpose", "Expand", "Gather", "View", "GetItem",
-                            "tensor", "zeros", "empty", "zeros_like", "ones_like",
+                            "tensor", "zeros", "empty", "zeros_like", "ones_like", "promote_types", "result_type",
                             "Generator.uniform", "Generator.normal", "Generator.permutation",
                             *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
                             *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B),
