@@ -42,7 +42,9 @@ TOPICS = {
             ("autograd-fields", "requires_grad and requires_grad_() (leaves, floating point), is_leaf, detach() "
                                 "sharing storage and the version counter"),
             ("tensor-printing", "printing a tensor as PyTorch does: one format and width for all elements, nested "
-                                "rows, wrapping, and the dtype, size, grad_fn and requires_grad suffixes")],
+                                "rows, wrapping, and the dtype, size, grad_fn and requires_grad suffixes"),
+            ("type-promotion", "type promotion: promote_types (bool < integer < floating, then the wider type) and "
+                               "result_type (tensors, then 0-d tensors, then Python numbers)")],
     "02": [("tape-by-hand", "reverse mode by hand: a tape, checked with finite differences"),
            ("scalar-engine", "a scalar autograd engine and its topological order"),
            ("autograd-graph", "the graph: leaves, requires_grad, grad_fn, next_functions, AccumulateGrad"),

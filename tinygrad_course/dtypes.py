@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from ._namespace import namespace
+from .seams import ACTIVE, learner, offer, set_aside
 
 _CATEGORY_BOOL, _CATEGORY_INT, _CATEGORY_FLOAT = 0, 1, 2
 
@@ -120,8 +121,16 @@ _INT_ORDER = {uint8: 0, int8: 1, int16: 2, int32: 3, int64: 4}
 
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both can be converted to, like `torch.promote_types`."""
+    if ACTIVE:  # build mode: the learner's promote_types (exercise 01b.6), looked up inline (no call otherwise)
+        implementation = learner("promote_types")
+        if implementation is not None:
+            return implementation(a, b)
     if a is b:
         return a
+    for position, d in ((1, a), (2, b)):
+        if not isinstance(d, dtype):
+            raise TypeError(f"promote_types(): argument 'type{position}' (position {position}) must be "
+                            f"{namespace()}.dtype, not {type(d).__name__}")
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == _CATEGORY_FLOAT:
@@ -137,12 +146,18 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def scalar_dtype(value) -> dtype:
-    """The dtype PyTorch gives a Python scalar operand (bool, int64 or the default float)."""
+    """The dtype PyTorch gives a Python scalar operand (bool, int64 or the default float); a complex number or
+    anything that is not a number raises TypeError."""
     if isinstance(value, (bool, np.bool_)):
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
-    return _default_float
+    if isinstance(value, (float, np.floating)):
+        return _default_float
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"result_type(): complex number {value!r}: PyTorch would give a complex dtype, and the "
+                        "course's framework has none (use the real and imaginary parts as two float tensors)")
+    raise TypeError(f"result_type(): expected tensors and Python numbers, but got {type(value).__name__}")
 
 
 PYTHON_SCALARS = {bool: bool_, int: int64, float: None}  # None: the default float dtype
@@ -169,6 +184,10 @@ def _combine_categories(higher, lower):
 
 def result_type(*operands) -> dtype:
     """The dtype of an operation on these operands (tensors or Python scalars), like `torch.result_type`."""
+    if ACTIVE:  # build mode: the learner's result_type (exercise 01b.6)
+        implementation = learner("result_type")
+        if implementation is not None:
+            return implementation(*operands)
     dim_result = zero_result = wrapped_result = None
     for op in operands:
         d = getattr(op, "dtype", None)
@@ -181,6 +200,11 @@ def result_type(*operands) -> dtype:
             d = scalar_dtype(op)
             wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
     return _combine_categories(_combine_categories(dim_result, zero_result), wrapped_result)
+
+
+# the references a learner's raising component falls back to: the function with the learner's own set aside
+offer("promote_types", set_aside("promote_types", promote_types))
+offer("result_type", set_aside("result_type", result_type))
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:

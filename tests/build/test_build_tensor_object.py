@@ -58,7 +58,7 @@ def learner(tmp_path):
 
 def test_every_base_method_is_a_component_of_01b_with_its_slot_and_probe():
     assert BASE_METHODS_01B == BASE_METHODS
-    ours = for_chapter("01b")
+    ours = [c for c in for_chapter("01b") if c.exercise != "ex01b_6"]  # 01b.6 is type promotion, not a method
     assert [c.name for c in ours] == NAMES
     for c in ours:
         assert c.seam == c.name and seams.is_slot(c.seam) and c.name in PROBES

@@ -288,12 +288,22 @@ WRITING = ("_write", "_inplace", "add_", "sub_", "mul_", "div_", "addcmul_", "ad
 
 LAYERS = ("Linear", "Tanh", "ReLU", "Sequential")  # what chapter 03's first cell defines (its check takes all four)
 
+# chapter 01b's type promotion (exercise 01b.6): both functions in one cell, each its own seam in dtypes.py
+PROMOTION_CONTRACTS = (
+    ("promote_types", "promote_types(type1, type2) -> the smallest dtype both convert to (torch.promote_types), "
+                      "TypeError for a non-dtype; result_type and tc.promote_types use it"),
+    ("result_type", "result_type(*operands) -> the dtype of an op on tensors, 0-d tensors and Python numbers "
+                    "(torch.result_type), TypeError for complex and non-numbers; every mixed-dtype op asks it"),
+)
+
 _COMPONENTS = [
     *[Component(name, "01", "ex01_1", name, name, adapt, contract, checks=FACTORIES, pure=True)
       for name, adapt, contract in FACTORY_CONTRACTS],
     *[Component(f"Tensor.{attr}", "01b", grade_id, cls, f"Tensor.{attr}", adapters_tensor_object.base_method(attr),
                 f"{cls}.{attr}{contract}", pure=attr not in BASE_METHODS_RAISING)
       for grade_id, cls, methods in BASE_METHOD_CELLS for attr, contract in methods],
+    *[Component(name, "01b", "ex01b_6", name, name, adapters.same, contract, checks=("promote_types", "result_type"),
+                pure=True) for name, contract in PROMOTION_CONTRACTS],
     Component("storage_index", "01", "ex01_4", "storage_index", "storage_index", adapters.same,
               "storage_index(index, strides, offset) -> storage position of one element; as_strided checks its last"),
     Component("pick", "01", "ex01_7", "pick", "pick", adapters.pick,

@@ -69,13 +69,13 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
-# chapter 01's views, chapter 01b's tensor methods, chapter 02's and 02b's ops and backward pass, chapter 03b's Parameter and Module, chapter
+# chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops and backward pass, chapter 03b's Parameter and Module, chapter
 # 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
 # initial draws, generate's samples)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
-           "storage_positions", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+           "storage_positions", "result_type", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
            "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass", "Tensor.backward",
            "Function.apply", "Node.apply", "AccumulateGrad.apply", "AccumulateGrad.__init__", "Node.save_for_backward",

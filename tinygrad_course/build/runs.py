@@ -31,6 +31,8 @@ LAB_UNUSED = ("__radd__", "__rmul__", "__rtruediv__", "__pow__", "relu", "sigmoi
 # chapter 01b's TensorBase methods the lab does not call (the others are in MILESTONES["lab"])
 LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_", "is_leaf", "detach", "__repr__")
 
+# (chapter 01b's `promote_types` is not among the lab's either: the learner's `result_type`, which is, calls the
+# promote_types of its own cell, so that seam never runs there)
 # (chapter 01's `index_view` is not among the lab's: the learner's GetItem of 02b.6 computes every x[key] the lab
 # takes, so the reference's view path that calls it never runs there)
 
@@ -63,7 +65,7 @@ MILESTONES = {
                             "nll_loss", "cross_entropy",
                             "train_step", "Optimizer", "Adam.step", "LRScheduler", "CosineAnnealingLR.get_lr", "evaluate",
                             "Transpose", "Expand", "Gather", "View", "GetItem",
-                            "tensor", "zeros", "empty", "zeros_like", "ones_like",
+                            "tensor", "zeros", "empty", "zeros_like", "ones_like", "result_type",
                             "Generator.uniform", "Generator.normal", "Generator.permutation",
                             *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
                             *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B),

@@ -29,6 +29,7 @@ NUDGES: dict[str, str] = {
     "01b.3": "a tensor's values leave it either as Python's own numbers (one, or nested lists) or as the very array it holds; a tensor autograd may still need is not handed out as a writable array.",
     "01b.4": "a leaf is a tensor no recorded op made; only a leaf's flag may change, and only floating-point numbers have gradients; a detached tensor is the same storage seen without the graph, so it must share the counter of in-place changes.",
     "01b.5": "decide the format and the width once, from all the elements, before printing any of them; the layout is recursive: a matrix is its rows, each printed one bracket deeper.",
+    "01b.6": "first the kind of number (bool, integer, floating), then the size: a higher kind always wins; and an operand that is only a number, or a 0-d tensor, gets its say only when it brings a higher kind.",
     # 02 autograd
     "02.1": "forward is the NumPy computation itself; in backward, each input's gradient is the incoming gradient times how much the output moves when that input moves (for a product, the other factor), and forward must save what backward needs.",
     "02.2": "several of these derivatives are simplest written with the op's own output (exp, tanh, sigmoid), which forward can keep; apply the chain rule: incoming gradient times the local derivative.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..seams import ACTIVE
 from ..autograd.engine import Op
 from ._util import as_array, check_same_device
 
@@ -39,7 +40,8 @@ def binary_operands(a, b, float_only=False):
         if a._device is not b._device and a._device != b._device:
             return _with_cpu_scalar(a, b, _dt.float_result(rd) if float_only else rd)
     elif ta and type(b) in _dt.PYTHON_SCALARS:  # the most common mixed case: tensor (op) number
-        rd = _dt.with_python_scalar(a.dtype, b)
+        # (in build mode the learner's result_type of exercise 01b.6 decides it too)
+        rd = _dt.result_type(a, b) if ACTIVE else _dt.with_python_scalar(a.dtype, b)
         xp = a._xp
     else:
         rd = _dt.result_type(a, b)

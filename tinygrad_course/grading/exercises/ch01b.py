@@ -18,6 +18,7 @@ import tinygrad_course as tc
 from ... import seams
 from ...tensor_base import BASE_METHODS, TensorBase
 from ..registry import exercise
+from . import ch01b_promotion  # noqa: F401  (registers 01b.6: type promotion)
 
 GROUPS = {"01b.1": ("ShapeMethods", ("shape", "ndim", "dim", "numel", "size", "__len__")),
           "01b.2": ("StrideMethods", ("stride", "is_contiguous")),
