@@ -272,3 +272,32 @@ def _version_message(lib, case):
 @pytest.mark.parametrize("case", ["input", "op output", "custom output"])
 def test_the_in_place_error_names_the_op_of_a_saved_output_only_as_pytorch(case):
     assert _version_message(tc, case) == _version_message(torch, case)
+
+
+_OTHER_OPERAND_CASES = {
+    "addcmul_": lambda x, g: x.addcmul_(g, g, value=0.5),
+    "addcdiv_": lambda x, g: x.addcdiv_(g, g + 2),
+    "lerp_": lambda x, g: x.lerp_(g, 0.3),
+    "mul_": lambda x, g: x.mul_(g),
+    "pow_": lambda x, g: x.pow_(g),
+    "atan2_": lambda x, g: x.atan2_(g),
+    "xlogy_": lambda x, g: x.xlogy_(g),
+    "addmm_": lambda x, g: x.addmm_(g, g),
+    "scatter_add_": lambda x, g: x.scatter_add_(0, (g * 0).long(), g),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_OPERAND_CASES))
+def test_an_inplace_op_is_recorded_when_only_another_operand_requires_grad(name):
+    """x.addcmul_(g, g) with only g requiring grad records the op, as PyTorch does (the operands used to be
+    hidden from the recording decision)."""
+    data = np.random.default_rng(0).uniform(0.5, 1.5, (3, 3))
+    grads, names = [], []
+    for lib in (tc, torch):
+        x, g = lib.tensor(data.copy()), lib.tensor(data * 1.1, requires_grad=True)
+        y = _OTHER_OPERAND_CASES[name](x, g)
+        y.sum().backward()
+        names.append(y.grad_fn.name() if lib is tc else type(y.grad_fn).__name__)
+        grads.append(np.array(g.grad.tolist()))
+    assert names[0] == names[1]
+    assert np.allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)

@@ -59,7 +59,7 @@ class InplaceMethods:
         return self._inplace(UM.Tanh.apply)
 
     def clamp_(self, min=None, max=None):
-        return self._inplace(lambda t: t.clamp(min, max))
+        return self._inplace(lambda t, lo, hi: t.clamp(lo, hi), min, max)
 
     clip_ = clamp_
 
@@ -67,10 +67,10 @@ class InplaceMethods:
         return self._inplace(IX.MaskedFill.apply, mask, value)
 
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-        return self._inplace(lambda t: t.scatter(dim, index, src, value=value, reduce=reduce))
+        return self._inplace(lambda t, s: t.scatter(dim, index, s, value=value, reduce=reduce), src)
 
     def scatter_add_(self, dim, index, src):
-        return self._inplace(lambda t: t.scatter_add(dim, index, src))
+        return self._inplace(lambda t, s: t.scatter_add(dim, index, s), src)
 
     def copy_(self, src, non_blocking=False):
         """Copy `src`'s values (broadcast and converted) into this tensor."""

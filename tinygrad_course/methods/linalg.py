@@ -119,19 +119,19 @@ class LinalgMethods:
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
         """In-place addmm, like `Tensor.addmm_`."""
-        return self._inplace(lambda t: t.addmm(mat1, mat2, beta=beta, alpha=alpha))
+        return self._inplace(lambda t, a, b: t.addmm(a, b, beta=beta, alpha=alpha), mat1, mat2)
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
         """In-place addmv, like `Tensor.addmv_`."""
-        return self._inplace(lambda t: t.addmv(mat, vec, beta=beta, alpha=alpha))
+        return self._inplace(lambda t, a, b: t.addmv(a, b, beta=beta, alpha=alpha), mat, vec)
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         """In-place baddbmm, like `Tensor.baddbmm_`."""
-        return self._inplace(lambda t: t.baddbmm(batch1, batch2, beta=beta, alpha=alpha))
+        return self._inplace(lambda t, a, b: t.baddbmm(a, b, beta=beta, alpha=alpha), batch1, batch2)
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         """In-place addbmm, like `Tensor.addbmm_`."""
-        return self._inplace(lambda t: t.addbmm(batch1, batch2, beta=beta, alpha=alpha))
+        return self._inplace(lambda t, a, b: t.addbmm(a, b, beta=beta, alpha=alpha), batch1, batch2)
 
     def matrix_power(self, n):
         """The (batched) square matrix multiplied by itself n times (the inverse's for n < 0), like

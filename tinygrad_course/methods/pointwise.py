@@ -58,7 +58,7 @@ def _binary_method(name, op_for):
         return op.apply(self, other)
 
     def method_(self, other):
-        return self._inplace(lambda t: getattr(t, name)(other))
+        return self._inplace(lambda t, o: getattr(t, name)(o), other)
 
     method.__name__, method_.__name__ = name, name + "_"
     method.__doc__ = f"Element-wise {name} with broadcasting, like `torch.{name}`."
@@ -120,7 +120,7 @@ class PointwiseMethods:
 
     def xlogy_(self, other):
         """In-place xlogy, like `Tensor.xlogy_`."""
-        return self._inplace(lambda t: t.xlogy(other))
+        return self._inplace(lambda t, o: t.xlogy(o), other)
 
     def frac(self):
         """Fractional part x - trunc(x), like `torch.frac`."""
@@ -182,7 +182,7 @@ class PointwiseMethods:
 
     def lerp_(self, end, weight):
         """In-place lerp, like `Tensor.lerp_`."""
-        return self._inplace(lambda t: t.lerp(end, weight))
+        return self._inplace(lambda t, e, w: t.lerp(e, w), end, weight)
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 * tensor2, like `torch.addcmul`."""
@@ -190,7 +190,7 @@ class PointwiseMethods:
 
     def addcmul_(self, tensor1, tensor2, *, value=1):
         """In-place addcmul, like `Tensor.addcmul_`."""
-        return self._inplace(lambda t: t.addcmul(tensor1, tensor2, value=value))
+        return self._inplace(lambda t, a, b: t.addcmul(a, b, value=value), tensor1, tensor2)
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 / tensor2, like `torch.addcdiv`."""
@@ -198,7 +198,7 @@ class PointwiseMethods:
 
     def addcdiv_(self, tensor1, tensor2, *, value=1):
         """In-place addcdiv, like `Tensor.addcdiv_`."""
-        return self._inplace(lambda t: t.addcdiv(tensor1, tensor2, value=value))
+        return self._inplace(lambda t, a, b: t.addcdiv(a, b, value=value), tensor1, tensor2)
 
     def float_power(self, exponent):
         """self ** exponent computed in float64, like `torch.float_power`."""
@@ -210,7 +210,7 @@ class PointwiseMethods:
         if self.dtype.name != "float64":
             raise RuntimeError(f"the base given to float_power_ has dtype {_TYPE(self.dtype)} but the operation's "
                                "result requires dtype Double")
-        return self._inplace(lambda t: t.float_power(exponent))
+        return self._inplace(lambda t, e: t.float_power(e), exponent)
 
     # ---- reductions ----------------------------------------------------------------------------------
     def nansum(self, dim=None, keepdim=False, *, dtype=None):

@@ -81,7 +81,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def _inplace(input, op, *params):
     """Write op(input) into `input`; `op` is the in-place variant's class (its grad_fn name, as in PyTorch)."""
-    return input._inplace(lambda t: op.apply(t, *params))
+    return input._inplace(op.apply, *params)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
