@@ -4,6 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from tinygrad_course import build
 from tinygrad_course.grading.markers import keep_solutions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,3 +19,20 @@ def solution_cell(notebook, grade_id):
     nb = json.loads((ROOT / "solutions" / notebook).read_text())
     cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
     return keep_solutions("".join(cell["source"]))
+
+
+def run_cell(source, filename):
+    """The names a solution cell defines, run as the learner's notebook runs it (`filename` names it in tracebacks)."""
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+def learner_fixture(save):
+    """A fixture `learner`: the cell saved into a learner's package by `save(folder)` and installed (the
+    conftest puts the reference back after each test)."""
+    @pytest.fixture
+    def learner(tmp_path):
+        save(tmp_path)
+        build.use_learner(tmp_path, quiet=True)
+    return learner

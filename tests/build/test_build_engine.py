@@ -504,19 +504,22 @@ def test_every_node_saves_reads_and_frees_through_the_learners_methods(learner_n
     assert calls["Node.release_variables"] >= 3
 
 
+class Cube(tc.autograd.Function):
+    """x ** 3, a custom Function that saves its own output (its backward reads it through saved_tensors)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = x ** 3
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return grad * 3 * out / x
+
+
 def test_a_custom_functions_saved_output_under_create_graph_stays_the_references(learner_node):
-    class Cube(tc.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            out = x ** 3
-            ctx.save_for_backward(x, out)
-            return out
-
-        @staticmethod
-        def backward(ctx, grad):
-            x, out = ctx.saved_tensors
-            return grad * 3 * out / x
-
     x = tc.tensor([1.0, 2.0], dtype=tc.float64, requires_grad=True)
     g, = tc.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)  # 3 x^2, through the saved output
     g.sum().backward()
@@ -556,18 +559,6 @@ def test_the_probe_sees_the_learners_saved_tensors():
 
 
 def test_a_custom_functions_saved_output_modified_in_place_is_named_as_pytorch_names_it(learner_node):
-    class Cube(tc.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            out = x ** 3
-            ctx.save_for_backward(x, out)
-            return out
-
-        @staticmethod
-        def backward(ctx, grad):
-            x, out = ctx.saved_tensors
-            return grad * 3 * out / x
-
     x = tc.tensor([1.0, 2.0], requires_grad=True)
     z = Cube.apply(x).sum()
     z.backward()  # the learner's saved_tensors reads the saved output

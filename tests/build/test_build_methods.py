@@ -23,7 +23,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED_INPLACE, MILESTONES
 from tinygrad_course.tensor import LEARNER_INPLACE_METHODS, Tensor
 
-from build_helpers import solution_cell
+from build_helpers import learner_fixture, run_cell, solution_cell
 
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
@@ -41,9 +41,7 @@ def _source(cell=CELL):
 
 
 def _namespace(cell=CELL):
-    namespace = {}
-    exec(compile(_source(cell), "<ex02b_9>", "exec"), namespace)
-    return namespace
+    return run_cell(_source(cell), "<ex02b_9>")
 
 
 def _save(folder, cell=CELL):
@@ -51,12 +49,7 @@ def _save(folder, cell=CELL):
         save(folder, BY_NAME[name], _source(cell), [], "02b_ops.ipynb, the cell defining TensorMethods")
 
 
-@pytest.fixture
-def learner(tmp_path):
-    _save(tmp_path)
-    build.use_learner(tmp_path, quiet=True)
-    yield
-    build.use_reference()
+learner = learner_fixture(_save)
 
 
 def test_every_method_is_a_component_of_02b_9_with_its_slot_and_probe():

@@ -21,7 +21,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED, MILESTONES
 from tinygrad_course.tensor import LEARNER_METHODS, Tensor
 
-from build_helpers import ROOT, solution_cell
+from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
 
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
@@ -32,9 +32,7 @@ OWN = {attr: Tensor.__dict__.get(attr) for attr in LEARNER_METHODS}
 
 
 def _namespace(source=CELL):
-    namespace = {}
-    exec(compile(SETUP + source, "<ex02b_8>", "exec"), namespace)
-    return namespace
+    return run_cell(SETUP + source, "<ex02b_8>")
 
 
 def _save(folder, source=CELL):
@@ -42,12 +40,7 @@ def _save(folder, source=CELL):
         save(folder, BY_NAME[name], SETUP + source, [], "02b_ops.ipynb, the cell defining TensorOperators")
 
 
-@pytest.fixture
-def learner(tmp_path):
-    _save(tmp_path)
-    build.use_learner(tmp_path, quiet=True)
-    yield
-    build.use_reference()
+learner = learner_fixture(_save)
 
 
 def test_every_tensor_method_is_a_component_of_02b_with_its_slot_and_probe():

@@ -9,7 +9,6 @@ import json
 import warnings
 
 import numpy as np
-import pytest
 import torch
 
 import tinygrad_course as tc
@@ -21,7 +20,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import MILESTONES
 from tinygrad_course.generator import LEARNER_METHODS, Generator
 
-from build_helpers import ROOT, solution_cell
+from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
 
 SETUP = "import numpy as np\nimport tinygrad_course as tc\n\n\n"
 CELL = solution_cell("04_data.ipynb", "ex04_10")
@@ -30,9 +29,7 @@ OWN = {attr: Generator.__dict__[attr] for attr in LEARNER_METHODS}
 
 
 def _namespace(source=CELL):
-    namespace = {}
-    exec(compile(SETUP + source, "<ex04_10>", "exec"), namespace)
-    return namespace
+    return run_cell(SETUP + source, "<ex04_10>")
 
 
 def _save(folder, source=CELL):
@@ -40,12 +37,7 @@ def _save(folder, source=CELL):
         save(folder, BY_NAME[name], SETUP + source, [], "04_data.ipynb, the cell defining Generator")
 
 
-@pytest.fixture
-def learner(tmp_path):
-    _save(tmp_path)
-    build.use_learner(tmp_path, quiet=True)
-    yield
-    build.use_reference()
+learner = learner_fixture(_save)
 
 
 def test_the_three_draws_are_slots_of_chapter_04_with_their_probe():

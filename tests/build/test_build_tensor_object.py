@@ -21,7 +21,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED_01B, MILESTONES
 from tinygrad_course.tensor_base import BASE_METHODS, TensorBase
 
-from build_helpers import ROOT, solution_cell
+from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
 
 SETUP = ("import math\n\nimport numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.shapes import contiguous_strides\n"
@@ -35,9 +35,7 @@ OWN = {attr: TensorBase.__dict__[attr] for attr in BASE_METHODS}
 def _namespace(grade_id, old=None, new=None):
     source = CELLS[grade_id] if old is None else CELLS[grade_id].replace(old, new)
     assert old is None or source != CELLS[grade_id]
-    namespace = {}
-    exec(compile(SETUP + source, f"<{grade_id}>", "exec"), namespace)
-    return namespace
+    return run_cell(SETUP + source, f"<{grade_id}>")
 
 
 def _save(folder, sources=None):
@@ -48,12 +46,7 @@ def _save(folder, sources=None):
                  f"01b_tensor_object.ipynb, the cell defining {cls}")
 
 
-@pytest.fixture
-def learner(tmp_path):
-    _save(tmp_path)
-    build.use_learner(tmp_path, quiet=True)
-    yield
-    build.use_reference()
+learner = learner_fixture(_save)
 
 
 def test_every_base_method_is_a_component_of_01b_with_its_slot_and_probe():
@@ -208,9 +201,7 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
     stub = "".join(next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") ==
                         "ex01b_4")["source"])
     assert "NotImplementedError" in stub
-    namespace = {}
-    exec(compile(SETUP + stub, "<stub>", "exec"), namespace)
-    assert "not implemented yet" in verdict("Tensor.detach", namespace)
+    assert "not implemented yet" in verdict("Tensor.detach", run_cell(SETUP + stub, "<stub>"))
 
 
 def test_a_property_slot_keeps_the_class_setter():
