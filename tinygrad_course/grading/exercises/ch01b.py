@@ -18,6 +18,7 @@ import tinygrad_course as tc
 from ... import seams
 from ...tensor_base import BASE_METHODS, TensorBase
 from ..registry import exercise
+from .learner_classes import defined, learner_functions
 from . import ch01b_promotion  # noqa: F401  (registers 01b.6: type promotion)
 
 GROUPS = {"01b.1": ("ShapeMethods", ("shape", "ndim", "dim", "numel", "size", "__len__")),
@@ -29,30 +30,12 @@ PROPERTIES = ("shape", "ndim", "requires_grad", "is_leaf")
 assert {a for _, attrs in GROUPS.values() for a in attrs} == set(BASE_METHODS)
 
 
-def _defined(cls, attr):
-    """What the learner's class (or a base class of theirs, never the framework's) binds to `attr`, or None."""
-    for klass in cls.__mro__[:-1]:
-        if attr in vars(klass) and not klass.__module__.startswith("tinygrad_course"):
-            return vars(klass)[attr]
-    return None
-
-
-def functions(cls, attrs=BASE_METHODS) -> dict:
-    """{method name: the function the learner's class defines for it (a property's getter)}."""
-    found = {}
-    for attr in attrs:
-        value = _defined(cls, attr)
-        if value is not None:
-            found[attr] = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
-    return found
-
-
 @contextlib.contextmanager
 def installed(*classes):
     """The learner's methods of `classes` are TensorBase's during the block (as build mode installs them)."""
     mine = {}
     for cls in classes:
-        mine.update(functions(cls))
+        mine.update(learner_functions(cls, BASE_METHODS))
     with seams.replaced({f"Tensor.{attr}": fn for attr, fn in mine.items()}):
         yield
 
@@ -172,7 +155,7 @@ def _class_functions(t, cls, exercise_id):
     """The learner's functions for the exercise's methods, after checking that each is defined (properties as
     properties)."""
     name, attrs = GROUPS[exercise_id]
-    found = functions(cls, attrs)
+    found = learner_functions(cls, attrs)
     missing = [attr for attr in attrs if attr not in found]
     if len(missing) == len(attrs):
         t.fail(name, "defines none of the methods", hint="define each method of the list in the class")
@@ -181,11 +164,11 @@ def _class_functions(t, cls, exercise_id):
                hint="every method of the exercise's list is one method of the class, named as PyTorch names it")
     for attr in attrs:
         if attr in PROPERTIES:
-            t.true(isinstance(_defined(cls, attr), property),
+            t.true(isinstance(defined(cls, attr), property),
                    f"{name}.{attr} to be a property (x.{attr}, without parentheses, as in PyTorch)",
                    why=f"without @property, x.{attr} would be the method itself, not its value",
                    hint=f"write @property on the line above def {attr}(self)")
-        elif isinstance(_defined(cls, attr), property):
+        elif isinstance(defined(cls, attr), property):
             t.fail(f"{name}.{attr}", f"is a property, but PyTorch's x.{attr} is a method (x.{attr}())",
                    hint="remove the @property line above it")
     return found
@@ -476,7 +459,7 @@ def _new_leaf(y):
 @exercise("01b.4", title="requires_grad, requires_grad_, is_leaf and detach: AutogradFields", points=3)
 def autograd_fields_check(t, AutogradFields):
     found = _class_functions(t, AutogradFields, "01b.4")
-    prop = _defined(AutogradFields, "requires_grad")
+    prop = defined(AutogradFields, "requires_grad")
     t.true(prop.fset is not None, "AutogradFields.requires_grad to have a setter (a.requires_grad = True, as in "
            "PyTorch)", why="without one, assigning to it raises AttributeError",
            hint="write @requires_grad.setter above a second def requires_grad(self, value) that calls "

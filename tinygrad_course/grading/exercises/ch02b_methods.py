@@ -18,19 +18,9 @@ import tinygrad_course as tc
 from ... import seams
 from ...tensor import LEARNER_INPLACE_METHODS
 from ..registry import exercise
-from .ch02b_operators import _defined
+from .learner_classes import learner_functions
 
 _ALIASES = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
-
-
-def _functions(cls):
-    """{method name: the function the learner's class defines for it}."""
-    found = {}
-    for attr in LEARNER_INPLACE_METHODS:
-        value = _defined(cls, attr)
-        if value is not None:
-            found[attr] = getattr(value, "__func__", value)
-    return found
 
 
 @contextlib.contextmanager
@@ -43,7 +33,7 @@ def _reference():
 @contextlib.contextmanager
 def installed(cls):
     """The learner's methods are tc.Tensor's during the block (as build mode installs them)."""
-    functions = _functions(cls)
+    functions = learner_functions(cls, LEARNER_INPLACE_METHODS)
     with seams.replaced({f"Tensor.{attr}": functions[attr] for attr in LEARNER_INPLACE_METHODS}):
         yield
 
@@ -357,7 +347,7 @@ def _inplace_graph(t):
 
 @exercise("02b.9", title="Tensor's reductions, comparisons, conversions and in-place methods: TensorMethods", points=4)
 def tensor_methods_check(t, TensorMethods):
-    functions = _functions(TensorMethods)
+    functions = learner_functions(TensorMethods, LEARNER_INPLACE_METHODS)
     missing = [attr for attr in LEARNER_INPLACE_METHODS if attr not in functions]
     if len(missing) == len(LEARNER_INPLACE_METHODS):
         t.fail("TensorMethods", "defines none of the methods", hint="define each method of the list in the class")

@@ -18,26 +18,9 @@ from ... import seams
 from ...tensor import LEARNER_METHODS
 from .. import mistakes
 from ..registry import exercise
+from .learner_classes import defined, learner_functions
 
 _PROPERTIES = ("T", "mT")
-
-
-def _defined(cls, attr):
-    """What the learner's class (or a base class of theirs, never the framework's) binds to `attr`, or None."""
-    for klass in cls.__mro__[:-1]:
-        if attr in vars(klass) and not klass.__module__.startswith("tinygrad_course"):
-            return vars(klass)[attr]
-    return None
-
-
-def _functions(cls):
-    """{method name: the function the learner's class defines for it (a property's getter)}."""
-    found = {}
-    for attr in LEARNER_METHODS:
-        value = _defined(cls, attr)
-        if value is not None:
-            found[attr] = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
-    return found
 
 
 @contextlib.contextmanager
@@ -50,7 +33,7 @@ def _reference():
 @contextlib.contextmanager
 def installed(cls):
     """The learner's methods are tc.Tensor's during the block (as build mode installs them)."""
-    functions = _functions(cls)
+    functions = learner_functions(cls, LEARNER_METHODS)
     with seams.replaced({f"Tensor.{attr}": functions[attr] for attr in LEARNER_METHODS}):
         yield
 
@@ -244,7 +227,7 @@ def _views(t):
 
 @exercise("02b.8", title="Tensor's operators, math and views: TensorOperators", points=4)
 def tensor_operators_check(t, TensorOperators):
-    functions = _functions(TensorOperators)
+    functions = learner_functions(TensorOperators, LEARNER_METHODS)
     missing = [attr for attr in LEARNER_METHODS if attr not in functions]
     if len(missing) == len(LEARNER_METHODS):
         t.fail("TensorOperators", "defines none of the methods", hint="define each method of the list in the class")
@@ -252,7 +235,7 @@ def tensor_operators_check(t, TensorOperators):
         t.fail("TensorOperators", f"defines no {', '.join(missing)}",
                hint="every method of the exercise's list is one method of the class, named as PyTorch names it")
     for attr in _PROPERTIES:
-        t.true(isinstance(_defined(TensorOperators, attr), property),
+        t.true(isinstance(defined(TensorOperators, attr), property),
                f"TensorOperators.{attr} to be a property (x.{attr}, without parentheses, as in PyTorch)",
                why=f"without @property, x.{attr} would be the method itself, not the transposed tensor",
                hint=f"write @property on the line above def {attr}(self)")
