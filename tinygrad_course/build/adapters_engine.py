@@ -16,6 +16,7 @@ from .. import seams
 from ..autograd.anomaly_mode import state as _anomaly
 from ..autograd.engine import AccumulateGrad, Function, _recorders, _sequence, module_stack, profilers
 from ..autograd.grad_mode import _state, no_grad
+from ..grading.exercises.learner_classes import defined
 from ..grading.learner_op import OpFailed
 from ..tensor_base import TensorBase, _wrap
 from .adapters import own_function
@@ -304,17 +305,21 @@ def save_for_backward(learner_class):
     return own_function(learner_class, "save_for_backward", "Node")
 
 
+def _node_property(learner_class, name):
+    """The getter of the property `name` of the learner's Node class (AttributeError naming it when absent)."""
+    found = defined(learner_class, name)
+    if not isinstance(found, property):
+        raise AttributeError(f"your Node defines no {name} property (@property def {name}(self): ...)")
+    return found.fget
+
+
 def saved_tensors(learner_class):
     """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
     PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's own
     output that it saved, which the exercise does not cover, stays the reference's when it matters: under
     `create_graph` (it is relinked to its node) and once it was modified in place (the error names it as the node's
     output)."""
-    found = next((vars(k)["saved_tensors"] for k in learner_class.__mro__[:-1]
-                  if not k.__module__.startswith("tinygrad_course") and "saved_tensors" in vars(k)), None)
-    if not isinstance(found, property):
-        raise AttributeError("your Node defines no saved_tensors property (@property def saved_tensors(self): ...)")
-    getter, reference = found.fget, seams.reference("Node.saved_tensors")
+    getter, reference = _node_property(learner_class, "saved_tensors"), seams.reference("Node.saved_tensors")
 
     def saved(node):
         outs = node.__dict__.get("_saved_outputs")
@@ -330,11 +335,7 @@ def saved_output(learner_class):
     """The learner's `Node.saved_output` (a property, exercise 02.5) as every node's: the op's output kept by
     forward, or PyTorch's errors for a freed node and an output modified in place since. Under `create_graph` the
     reference's runs (it links the output back to its node for higher derivatives, which the exercise leaves out)."""
-    found = next((vars(k)["saved_output"] for k in learner_class.__mro__[:-1]
-                  if not k.__module__.startswith("tinygrad_course") and "saved_output" in vars(k)), None)
-    if not isinstance(found, property):
-        raise AttributeError("your Node defines no saved_output property (@property def saved_output(self): ...)")
-    getter, reference = found.fget, seams.reference("Node.saved_output")
+    getter, reference = _node_property(learner_class, "saved_output"), seams.reference("Node.saved_output")
 
     def saved(node):
         if _state.enabled and not node._released:
