@@ -334,6 +334,7 @@ def bernoulli(input, p=None, *, generator=None):
     return _wrap(r.astype(input.dtype.np_dtype))
 
 
+@seams.component("multinomial")
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from the (unnormalised) probabilities in each row of `input` (1-d or 2-d), drawn
     where `input` lives and, on the CPU, as PyTorch draws them: without replacement (or one sample) the

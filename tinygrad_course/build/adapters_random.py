@@ -45,3 +45,18 @@ def generator_method(attr: str):
 
     adapt.__name__ = f"generator_{attr}"
     return adapt
+
+
+def multinomial(learner_function):
+    """An adapter: the learner's `multinomial(input, num_samples, replacement=False, *, generator=None)` (exercise
+    10.11) becomes tc.multinomial (and `Tensor.multinomial`) for the draws the exercise covers -- one sample, or
+    several without replacement (PyTorch's exponential race) -- while several draws with replacement (a binary
+    search of the running sum) stay the reference's. The learner's indices are returned as they are."""
+    original = reference("multinomial")
+
+    @functools.wraps(learner_function)
+    def draw(input, num_samples, replacement=False, *, generator=None):
+        if replacement and num_samples != 1:
+            return original(input, num_samples, replacement, generator=generator)
+        return learner_function(input, num_samples, replacement, generator=generator)
+    return draw

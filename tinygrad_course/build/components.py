@@ -21,7 +21,7 @@ from . import adapters_tensor_object
 @dataclass(frozen=True)
 class Component:
     name: str            # the component's name in the status table
-    chapter: str         # "01" ... "09"
+    chapter: str         # "01" ... "10"
     exercise: str        # grade_id of the solution cell that defines it, e.g. "ex02_1"
     defines: str         # the function or class the learner writes there
     seam: str            # the seam it fills (seams.install name)
@@ -38,7 +38,7 @@ NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modu
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
              "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb",
-             "01b": "01b_tensor_object.ipynb"}
+             "01b": "01b_tensor_object.ipynb", "10": "10_gpt.ipynb"}
 
 # chapter 03b's Module: each method the learner writes and its contract (PyTorch's), in the class's order; the
 # exercise cell that writes it is MODULE_CELLS' (03b.2 the class and its tables, 03b.3 and 03b.4 methods added to it)
@@ -124,7 +124,8 @@ OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
                 "Dropout": "multiply of F.dropout and nn.Dropout by the mask they draw",
                 "Embedding": "F.embedding and nn.Embedding lookup without a padding_idx",
                 "MaskedFill": "x.masked_fill(mask, number)",
-                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache)",
+                "Cat": "tc.cat(tensors, dim) of one dtype and rank (a key/value cache; integer and bool tensors too: "
+                       "generate's growing ids)",
                 "Transpose": "x.transpose(dim0, dim1), x.t(), x.T and x.mT of a tensor of at least 1 dim (a view)",
                 "Expand": "x.expand(*sizes) and x.expand_as(y) without -1 (a view)",
                 "Gather": "x.gather(dim, index) with an index of x's sizes except along dim (nll_loss's pick)",
@@ -637,6 +638,17 @@ _COMPONENTS = [
     Component("broadcast", "09", "ex09_5", "broadcast", "broadcast", adapters_distributed.broadcast,
               "broadcast(ranks, src) copies ranks[src] into every rank in place; tc.distributed.broadcast (DDP's "
               "initial weights) runs it", checks=("all_reduce", "broadcast")),
+    # chapter 10: what sampling runs under next_token_probs and generate
+    Component("Topk", "10", "ex10_11", "Topk", "Topk", adapters.op,
+              "Topk.forward(ctx, x, k, dim, largest) on a NumPy array -> (values, indices) of the k largest (or "
+              "smallest) along dim, largest first, ties in their order; Topk.backward(ctx, grad, grad_indices) -> "
+              "the grad of x; every float tc.topk / x.topk without NaN runs it (top-k sampling, multinomial's "
+              "several draws)", checks=("Topk", "multinomial"), pure=True),
+    Component("multinomial", "10", "ex10_11", "multinomial", "multinomial", adapters_random.multinomial,
+              "multinomial(input, num_samples, replacement=False, *, generator=None) -> int64 indices drawn as "
+              "PyTorch draws them: the largest p / q with q exponential samples (PyTorch's errors for bad "
+              "distributions); every tc.multinomial / x.multinomial of one sample or without replacement runs it "
+              "(generate's next token)", checks=("Topk", "multinomial")),
 ]
 COMPONENTS = tuple(Component(**{**c.__dict__, "notebook": NOTEBOOKS[c.chapter]}) for c in _COMPONENTS)
 BY_NAME = {c.name: c for c in COMPONENTS}

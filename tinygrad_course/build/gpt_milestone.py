@@ -73,7 +73,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 # 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
-# initial draws, generate's samples)
+# initial draws, generate's samples), and chapter 10's Topk and multinomial (what generate's sampling runs)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
            "storage_positions", "result_type", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
@@ -95,7 +95,8 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr", "clip_grad_norm_", "pick",
            "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02b's operators, math and views
            *(f"Tensor.{attr}" for attr in BASE_METHODS_01B),  # chapter 01b's shape, stride, value and autograd fields
-           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS))  # 02b.9's reductions, comparisons, in-place methods
+           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS),  # 02b.9's reductions, comparisons, in-place methods
+           "Topk", "multinomial")  # 10.11: what sampling runs
 
 
 # ---- the text --------------------------------------------------------------------------------------------

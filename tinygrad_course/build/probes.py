@@ -31,7 +31,7 @@ from ..utils.data import collate as collate_module
 from ..utils.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 from . import probes_dtypes
 from . import (probes_distributed, probes_engine, probes_factories, probes_losses, probes_ops, probes_parameter,
-               probes_random, probes_schedules, probes_tensor_object, probes_views)
+               probes_random, probes_sampling, probes_schedules, probes_tensor_object, probes_views)
 from .components import INIT_FUNCTIONS, MODULE_LIST_METHODS, MODULE_METHODS
 from .milestone_runs import resume_run
 from .probe_codes import codes as _codes
@@ -763,7 +763,8 @@ PROBES = {"BatchSampler.__iter__": batch_indices_probe, "log_softmax": log_softm
           "grad_norms": grad_norms_probe, "first_nonfinite_module": first_nonfinite_probe,
           **probes_distributed.PROBES, **probes_factories.PROBES, **probes_parameter.PROBES, **probes_views.PROBES,
           **probes_engine.PROBES, **probes_ops.PROBES, **probes_losses.PROBES, **probes_schedules.PROBES,
-          **probes_random.PROBES, **probes_tensor_object.PROBES, **probes_dtypes.PROBES}
+          **probes_random.PROBES, **probes_tensor_object.PROBES, **probes_dtypes.PROBES,
+          **probes_sampling.PROBES}
 # random components are compared by what must hold, not value by value
 _TOLERANCE = {"Dropout.forward": {"kept_fraction": 0.03}, "init_weights": {"std": 0.05, "mean": 0.01}}
 

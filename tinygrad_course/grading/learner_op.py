@@ -64,6 +64,16 @@ def _floats(args, numbers=""):
     return None if dtype is None else (arrays, dtype)
 
 
+def _one_dtype(args):
+    """The arrays of `args` and their dtype when every argument is a CPU tensor of one integer or bool dtype (ops
+    that only move elements, such as Cat, compute them alike; no gradient flows through them), else None."""
+    arrays = [getattr(a, "_data", None) for a in args]
+    if not arrays or any(type(x) is not np.ndarray or x.dtype.kind not in "biu" or x.dtype != arrays[0].dtype
+                         for x in arrays):
+        return None
+    return arrays, arrays[0].dtype
+
+
 def _broadcast(*shapes):
     """The shape `shapes` broadcast to, None when they do not (the reference raises PyTorch's error)."""
     try:
@@ -212,10 +222,10 @@ def _masked(args, kwargs, op):
 
 
 def _joined(args, kwargs, op):
-    """Cat (*tensors, dim=0): tensors of one dtype and rank whose sizes match except along dim (PyTorch's legacy
-    empty 1-D ones, which cat skips, stay the reference's); forward takes dim as a keyword."""
+    """Cat (*tensors, dim=0): float, integer or bool tensors of one dtype and rank whose sizes match except along
+    dim (PyTorch's legacy empty 1-D ones, which cat skips, stay the reference's); forward takes dim as a keyword."""
     dim = kwargs.get("dim", 0)
-    got = _floats(args) if args and not set(kwargs) - {"dim"} else None
+    got = (_floats(args) or _one_dtype(args)) if args and not set(kwargs) - {"dim"} else None
     if got is None:
         return None
     shapes = [a.shape for a in got[0]]
@@ -367,21 +377,38 @@ def _indexed(args, kwargs, op):
     return [data, key + (Ellipsis,)], (*data.shape[:d], *idx.shape, *data.shape[d + 1:]), data.dtype, {}
 
 
+def _largest_k(args, kwargs, op):
+    """Topk (x, k, dim=-1, largest=True, sorted=True) of a float x of at least one dim without NaN, an int k in
+    [0, x.shape[dim]] and an int dim in range; forward takes (x, k, dim, largest) and returns (values, indices),
+    sorted (PyTorch's `sorted=False` leaves the order unspecified: a sorted result is one). A 0-d x, a NaN
+    (PyTorch orders it as the largest) and bad arguments stay the reference's."""
+    x, k, dim, largest, _ = (*args, -1, True, True)[:5] if 2 <= len(args) <= 5 else (None,) * 5
+    got = _floats((x,)) if type(k) is int and type(dim) is int and type(largest) is bool else None
+    if got is None or not got[0][0].ndim or np.isnan(got[0][0]).any():
+        return None
+    (data,), dtype = got
+    d = _dims((dim,), data.ndim)
+    if d is None or not 0 <= k <= data.shape[d[0]]:
+        return None
+    return [data, k, dim, largest], tuple(k if i == d[0] else s for i, s in enumerate(data.shape)), dtype, {}
+
+
 # the reference op's name -> how a call of it reaches the learner's forward (None: the reference computes it)
 READERS = {**{name: _elementwise("nn") for name in ("Add", "Sub", "Mul", "Div")}, "Pow": _power,
            **{name: _elementwise("t") for name in ("Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid")},
            "Matmul": _matmul, "Sum": _reduction, "Mean": _reduction, "Softmax": _along, "LogSoftmax": _along,
            "Gelu": _gelu, "Dropout": _mask_times, "Embedding": _lookup, "MaskedFill": _masked, "Cat": _joined,
            "Transpose": _swapped, "Expand": _expanded, "Gather": _gathered, "View": _reshaped, "Narrow": _sliced,
-           "Clone": _copied, "Max": _largest, "GetItem": _indexed}
+           "Clone": _copied, "Max": _largest, "GetItem": _indexed, "Topk": _largest_k}
 KEYWORDS = ("Cat",)  # ops whose options arrive as keywords (`Cat.apply(*tensors, dim=dim)`)
 VIEWS = ("Transpose", "Expand", "View", "Narrow", "GetItem")  # their result shares x's memory: the framework makes it
 # a view (GetItem's for a basic key only: an index array copies, `_view_call`)
 COPIES = ("Clone",)  # their result is a row-major array of its own
-ARITY = {"Sum": 3, "Mean": 3, "Max": 3}  # forward's arguments where the framework's op may be called with fewer
-# ops whose learner's forward returns (values, indices): max(dim) returns both, argmax the indices; the reference
-# records them (the learner's Function.apply records ops of one differentiable output)
-VALUES_INDICES = ("MaxMinDim", "ArgMaxMin")
+ARITY = {"Sum": 3, "Mean": 3, "Max": 3, "Topk": 4}  # forward's arguments where the framework's op may be called with fewer
+# ops whose learner's forward returns (values, indices): max(dim) and topk return both, argmax the indices; the
+# reference records them (the learner's Function.apply records ops of one differentiable output)
+VALUES_INDICES = ("MaxMinDim", "ArgMaxMin", "Topk")
+_PAIR_CALLS = {"Topk": ("", "x.topk(k, dim)")}  # (the call's condition, PyTorch's call returning the pair)
 
 
 def _view_call(name, args):
@@ -433,16 +460,18 @@ def _forward_problem(name, result, arrays, shape, dtype, view):
 
 
 def _pair_problem(name, result, arrays, shape, dtype):
-    """Why what a learner's forward returned for x.max(dim) (or argmax) is not (values, indices) (None when it is)."""
+    """Why what a learner's forward returned for x.max(dim) (or argmax) or x.topk(k) is not (values, indices) (None
+    when it is)."""
+    when, call = _PAIR_CALLS.get(name, (" for a dim", "x.max(dim)"))
     if not isinstance(result, tuple) or len(result) != 2:
-        return TypeError(f"your {name}.forward returned {type(result).__name__} for a dim, expected a pair (values, "
-                         "indices) of NumPy arrays, as x.max(dim) returns both")
+        return TypeError(f"your {name}.forward returned {type(result).__name__}{when}, expected a pair (values, "
+                         f"indices) of NumPy arrays, as {call} returns both")
     problem = _forward_problem(name, result[0], arrays, shape, dtype, False)
     if problem is None and (not isinstance(result[1], (np.ndarray, np.generic)) or result[1].shape != shape or
                             result[1].dtype != np.int64):
         got = f"shape {np.shape(result[1])} and dtype {getattr(result[1], 'dtype', type(result[1]).__name__)}"
         return RuntimeError(f"your {name}.forward returned indices of {got} for x of shape {np.shape(arrays[0])}, "
-                            f"expected shape {shape} and dtype int64 (np.argmax's)")
+                            f"expected shape {shape} and dtype int64 (np.argmax's and np.argsort's)")
     return problem
 
 

@@ -131,6 +131,7 @@ NUDGES: dict[str, str] = {
     "10.8": "a token's vector is what it is plus where it is; the blocks refine it, and the head reads scores for every next token off the same table that embedded the tokens.",
     "10.9": "small steps while Adam's averages are still empty, the full rate at the end of the warmup, then half a cosine wave from there down to a floor.",
     "10.10": "the past does not change: feed each position once, keep its keys and values in the caches, and let every new token be one more position.",
+    "10.11": "topk is a stable sort along dim, cut after k, with the gradient sent back to where each value came from; a draw is a race: every category gets an exponential time, and the largest p / q wins.",
 }
 
 _FALLBACK = "reread the exercise's text and the lecture section it points to; the check's message will name what differs."

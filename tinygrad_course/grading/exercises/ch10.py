@@ -14,6 +14,7 @@ import tinygrad_course as tc
 from .. import mistakes
 from ..registry import exercise
 from . import ch10_gpt  # noqa: F401  (registers 10.7-10.10: CausalSelfAttention, the GPT, lr_at, generate)
+from . import ch10_sampling  # noqa: F401  (registers 10.11: Topk and multinomial)
 
 F = tc.nn.functional
 _SDPA = "tinygrad_course.nn.functional.scaled_dot_product_attention"
