@@ -221,6 +221,10 @@ def full(size=None, fill_value=None, *, out=None, dtype=None, layout=None, devic
     if not isinstance(size, (tuple, list)) and not hasattr(size, "_data"):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     shape = _shape(size_arg("full", (size,)))
+    if hasattr(fill_value, "_data"):  # a 0-d tensor is a number to PyTorch (its dtype from the value's kind)
+        if fill_value.ndim:
+            raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not Tensor")
+        fill_value = fill_value.item()
     if dtype is None:
         dtype = _dt.scalar_dtype(fill_value)
     dt, dev, xp = _creation(dtype, device)
@@ -233,6 +237,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m if m is not None else n, dtype=dt.np_dtype), requires_grad)
 
 
+@seams.component("arange")
 def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     """Values start, start+step, ... < end; int64 unless an argument is a float: `arange(end)`,

@@ -11,12 +11,12 @@ from tinygrad_course.grading import check, reset_attempts
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 
-FACTORY_NAMES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like")
+FACTORY_NAMES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "arange")
 nested_shape, infer_dtype, new_tensor = solution("01", "nested_shape", "infer_dtype", "new_tensor")
 
 
 def factories(**replaced):
-    """The solution's eight factory functions, with the ones named replaced by wrong answers."""
+    """The solution's nine factory functions, with the ones named replaced by wrong answers."""
     return tuple(replaced.get(name) or solution("01", name)[0] for name in FACTORY_NAMES)
 
 
@@ -286,6 +286,25 @@ def positions_dims_reversed(shape, strides, offset):
     return positions
 
 
+def _arange(including_end=False, numpy_dtype=False, sign_checked=True):
+    def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+        if end is None:
+            start, end = 0, start
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
+        if sign_checked and (end - start) * step < 0:
+            raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        values = np.arange(start, end + step if including_end else end, step)  # NumPy's dtype: float64 for floats
+        if not numpy_dtype:
+            values = values.astype((dtype or (tc.int64 if values.dtype.kind == "i" else tc.get_default_dtype())).np_dtype)
+        elif dtype is not None:
+            values = values.astype(dtype.np_dtype)
+        return new_tensor(values, requires_grad)
+    return arange
+
+
+arange_including_end, arange_in_float64, arange_without_sign_check = (
+    _arange(including_end=True), _arange(numpy_dtype=True), _arange(sign_checked=False))
 reference_view_strides = seams.reference("view_strides")
 select_class, zero_outliers = solution("01", "select_class", "zero_outliers")
 permute_strides, expand_strides = solution("01", "permute_strides", "expand_strides")
@@ -304,6 +323,11 @@ CATALOGUE = [
     ("01.1", factories(zeros_like=zeros_like_in_default_float), ["dtype of zeros_like(tc.tensor([3, 0, 2])): expected tc.int64",
                                                                  "zeros_like keeps input's dtype (tc.int64)"]),
     ("01.1", factories(zeros=zeros_of_a_tuple_only), ["zeros((2, 3))", "one tuple (or list) is the shape"]),
+    ("01.1", factories(arange=arange_including_end), ["shape of arange(5)", "n itself is left out"]),
+    ("01.1", factories(arange=arange_in_float64), ["dtype of arange(0, 1, 0.25): expected tc.float32, got tc.float64",
+                                                   "the default float dtype (float32) as soon as one is a Python float"]),
+    ("01.1", factories(arange=arange_without_sign_check), ["arange(0, 5, -1)", "upper bound and larger bound "
+                                                           "inconsistent with step sign"]),
     ("01.2", features_as_integers, ["the integer rows became an integer tensor"]),
     ("01.2", features_in_float64, ["tc.float64"]),
     ("01.2", features_written_into_integers, ["the integer rows became an integer tensor", "written into an integer"]),

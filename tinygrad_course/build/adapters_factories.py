@@ -1,5 +1,5 @@
 """Adapters of chapter 01's tensor creation (exercise 01.1): the learner's `tensor`, `zeros`, `ones`, `full`,
-`empty`, `zeros_like`, `ones_like` and `full_like` have PyTorch's signatures, so each adapter only routes: the
+`empty`, `zeros_like`, `ones_like`, `full_like` and `arange` have PyTorch's signatures, so each adapter only routes: the
 calls the exercise covers (CPU tensors from numbers, nested lists or NumPy arrays; sizes of ints; a framework
 dtype) go to the learner's function, every other option (another device, pinned memory, `out=`, `layout=`, a
 tensor as data, `size=` by keyword, ...) to the reference. Nothing here touches a result.
@@ -103,3 +103,21 @@ def like(name: str):
 
     adapt.__name__ = f"like_{name}"
     return adapt
+
+
+def arange(learner):
+    """`tc.arange(end)`, `tc.arange(start, end)` and `tc.arange(start, end, step)` of Python numbers on the CPU run
+    the learner's `arange(start, end=None, step=1, *, dtype, device, requires_grad)`; bounds given by keyword or as
+    tensors, `out=`, `layout=`, pinned memory and other devices stay the reference's."""
+    original = reference("arange")
+
+    def run(*args, start=None, end=None, step=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+        if (not 1 <= len(args) <= 3 or start is not None or end is not None or step is not None or out is not None
+                or layout is not None or pin_memory or any(type(a) not in (int, float) for a in args)
+                or not _covered_dtype(dtype) or not _on_cpu(device)):
+            return original(*args, start=start, end=end, step=step, out=out, dtype=dtype, layout=layout,
+                            device=device, requires_grad=requires_grad, pin_memory=pin_memory)
+        return learner(*args, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    return run

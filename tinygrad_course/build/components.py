@@ -139,7 +139,7 @@ OPS_02B_RUNS = {"Softmax": "x.softmax(dim) and F.softmax(x, dim)",
 
 # chapter 01's tensor creation: what exercise 01.1's cell defines (its check takes all eight), the adapter and the
 # contract of each
-FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like")
+FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "arange")
 FACTORY_CONTRACTS = (
     ("tensor", adapters_factories.tensor,
      "tensor(data, *, dtype=None, device=None, requires_grad=False) -> a new CPU tensor holding a copy of a number, "
@@ -159,6 +159,9 @@ FACTORY_CONTRACTS = (
      "requires_grad=False) -> ones of input's shape and dtype; every tc.ones_like of a CPU tensor runs it"),
     ("full_like", adapters_factories.like("full_like"), "full_like(input, fill_value, *, dtype=None, device=None, "
      "requires_grad=False) -> fill_value in input's shape and dtype; every tc.full_like of a CPU tensor runs it"),
+    ("arange", adapters_factories.arange, "arange(start, end=None, step=1, *, dtype=None, device=None, "
+     "requires_grad=False) -> start, start + step, ... before end (arange(n): 0 ... n - 1), int64 unless a bound is "
+     "a float, PyTorch's errors; every tc.arange of numbers on the CPU runs it (the GPT's positions)"),
 )
 
 # chapter 02b's Tensor methods (the learner's class TensorOperators): each method and its contract (PyTorch's);

@@ -75,7 +75,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
 # initial draws, generate's samples), and chapter 10's Topk and multinomial (what generate's sampling runs)
 EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_strides", "expand_strides", "index_view",
-           "storage_positions", "result_type", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+           "storage_positions", "result_type", "tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "arange",
            "Add", "Sub", "Mul", "Div", "Pow", "Neg", "Exp", "Log", "Tanh", "Relu", "Sigmoid", "Matmul", "Sum", "Mean",
            "Max", *OPS_02B, "topological_sort", "root_gradient", "backward_pass", "Tensor.backward",
            "Function.apply", "Node.apply", "AccumulateGrad.apply", "AccumulateGrad.__init__", "Node.save_for_backward",

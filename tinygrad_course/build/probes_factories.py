@@ -1,5 +1,5 @@
 """Probe of chapter 01's tensor creation (exercise 01.1): tensors the framework makes through `tensor`, `zeros`,
-`ones`, `full`, `empty` and the `*_like` factories -- made directly, by a layer (`nn.Linear` allocates its weight
+`ones`, `full`, `empty`, the `*_like` factories and `arange` -- made directly, by a layer (`nn.Linear` allocates its weight
 with `empty`), by `default_collate` (a batch of labels) -- their dtypes, shapes, values and `requires_grad`, a
 gradient through a leaf made by `tensor`, and PyTorch's errors, as plain numbers."""
 from __future__ import annotations
@@ -44,6 +44,8 @@ def factories_probe():
     labels, weights = F.tensor([3, 0, 2]), F.tensor([[0.5, -1.0], [2.0, 0.0]], dtype=float64)
     made += [F.zeros_like(labels), F.zeros_like(weights), F.ones_like(weights), F.ones_like(labels, dtype=float32),
              F.full_like(labels, 2.7), F.full_like(weights, 3), F.zeros_like(weights, requires_grad=True)]
+    made += [F.arange(5), F.arange(2, 6), F.arange(10, 0, -3), F.arange(0, 1, 0.1), F.arange(0.5, 3),
+             F.arange(4, dtype=float64), F.arange(3, dtype=float32, requires_grad=True), F.arange(3, 3)]
     array[0, 0] = 100  # the tensor made from it is a copy
     made.append(F.tensor(array[:1]))
     manual_seed(0)
@@ -53,11 +55,12 @@ def factories_probe():
     (leaf * leaf).sum().backward()
     errors = [_error(lambda: F.tensor([[1, 2, 3], [4, 5]])), _error(lambda: F.tensor([[1, 2], 3])),
               _error(lambda: F.tensor([1, 2], requires_grad=True)), _error(lambda: F.zeros(2, -3)),
-              _error(lambda: F.ones(2, -3)), _error(lambda: F.full((2, -1), 1.0)), _error(lambda: F.empty(-1, -5))]
+              _error(lambda: F.ones(2, -3)), _error(lambda: F.full((2, -1), 1.0)), _error(lambda: F.empty(-1, -5)),
+              _error(lambda: F.arange(0, 5, 0)), _error(lambda: F.arange(0, 5, -1))]
     exact = [float(F.tensor([0.1], dtype=float64).item() == 0.1), float(made[9][0, 0].item())]
     return {"made": np.array([x for t in made for x in _numbers(t)]), "grad": leaf.grad.numpy().astype(np.float64),
             "errors": np.array(errors), "exact": np.array(exact)}
 
 
 PROBES = {name: factories_probe for name in ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
-                                             "full_like")}
+                                             "full_like", "arange")}

@@ -11,7 +11,7 @@ NUDGES: dict[str, str] = {
     "99.2": "a broadcast input was used many times in the output, so its gradient collects a contribution from every use.",
     "99.3": "a leaf's .grad collects gradients across backward calls; think about what should happen to the value already there.",
     # 01 tensors
-    "01.1": "a tensor is a NumPy array wrapped: find its shape from the nesting, its dtype from the highest kind of element (bool, then int, then float), build the array, then wrap it; every factory is that last step with a shape and a fill value.",
+    "01.1": "a tensor is a NumPy array wrapped: find its shape from the nesting, its dtype from the highest kind of element (bool, then int, then float), build the array, then wrap it; every factory is that last step with a shape and a fill value (arange with a length from the bounds and the step).",
     "01.2": "decide the dtype first: scaling into [0, 1] produces fractions, and whole-number storage cannot hold them.",
     "01.3": "stepping along the last dimension moves to the neighbouring element; stepping along an earlier dimension skips a whole block of the dimensions after it.",
     "01.4": "each index moves you along its dimension by its stride, starting from where the view begins.",

@@ -1,5 +1,5 @@
-"""Chapter 01, exercise 01.1: `tensor` and the factory functions (`zeros`, `ones`, `full`, `empty` and the
-`*_like` ones), each compared with the framework's own (which follows PyTorch) on exact inputs first -- shape,
+"""Chapter 01, exercise 01.1: `tensor` and the factory functions (`zeros`, `ones`, `full`, `empty`, the
+`*_like` ones and `arange`), each compared with the framework's own (which follows PyTorch) on exact inputs first -- shape,
 dtype, values, `requires_grad`, PyTorch's error messages -- naming the usual mistake, then on seeded random
 nested lists.
 """
@@ -11,7 +11,7 @@ from ... import dtypes, seams
 from ...tensor_base import TensorBase
 from ..registry import exercise
 
-FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like")
+FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "arange")
 # what the learner writes may not call (once installed, a function calling its own name never returns)
 _FORBIDDEN = tuple(f"tinygrad_course.{name}" for name in (*FACTORIES, "as_tensor", "empty_like"))
 
@@ -222,8 +222,38 @@ def _like_part(t, zeros_like, ones_like, full_like):
               hint="input's shape, and dtype=dtype or input.dtype")
 
 
+def _arange_part(t, arange):
+    cases = [
+        ((5,), {}, "arange(n) counts 0, 1, ..., n - 1: n itself is left out"),
+        ((2, 6), {}, "arange(start, end) starts at start and stops before end"),
+        ((10, 0, -3), {}, "a negative step counts down, still stopping before end"),
+        ((0, 1, 0.25), {}, "a float bound or step makes the default float dtype (float32)"),
+        ((0.5, 3), {}, "a float bound or step makes the default float dtype (float32)"),
+        ((0, 1, 0.1), {}, "ceil((end - start) / step) values, each start + i * step computed in float64 and "
+                          "rounded once to the dtype"),
+        ((4,), {"dtype": dtypes.float64}, "dtype= gives the dtype"),
+        ((3,), {"dtype": dtypes.float32, "requires_grad": True}, None),
+        ((-2, 3), {}, None),
+        ((3, 3), {}, "start == end: no values, shape (0,)"),
+    ]
+    for args, kwargs, why in cases:
+        expected = _ref("arange")(*args, **kwargs)
+        got = arange(*args, **kwargs)
+        dtype_why = None
+        if isinstance(got, TensorBase) and got.dtype != expected.dtype:
+            dtype_why = ("int64 when start, end and step are all ints; the default float dtype (float32) as soon as "
+                         "one is a Python float" if "dtype" not in kwargs else "dtype= gives the dtype")
+        _same(t, got, expected, _call("arange", args, kwargs), why=dtype_why or why,
+              hint="end=None means arange(end): start is 0; the length is ceil((end - start) / step)")
+    for args, message in (((0, 5, 0), "step must be nonzero"),
+                          ((0, 5, -1), "upper bound and larger bound inconsistent with step sign")):
+        _raises(t, arange, "arange", args, {}, RuntimeError, message,
+                hint="check the step first: zero never ends, and a step away from end never reaches it")
+
+
 @exercise("01.1", title="tensor and the factory functions", points=4, forbidden=_FORBIDDEN)
-def factories_check(t, tensor, zeros, ones, full, empty, zeros_like, ones_like, full_like):
+def factories_check(t, tensor, zeros, ones, full, empty, zeros_like, ones_like, full_like, arange):
     _tensor_part(t, tensor)
     _factory_part(t, zeros, ones, full, empty)
     _like_part(t, zeros_like, ones_like, full_like)
+    _arange_part(t, arange)
