@@ -241,3 +241,14 @@ def test_python_floats_are_rounded_once_to_the_requested_dtype(values, dtype):
     ours = tc.tensor(values, dtype=getattr(tc, dtype))
     theirs = torch.tensor(values, dtype=getattr(torch, dtype))
     assert ours.to(tc.float64).tolist() == theirs.to(torch.float64).tolist()
+
+
+@pytest.mark.parametrize("value, dtype", [(1.0, "float32"), (3, "int64"), (True, "bool"), (2.5, "float64")])
+def test_full_takes_a_0d_tensor_as_its_fill_value_as_pytorch(value, dtype):
+    mine = tc.full((2, 3), tc.tensor(value, dtype=getattr(tc, dtype)))
+    theirs = torch.full((2, 3), torch.tensor(value, dtype=getattr(torch, dtype)))
+    assert mine.tolist() == theirs.tolist() and str(mine.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    with pytest.raises(TypeError, match=r"full\(\): argument 'fill_value' \(position 2\) must be Number, not Tensor"):
+        tc.full((2,), tc.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"must be Number, not Tensor"):
+        torch.full((2,), torch.tensor([1.0, 2.0]))
