@@ -1,9 +1,6 @@
 """A catalogue of wrong answers for 04.10 (a Generator's uniform, normal and permutation, as PyTorch draws them):
 each realistic mistake fails the check with a message that names it, the released stub fails, and the solution
 passes. The wrong answers are the solution cell with one change each."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -11,20 +8,11 @@ import tinygrad_course as tc
 from tinygrad_course.grading import check
 
 from .test_wrong_answers_ch04_06 import _fails
-
-ROOT = Path(__file__).resolve().parents[2]
+from .wrong_answers import edited_cell
 
 
 def _define(*changes, folder="solutions"):
-    nb = json.loads((ROOT / folder / "04_data.ipynb").read_text())
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex04_10")
-    for old, new in changes:
-        assert old in source, old
-        source = source.replace(old, new)
-    namespace = {"tc": tc, "np": np}
-    exec(compile(source, "<ex04_10>", "exec"), namespace)
-    return namespace["Generator"]
+    return edited_cell("04_data.ipynb", "ex04_10", changes, {"tc": tc, "np": np}, folder)["Generator"]
 
 
 def test_the_solution_passes():

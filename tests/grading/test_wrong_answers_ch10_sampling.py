@@ -1,8 +1,5 @@
 """A catalogue of wrong answers for 10.11 (Topk and multinomial, what sampling runs): each realistic mistake fails
 its check with a message that names it, the released stub fails, and the solution passes."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -11,20 +8,12 @@ from tinygrad_course.autograd.engine import Op
 from tinygrad_course.grading import check
 
 from .test_wrong_answers_ch04_06 import _fails, _stub
-
-ROOT = Path(__file__).resolve().parents[2]
+from .wrong_answers import edited_cell
 
 
 def _define(*changes, folder="solutions"):
     """Topk and multinomial as the notebook's solution cell defines them, with `changes` (old, new) made first."""
-    nb = json.loads((ROOT / folder / "10_gpt.ipynb").read_text())
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex10_11")
-    for old, new in changes:
-        assert old in source, old
-        source = source.replace(old, new)
-    namespace = {"np": np, "tc": tc, "Op": Op}
-    exec(compile(source, "<sampling>", "exec"), namespace)
+    namespace = edited_cell("10_gpt.ipynb", "ex10_11", changes, {"np": np, "tc": tc, "Op": Op}, folder)
     return namespace["Topk"], namespace["multinomial"]
 
 

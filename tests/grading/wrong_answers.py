@@ -27,6 +27,21 @@ def notebook_namespace(folder: str, chapter: str) -> dict:
     return namespace
 
 
+def edited_cell(notebook: str, grade_id: str, changes=(), namespace=None, folder: str = "solutions") -> dict:
+    """The names the graded cell `grade_id` of `folder`/`notebook` defines, run in `namespace` (the imports it
+    needs) after each (old, new) of `changes` was made in its source (each `old` must be there): a wrong answer
+    written as the solution with one mistake."""
+    nb = json.loads((ROOT / folder / notebook).read_text())
+    source = next("".join(c["source"]) for c in nb["cells"]
+                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+    for old, new in changes:
+        assert old in source, old
+        source = source.replace(old, new)
+    namespace = dict(namespace or {})
+    exec(compile(source, f"<{grade_id}>", "exec"), namespace)
+    return namespace
+
+
 def solution(chapter: str, *names: str) -> tuple:
     """The solution notebook's objects `names`."""
     namespace = notebook_namespace("solutions", chapter)
