@@ -70,7 +70,11 @@ TOPICS = {
                               "copy whose backward adds rows that repeat"),
             ("view-shape", "view, reshape, squeeze and unsqueeze as one view to a shape, and a backward that reshapes back"),
             ("copy-slice", "clone/contiguous as a row-major copy and narrow/split as slices: a backward that passes "
-                           "the gradient on, and one that writes it into zeros"),
+                           "the gradient on, and one that writes it into zeros")],
+    "02c": [("operator-dispatch", "Python's dispatch of a * b to a tensor's method: reflected operators, NotImplemented, "
+                                  "NumPy operands, views as methods and .T as a property"),
+            ("tensor-reductions", "reductions, comparisons, logical operators and conversions as methods that name the "
+                                  "op PyTorch records; to() returns the tensor itself when nothing changes"),
             ("inplace-methods", "in-place methods as the out-of-place op written into the storage: the version counter, "
                                 "the recorded history, PyTorch's leaf, cast and shape errors")],
     "03": [("parameters-buffers", "nn.Parameter vs a plain tensor; buffers"),

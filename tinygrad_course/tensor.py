@@ -724,7 +724,7 @@ class Tensor(TensorBase, inplace.InplaceMachinery, conversion.ConversionMethods,
 
 register_tensor_class(Tensor)
 
-# The operators, element-wise math and views a learner writes in chapter 02b: build mode sets the class
+# The operators, element-wise math and views a learner writes in chapter 02c (02c.1): build mode sets the class
 # attribute to theirs while it is installed (`seams.offer_methods`), so these calls cost nothing extra here.
 LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
                    "__rtruediv__", "__pow__", "__neg__", "__matmul__", "exp", "log", "tanh", "sqrt", "relu",
@@ -733,14 +733,17 @@ LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__r
 seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
 # Chapter 02.4: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
 seams.offer_methods(Tensor, ("backward",), "Tensor.")
-# Chapter 02b.9's methods: the reductions and comparisons a model, its loss and its accuracy call, and the
-# in-place machinery (`_check_inplace` and `_inplace` of `InplaceMachinery`, `_write` of `TensorBase`) with the
-# in-place methods the optimizers and `nn.init` call; slots as above.
-LEARNER_INPLACE_METHODS = ("sum", "mean", "max", "argmax", "all", "any", "eq", "ne", "lt", "le", "gt", "ge", "__eq__",
-                           "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__", "__invert__",
-                           "to", "cpu", "float", "long", "_check_inplace", "_write", "_inplace", "add_",
-                           "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "lerp_", "zero_", "fill_", "copy_",
-                           "__iadd__", "__isub__", "__imul__", "__itruediv__")
+# Chapter 02c.2's methods: the reductions, comparisons, logical operators and conversions a model, its loss and its
+# accuracy call; slots as above.
+LEARNER_REDUCTION_METHODS = ("sum", "mean", "max", "argmax", "all", "any", "eq", "ne", "lt", "le", "gt", "ge",
+                             "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__",
+                             "__invert__", "to", "cpu", "float", "long")
+seams.offer_methods(Tensor, LEARNER_REDUCTION_METHODS, "Tensor.")
+# Chapter 02c.3's methods: the in-place machinery (`_check_inplace` and `_inplace` of `InplaceMachinery`, `_write` of
+# `TensorBase`) with the in-place methods and operators the optimizers and `nn.init` call; slots as above.
+LEARNER_INPLACE_METHODS = ("_check_inplace", "_write", "_inplace", "add_", "sub_", "mul_", "div_", "addcmul_",
+                           "addcdiv_", "lerp_", "zero_", "fill_", "copy_", "__iadd__", "__isub__", "__imul__",
+                           "__itruediv__")
 seams.offer_methods(Tensor, LEARNER_INPLACE_METHODS, "Tensor.")
 
 

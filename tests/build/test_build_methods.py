@@ -1,7 +1,8 @@
-"""Chapter 02b.9's TensorMethods as build-mode components: each of Tensor's reductions, comparisons, in-place
-methods and the in-place machinery (`_check_inplace`, `_write`, `_inplace`) is installed as tc.Tensor's own
-attribute (a method slot), computes like PyTorch (values, version counters, nodes, gradients, errors; Hypothesis
-for broadcasting, gradcheck through recorded in-place ops), a wrong one is not installed, one that raises is named
+"""Chapter 02c.2's TensorMethods and 02c.3's TensorInplace as build-mode components: each of Tensor's reductions,
+comparisons, logical operators and conversions (02c.2), and its in-place methods with the in-place machinery
+(`_check_inplace`, `_write`, `_inplace`, 02c.3) is installed as tc.Tensor's own attribute (a method slot), computes
+like PyTorch (values, version counters, nodes, gradients, errors; Hypothesis for broadcasting, gradcheck through
+recorded in-place ops), a wrong cell is not installed while the other cell's methods are, one that raises is named
 with its cell, and the lab and the GPT milestone install them."""
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ import tinygrad_course as tc
 from tinygrad_course import build, seams
 from tinygrad_course.build import gpt_milestone
 from tinygrad_course.build.checks import in_framework, verdict
-from tinygrad_course.build.components import BY_NAME, TENSOR_INPLACE_METHODS, WRITING, for_chapter
+from tinygrad_course.build.components import BY_NAME, TENSOR_INPLACE_METHODS, TENSOR_REDUCTION_METHODS, WRITING, for_chapter
 from tinygrad_course.build.package import save
 from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED_INPLACE, MILESTONES
-from tinygrad_course.tensor import LEARNER_INPLACE_METHODS, Tensor
+from tinygrad_course.tensor import LEARNER_INPLACE_METHODS, LEARNER_REDUCTION_METHODS, Tensor
 
 from build_helpers import learner_fixture, run_cell, solution_cell
 
@@ -30,46 +31,57 @@ SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import comparison, indexing, pointwise_binary, reduce\n"
          "from tinygrad_course.dtypes import type_name\n"
          "from tinygrad_course.strides import view_strides\n\n\n")
-OPERATORS = solution_cell("02b_ops.ipynb", "ex02b_8")  # as_operand
-CELL = solution_cell("02b_ops.ipynb", "ex02b_9")
-NAMES = [f"Tensor.{attr}" for attr in LEARNER_INPLACE_METHODS]
-OWN = {attr: Tensor.__dict__.get(attr) for attr in LEARNER_INPLACE_METHODS}
+NOTEBOOK = "02c_tensor_methods.ipynb"
+OPERATORS = solution_cell(NOTEBOOK, "ex02c_1")  # as_operand
+METHODS = solution_cell(NOTEBOOK, "ex02c_2")
+CELL = solution_cell(NOTEBOOK, "ex02c_3")
+METHOD_NAMES = [f"Tensor.{attr}" for attr in LEARNER_REDUCTION_METHODS]
+INPLACE_NAMES = [f"Tensor.{attr}" for attr in LEARNER_INPLACE_METHODS]
+NAMES = METHOD_NAMES + INPLACE_NAMES
+OWN = {attr: Tensor.__dict__.get(attr) for attr in LEARNER_REDUCTION_METHODS + LEARNER_INPLACE_METHODS}
 
 
-def _source(cell=CELL):
-    return SETUP + OPERATORS + "\n\n\n" + cell
+def _source(cell=CELL, methods=METHODS):
+    return SETUP + OPERATORS + "\n\n\n" + methods + "\n\n\n" + cell
 
 
-def _namespace(cell=CELL):
-    return run_cell(_source(cell), "<ex02b_9>")
+def _namespace(cell=CELL, methods=METHODS):
+    return run_cell(_source(cell, methods), "<ex02c_2, ex02c_3>")
 
 
-def _save(folder, cell=CELL):
-    for name in NAMES:
-        save(folder, BY_NAME[name], _source(cell), [], "02b_ops.ipynb, the cell defining TensorMethods")
+def _save(folder, cell=CELL, methods=METHODS):
+    for name in METHOD_NAMES:
+        save(folder, BY_NAME[name], SETUP + OPERATORS + "\n\n\n" + methods, [],
+             f"{NOTEBOOK}, the cell defining TensorMethods")
+    for name in INPLACE_NAMES:
+        save(folder, BY_NAME[name], SETUP + OPERATORS + "\n\n\n" + cell, [], f"{NOTEBOOK}, the cell defining TensorInplace")
 
 
 learner = learner_fixture(_save)
 
 
-def test_every_method_is_a_component_of_02b_9_with_its_slot_and_probe():
-    assert tuple(attr for attr, _ in TENSOR_INPLACE_METHODS) == LEARNER_INPLACE_METHODS
-    ours = [c for c in for_chapter("02b") if c.exercise == "ex02b_9"]
-    assert [c.name for c in ours] == NAMES
+@pytest.mark.parametrize("grade_id, cls, table, names", [
+    ("ex02c_2", "TensorMethods", TENSOR_REDUCTION_METHODS, LEARNER_REDUCTION_METHODS),
+    ("ex02c_3", "TensorInplace", TENSOR_INPLACE_METHODS, LEARNER_INPLACE_METHODS)])
+def test_every_method_is_a_component_of_its_02c_cell_with_its_slot_and_probe(grade_id, cls, table, names):
+    assert tuple(attr for attr, _ in table) == names
+    ours = [c for c in for_chapter("02c") if c.exercise == grade_id]
+    assert [c.name for c in ours] == [f"Tensor.{attr}" for attr in names]
     for c in ours:
-        assert c.seam == c.name and seams.is_slot(c.seam) and c.name in PROBES and c.defines == "TensorMethods"
-        assert c.notebook == "02b_ops.ipynb" and c.pure == (c.name.removeprefix("Tensor.") not in WRITING)
+        assert c.seam == c.name and seams.is_slot(c.seam) and c.name in PROBES and c.defines == cls
+        assert c.notebook == NOTEBOOK and c.pure == (c.name.removeprefix("Tensor.") not in WRITING)
 
 
 def test_the_solution_passes_its_check_and_agrees_with_the_reference_inside_the_framework():
     namespace = _namespace()
-    assert verdict("Tensor.add_", namespace) is None
-    for name in NAMES:
-        assert in_framework(name, namespace["TensorMethods"]) is None, name
+    assert verdict("Tensor.sum", namespace) is None and verdict("Tensor.add_", namespace) is None
+    for names, cls in ((METHOD_NAMES, "TensorMethods"), (INPLACE_NAMES, "TensorInplace")):
+        for name in names:
+            assert in_framework(name, namespace[cls]) is None, name
 
 
 def test_use_learner_makes_them_tensor_methods_counted_and_use_reference_restores_them(learner):
-    for attr in LEARNER_INPLACE_METHODS:
+    for attr in LEARNER_REDUCTION_METHODS + LEARNER_INPLACE_METHODS:
         assert Tensor.__dict__[attr] is not OWN[attr], attr
     seams.reset_calls()
     x = tc.ones(2, 3)
@@ -78,7 +90,7 @@ def test_use_learner_makes_them_tensor_methods_counted_and_use_reference_restore
     assert {k: v for k, v in calls.items() if v} == {"Tensor.__iadd__": 1, "Tensor.add_": 1, "Tensor._inplace": 1,
                                                      "Tensor._check_inplace": 1, "Tensor._write": 1}
     build.use_reference()
-    assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_INPLACE_METHODS} == OWN
+    assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_REDUCTION_METHODS + LEARNER_INPLACE_METHODS} == OWN
 
 
 def _pair(data, dtype="float32", requires_grad=False):
@@ -186,7 +198,7 @@ def test_broadcasting_into_self_agrees_with_torch(self_shape, other_shape, metho
     rng = np.random.default_rng(len(self_shape) * 10 + len(other_shape))
     data, other = rng.standard_normal(self_shape), rng.standard_normal(other_shape)
     namespace = _namespace()
-    functions = {attr: getattr(namespace["TensorMethods"], attr) for attr in LEARNER_INPLACE_METHODS}
+    functions = {attr: getattr(namespace["TensorInplace"], attr) for attr in LEARNER_INPLACE_METHODS}
     results = {}
     for lib in (tc, torch):
         x, b = lib.tensor(data), lib.tensor(other)
@@ -219,7 +231,7 @@ def test_gradcheck_through_recorded_in_place_ops(learner):
     assert tc.autograd.gradcheck(f, (a, b))
 
 
-def test_a_wrong_cell_is_not_installed_and_the_warning_names_it_once(tmp_path):
+def test_a_wrong_cell_is_not_installed_and_the_warning_names_it_once_while_the_other_cell_is(tmp_path):
     wrong = CELL.replace("self._version[0] += 1  # the counter self shares with its views", "pass")
     assert wrong != CELL
     assert "version: expected 1, got 0" in verdict("Tensor._write", _namespace(wrong))
@@ -228,9 +240,28 @@ def test_a_wrong_cell_is_not_installed_and_the_warning_names_it_once(tmp_path):
         warnings.simplefilter("always")
         build.use_learner(tmp_path, quiet=True)
     said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
-    assert len(said) == 1 and said[0].startswith("your TensorMethods (02b_ops.ipynb, cell ex02b_9) is not installed")
-    assert not any(name in seams.installed() for name in NAMES)
-    assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_INPLACE_METHODS} == OWN
+    assert len(said) == 1 and said[0].startswith(f"your TensorInplace ({NOTEBOOK}, cell ex02c_3) is not installed")
+    assert not any(name in seams.installed() for name in INPLACE_NAMES)
+    assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_INPLACE_METHODS} == {
+        attr: OWN[attr] for attr in LEARNER_INPLACE_METHODS}
+    assert all(name in seams.installed() for name in METHOD_NAMES)  # 02c.2's cell is checked on its own
+    build.use_reference()
+
+
+def test_a_wrong_reduction_cell_leaves_the_in_place_cell_installed(tmp_path):
+    wrong = METHODS.replace("return reduce.SumAll.apply(self, None, False, dtype)",
+                            "return reduce.Sum.apply(self, dim, keepdim, dtype)")
+    assert wrong != METHODS
+    assert "x.sum(): node: expected 'SumBackward0', got 'SumBackward1'" in verdict("Tensor.sum",
+                                                                                  _namespace(methods=wrong))
+    _save(tmp_path, methods=wrong)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build.use_learner(tmp_path, quiet=True)
+    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(f"your TensorMethods ({NOTEBOOK}, cell ex02c_2) is not installed")
+    assert not any(name in seams.installed() for name in METHOD_NAMES)
+    assert all(name in seams.installed() for name in INPLACE_NAMES)
     build.use_reference()
 
 
@@ -243,12 +274,12 @@ def test_an_error_in_a_learners_write_is_raised_naming_its_cell_without_a_second
             self._version[0] += 1
             raise ZeroDivisionError("a bug after the write")
 
-        seams.install("Tensor._write", build.session._guarded(broken, "Tensor._write", "02b_ops.ipynb, cell ex02b_9",
+        seams.install("Tensor._write", build.session._guarded(broken, "Tensor._write", f"{NOTEBOOK}, cell ex02c_3",
                                                               None, "Tensor._write"))
         x = tc.zeros(2)
         with pytest.raises(ZeroDivisionError) as raised:
             x.add_(1)
-        assert any("your Tensor._write (02b_ops.ipynb, cell ex02b_9)" in note for note in raised.value.__notes__)
+        assert any(f"your Tensor._write ({NOTEBOOK}, cell ex02c_3)" in note for note in raised.value.__notes__)
         assert x.tolist() == [1.0, 1.0]  # written once: no reference ran the call again
     finally:
         build.use_reference()

@@ -1,4 +1,4 @@
-"""Chapter 02b's TensorOperators as build-mode components: each method is installed as tc.Tensor's own attribute
+"""Chapter 02c.1's TensorOperators as build-mode components: each method is installed as tc.Tensor's own attribute
 (a method slot), computes every operator, math call and view like PyTorch (parity with torch), is counted in the
 status table, a wrong or stub one is not installed, one that raises is named with its cell while the reference
 runs, and both the lab and the GPT milestone install them."""
@@ -26,30 +26,30 @@ from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
          "from tinygrad_course.strides import view_strides\n\n\n")
-CELL = solution_cell("02b_ops.ipynb", "ex02b_8")
+CELL = solution_cell("02c_tensor_methods.ipynb", "ex02c_1")
 NAMES = [f"Tensor.{attr}" for attr in LEARNER_METHODS]
 OWN = {attr: Tensor.__dict__.get(attr) for attr in LEARNER_METHODS}
 
 
 def _namespace(source=CELL):
-    return run_cell(SETUP + source, "<ex02b_8>")
+    return run_cell(SETUP + source, "<ex02c_1>")
 
 
 def _save(folder, source=CELL):
     for name in NAMES:
-        save(folder, BY_NAME[name], SETUP + source, [], "02b_ops.ipynb, the cell defining TensorOperators")
+        save(folder, BY_NAME[name], SETUP + source, [], "02c_tensor_methods.ipynb, the cell defining TensorOperators")
 
 
 learner = learner_fixture(_save)
 
 
-def test_every_tensor_method_is_a_component_of_02b_with_its_slot_and_probe():
+def test_every_tensor_method_is_a_component_of_02c_with_its_slot_and_probe():
     assert tuple(attr for attr, _ in TENSOR_METHODS) == LEARNER_METHODS
-    ours = [c for c in for_chapter("02b") if c.exercise == "ex02b_8"]
+    ours = [c for c in for_chapter("02c") if c.exercise == "ex02c_1"]
     assert [c.name for c in ours] == NAMES
     for c in ours:
         assert c.seam == c.name and seams.is_slot(c.seam) and c.name in PROBES and c.defines == "TensorOperators"
-        assert c.notebook == "02b_ops.ipynb" and c.pure
+        assert c.notebook == "02c_tensor_methods.ipynb" and c.pure
 
 
 def test_the_solution_passes_its_check_and_agrees_with_the_reference_inside_the_framework():
@@ -160,9 +160,9 @@ def test_an_error_in_a_learners_method_names_its_cell_and_the_reference_runs(tmp
     _save(tmp_path)
     build.use_learner(tmp_path, quiet=True)
     broken = lambda self: 1 / 0  # noqa: E731  (a bug that appears only at run time)
-    seams.install("Tensor.exp", build.session._guarded(broken, "Tensor.exp", "02b_ops.ipynb, cell ex02b_8",
+    seams.install("Tensor.exp", build.session._guarded(broken, "Tensor.exp", "02c_tensor_methods.ipynb, cell ex02c_1",
                                                        seams.reference("Tensor.exp"), "Tensor.exp"))
-    with pytest.warns(UserWarning, match=r"your Tensor.exp \(02b_ops.ipynb, cell ex02b_8\) raised ZeroDivisionError"):
+    with pytest.warns(UserWarning, match=r"your Tensor.exp \(02c_tensor_methods.ipynb, cell ex02c_1\) raised ZeroDivisionError"):
         y = tc.zeros(2).exp()
     assert y.tolist() == [1.0, 1.0] and Tensor.__dict__["exp"] is OWN["exp"]
     assert "Tensor.exp" in build.session.left_out()
@@ -180,7 +180,7 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
         warnings.simplefilter("always")
         build.use_learner(tmp_path, quiet=True)
     said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
-    assert len(said) == 1 and said[0].startswith("your TensorOperators (02b_ops.ipynb, cell ex02b_8) is not "
+    assert len(said) == 1 and said[0].startswith("your TensorOperators (02c_tensor_methods.ipynb, cell ex02c_1) is not "
                                                  "installed: its check failed: 2 - a: ")  # one warning, not 28
     rows = {row.component: row for row in build.status()}
     assert all((rows[name].source, rows[name].check) == ("reference", "fail") for name in NAMES)
@@ -192,8 +192,8 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
 
 
 def _released_cell():
-    nb = json.loads((ROOT / "exercises" / "02b_ops.ipynb").read_text())
-    cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex02b_8")
+    nb = json.loads((ROOT / "exercises" / "02c_tensor_methods.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex02c_1")
     return "".join(cell["source"])
 
 

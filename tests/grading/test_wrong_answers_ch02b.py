@@ -4,15 +4,12 @@ import numpy as np
 import pytest
 
 import tinygrad_course as tc
-from tinygrad_course.ops import arithmetic, reduce, views
 
 from .wrong_answers import assert_names_mistake, catalogue_tests, op, solution
 
 Softmax, LogSoftmax, Gelu, Dropout, Embedding, MaskedFill, Cat, Transpose, Expand, Gather, GetItem, View, Clone, \
     Narrow, erf = solution("02b", "Softmax", "LogSoftmax", "Gelu", "Dropout", "Embedding", "MaskedFill", "Cat",
                            "Transpose", "Expand", "Gather", "GetItem", "View", "Clone", "Narrow", "erf")
-TensorOperators, as_operand = solution("02b", "TensorOperators", "as_operand")
-TensorMethods, = solution("02b", "TensorMethods")
 
 
 def _softmax_unshifted(ctx, x, dim):
@@ -196,68 +193,6 @@ NarrowPositiveDimOnly = op(Narrow, forward=_narrow_positive_dim_only)
 NarrowGradUnpadded = op(Narrow, backward=lambda ctx, grad: grad)
 NarrowGradAtStart = op(Narrow, backward=_narrow_grad_at_start)
 
-def _operators(name, **methods):
-    """The solution's TensorOperators with `methods` written wrong."""
-    return type(name, (TensorOperators,), methods)
-
-
-RsubAsSub = _operators("RsubAsSub", __rsub__=lambda self, other: arithmetic.Sub.apply(self, as_operand(other)))
-TruedivOfTensorsOnly = _operators("TruedivOfTensorsOnly", __truediv__=lambda self, other: (
-    arithmetic.Div.apply(self, other) if isinstance(other, tc.Tensor) else NotImplemented))
-ViewOfATupleOnly = _operators("ViewOfATupleOnly", view=lambda self, shape: views.View.apply(self, tuple(shape)))
-TWithoutProperty = _operators("TWithoutProperty", T=lambda self: views.Permute.apply(self, tuple(range(self.ndim))[::-1]))
-ContiguousCopying = _operators("ContiguousCopying", contiguous=lambda self, memory_format=None: views.Clone.apply(self))
-AddConvertingAnything = _operators("AddConvertingAnything", __add__=lambda self, other: arithmetic.Add.apply(
-    self, other if isinstance(other, (tc.Tensor, int, float)) else tc.tensor(other)))
-MulOfPythonNumbersOnly = _operators("MulOfPythonNumbersOnly", __mul__=lambda self, other: (
-    arithmetic.Mul.apply(self, other) if isinstance(other, (tc.Tensor, int, float)) else NotImplemented))
-ExpInNumPy = _operators("ExpInNumPy", exp=lambda self: tc.tensor(np.exp(self.detach().numpy())))
-
-def _methods(name, **methods):
-    """The solution's TensorMethods with `methods` written wrong."""
-    return type(name, (TensorMethods,), methods)
-
-
-def _write_without_version(self, result):
-    self._data[...] = result._data
-
-
-def _write_rebinding(self, result):
-    self._data = result._data.astype(self._data.dtype)
-    self._version[0] += 1
-
-
-def _write_without_cast_check(self, result):
-    if result.shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                           f"{list(result.shape)}")
-    self._data[...] = result._data
-    self._version[0] += 1
-
-
-def _inplace_on_self(self, fn, *args, **kwargs):
-    self._check_inplace()
-    result = fn(self, *args, **kwargs)
-    self._write(result)
-    if result.grad_fn is not None:
-        self.grad_fn, self._output_nr, self._requires_grad = result.grad_fn, result._output_nr, True
-    return self
-
-
-WriteWithoutVersion = _methods("WriteWithoutVersion", _write=_write_without_version)
-WriteRebinding = _methods("WriteRebinding", _write=_write_rebinding)
-WriteWithoutCastCheck = _methods("WriteWithoutCastCheck", _write=_write_without_cast_check)
-InplaceOnSelf = _methods("InplaceOnSelf", _inplace=_inplace_on_self)
-InplaceWithoutHistory = _methods("InplaceWithoutHistory", _inplace=lambda self, fn, *args, **kwargs: (
-    self._check_inplace(), self._write(fn(self.detach(), *args, **kwargs)), self)[-1])
-IaddOutOfPlace = _methods("IaddOutOfPlace", __iadd__=lambda self, other: self + other)
-SumAlwaysOverDims = _methods("SumAlwaysOverDims", sum=lambda self, dim=None, keepdim=False, *, dtype=None:
-                             reduce.Sum.apply(self, dim, keepdim, dtype))
-ToAlwaysCopying = _methods("ToAlwaysCopying", to=lambda self, *args, dtype=None, device=None, non_blocking=False,
-                           copy=False: views.ToCopy.apply(self, dtype=next((a for a in args if isinstance(a, tc.dtype)),
-                                                                            dtype), device=None, copy=True))
-NoLeafCheck = _methods("NoLeafCheck", _check_inplace=lambda self, through_view=False: None)
-
 CATALOGUE = [
     ("02b.1", (SoftmaxUnshifted, LogSoftmax), ["to be finite for x = [[1000, 1001, 1002], [-2, 0, 2]]",
                                                "exp(1000) overflows"]),
@@ -308,28 +243,6 @@ CATALOGUE = [
     ("02b.7", (View, Clone, NarrowGradUnpadded), ["to have x's shape (3, 5) (got (3, 3))",
                                                   "it kept the slice's shape"]),
     ("02b.7", (View, Clone, NarrowGradAtStart), ["grad went to the first positions of dim 1", "input: grad = "]),
-    ("02b.8", (RsubAsSub,), ["2 - a: values differ", "this is a - 2, but 2 - a calls a.__rsub__(2)", "input: a = "]),
-    ("02b.8", (TruedivOfTensorsOnly,), ["a / 4: raised TypeError", "it returned NotImplemented for an operand the "
-                                                                    "operator supports"]),
-    ("02b.8", (ViewOfATupleOnly,), ["x.view(6, 4): raised TypeError", "passes each size as an argument of its own"]),
-    ("02b.8", (TWithoutProperty,), ["TensorOperators.T to be a property", "x.T would be the method itself"]),
-    ("02b.8", (ContiguousCopying,), ["x.contiguous() to read x's own storage", "it copied the numbers"]),
-    ("02b.8", (AddConvertingAnything,), ["a.__add__('a'): raised TypeError"]),
-    ("02b.8", (MulOfPythonNumbersOnly,), ["a * np.float32(2): raised", "NumPy tries the operation itself"]),
-    ("02b.8", (ExpInNumPy,), ["a.exp() to be recorded in the graph", "not made by an op's apply"]),
-    ("02b.9", (WriteWithoutVersion,), ["x.add_(b): version: expected 1, got 0", "version counter did not go up"]),
-    ("02b.9", (WriteRebinding,), ["view (x[0] made before)", "the write did not reach x's storage"]),
-    ("02b.9", (WriteWithoutCastCheck,), ["x.add_(1.5) for an int64 x: expected RuntimeError: result type Float "
-                                         "can't be cast to the desired output type Long"]),
-    ("02b.9", (InplaceOnSelf,), ["modified by an inplace operation", "run the op on a copy of the old values"]),
-    ("02b.9", (InplaceWithoutHistory,), ["history: expected 'AddcmulBackward0', got 'MulBackward0'",
-                                         "does not end in the op's node"]),
-    ("02b.9", (IaddOutOfPlace,), ["x += b: self (the method returns x): expected True, got False"]),
-    ("02b.9", (SumAlwaysOverDims,), ["x.sum(): node: expected 'SumBackward0', got 'SumBackward1'"]),
-    ("02b.9", (ToAlwaysCopying,), ["x.to(tc.float32): self (x itself when nothing changes): expected True, got False",
-                                   "returns the tensor itself when neither the dtype nor the device changes"]),
-    ("02b.9", (NoLeafCheck,), ["x.add_(1) for a leaf x that requires grad: expected RuntimeError: a leaf Variable "
-                               "that requires grad is being used in an in-place operation."]),
 ]
 
 
@@ -350,12 +263,10 @@ def test_the_solutions_pass():
     check("02b.5", Transpose, Expand)
     check("02b.6", Gather, GetItem)
     check("02b.7", View, Clone, Narrow)
-    check("02b.8", TensorOperators)
-    check("02b.9", TensorMethods)
 
 
 NAMES = {"02b.1": ("Softmax", "LogSoftmax"), "02b.2": ("Gelu", "Dropout"), "02b.3": ("Embedding", "MaskedFill"),
          "02b.4": ("Cat",), "02b.5": ("Transpose", "Expand"), "02b.6": ("Gather", "GetItem"),
-         "02b.7": ("View", "Clone", "Narrow"), "02b.8": ("TensorOperators",), "02b.9": ("TensorMethods",)}
+         "02b.7": ("View", "Clone", "Narrow")}
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "02b")

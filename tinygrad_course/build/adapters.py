@@ -85,8 +85,8 @@ def tensor_method(attr: str):
 
 
 def tensor_inplace_method(attr: str):
-    """An adapter: the method `attr` of the learner's `TensorMethods` (chapter 02b.9) becomes tc.Tensor's own, as it
-    is. The reductions accept NumPy's `axis=`/`keepdims=` as the framework's own do; an in-place write through a
+    """An adapter: the method `attr` of the learner's `TensorMethods` or `TensorInplace` (chapter 02c.2, 02c.3)
+    becomes tc.Tensor's own, as it is. The reductions accept NumPy's `axis=`/`keepdims=` as the framework's own do; an in-place write through a
     view while grad mode is on (the base takes the history, PyTorch's `CopySlices`), which the exercise does not
     cover, stays the reference's `_inplace`, and so does a write into memory that several elements share (an
     expanded tensor: PyTorch's error)."""

@@ -38,6 +38,7 @@ NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modu
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
              "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb",
+             "02c": "02c_tensor_methods.ipynb",
              "01b": "01b_tensor_object.ipynb", "10": "10_gpt.ipynb"}
 
 # chapter 03b's Module: each method the learner writes and its contract (PyTorch's), in the class's order; the
@@ -164,7 +165,7 @@ FACTORY_CONTRACTS = (
      "a float, PyTorch's errors; every tc.arange of numbers on the CPU runs it (the GPT's positions)"),
 )
 
-# chapter 02b's Tensor methods (the learner's class TensorOperators): each method and its contract (PyTorch's);
+# chapter 02c.1's Tensor methods (the learner's class TensorOperators): each method and its contract (PyTorch's);
 # build mode sets tc.Tensor's attribute to the learner's method (tensor.py offers them: seams.offer_methods)
 _NUMBER = "a tensor, Python number, NumPy scalar or array (else NotImplemented)"
 TENSOR_METHODS = (
@@ -237,11 +238,11 @@ BASE_METHOD_CELLS = (
 # the ones that raise PyTorch's errors by design: an error of theirs is the program's, not a reason to leave them out
 BASE_METHODS_RAISING = ("size", "__len__", "stride", "__bool__", "item", "numpy", "requires_grad_")
 BASE_METHODS_01B = tuple(attr for _, _, methods in BASE_METHOD_CELLS for attr, _ in methods)
-# chapter 02b.9's Tensor methods (the learner's class TensorMethods): reductions, comparisons, the in-place machinery
-# and the in-place methods, each with its contract (PyTorch's); method slots as TENSOR_METHODS
+# chapter 02c.2's Tensor methods (the learner's class TensorMethods): reductions, comparisons, logical operators and
+# conversions, each with its contract (PyTorch's); method slots as TENSOR_METHODS
 _COMPARED = "a bool tensor (Compare.apply(self, other, op=...)), other a tensor, number or NumPy value, else NotImplemented"
 _WRITTEN = "self._inplace(<the out-of-place op>.apply, ...) -> self, written in place"
-TENSOR_INPLACE_METHODS = (
+TENSOR_REDUCTION_METHODS = (
     ("sum", "(self, dim=None, keepdim=False, *, dtype=None) -> SumAll (SumBackward0) over every element, else "
             "Sum (SumBackward1); every x.sum(...), the losses' and the optimizers'"),
     ("mean", "(self, dim=None, keepdim=False, *, dtype=None) -> MeanAll or Mean; every x.mean(...)"),
@@ -263,6 +264,10 @@ TENSOR_INPLACE_METHODS = (
     ("cpu", "(self) -> self.to('cpu'); every x.cpu()"),
     ("float", "(self) -> self.to(tc.float32); every x.float()"),
     ("long", "(self) -> self.to(tc.int64); every x.long()"),
+)
+# chapter 02c.3's Tensor methods (the learner's class TensorInplace): the in-place machinery and the in-place methods
+# and operators, each with its contract (PyTorch's); method slots as TENSOR_METHODS
+TENSOR_INPLACE_METHODS = (
     ("_check_inplace", "(self, through_view=False) raises PyTorch's RuntimeError for an in-place write into a leaf "
                        "that requires grad (or a view of one) while grad mode is on; every in-place write asks it"),
     ("_write", "(self, result) copies result's values into self's storage after PyTorch's casting and shape checks "
@@ -362,10 +367,14 @@ _COMPONENTS = [
                 f"{op}.forward(ctx, ...) on NumPy arrays as the framework's {op} op takes them, {op}.backward(ctx, "
                 f"grad) -> the grad of each input; every float {OPS_02B_RUNS[op]} runs it", checks=ops, pure=True)
       for grade_id, ops in OPS_02B_CELLS for op in ops],
-    *[Component(f"Tensor.{attr}", "02b", "ex02b_8", "TensorOperators", f"Tensor.{attr}", adapters.tensor_method(attr),
+    # chapter 02c: Tensor's operators and methods, one learner class per cell
+    *[Component(f"Tensor.{attr}", "02c", "ex02c_1", "TensorOperators", f"Tensor.{attr}", adapters.tensor_method(attr),
                 f"TensorOperators.{attr}{contract}", pure=True) for attr, contract in TENSOR_METHODS],
-    *[Component(f"Tensor.{attr}", "02b", "ex02b_9", "TensorMethods", f"Tensor.{attr}",
-                adapters.tensor_inplace_method(attr), f"TensorMethods.{attr}{contract}", pure=attr not in WRITING)
+    *[Component(f"Tensor.{attr}", "02c", "ex02c_2", "TensorMethods", f"Tensor.{attr}",
+                adapters.tensor_inplace_method(attr), f"TensorMethods.{attr}{contract}", pure=True)
+      for attr, contract in TENSOR_REDUCTION_METHODS],
+    *[Component(f"Tensor.{attr}", "02c", "ex02c_3", "TensorInplace", f"Tensor.{attr}",
+                adapters.tensor_inplace_method(attr), f"TensorInplace.{attr}{contract}", pure=attr not in WRITING)
       for attr, contract in TENSOR_INPLACE_METHODS],
     Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",

@@ -42,7 +42,7 @@ from ..optim import AdamW
 from ..optim.lr_scheduler import LambdaLR
 from ..autograd.grad_mode import no_grad
 from ..grading.check import verdict as graded_verdict
-from .components import BASE_METHODS_01B, OPS_02B, TENSOR_INPLACE_METHODS, TENSOR_METHODS
+from .components import BASE_METHODS_01B, OPS_02B, TENSOR_INPLACE_METHODS, TENSOR_METHODS, TENSOR_REDUCTION_METHODS
 from .extract import is_stub, module_source
 from .notebooks import _cells, _source, extract
 from .package import _import_file, load
@@ -69,7 +69,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
-# chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops and backward pass, chapter 03b's Parameter and Module, chapter
+# chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops and backward pass, chapter 02c's Tensor methods, chapter 03b's Parameter and Module, chapter
 # 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
@@ -93,9 +93,10 @@ EARLIER = ("contiguous_strides", "broadcast_shapes", "view_strides", "permute_st
            "init._calculate_fan_in_and_fan_out", "init.uniform_", "init.normal_", "init.kaiming_uniform_",
            "Generator.uniform", "Generator.normal", "Generator.permutation",
            "Optimizer", "Adam.step", "LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr", "clip_grad_norm_", "pick",
-           "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02b's operators, math and views
+           "log_softmax", "cross_entropy", *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS),  # chapter 02c.1's operators, math and views
            *(f"Tensor.{attr}" for attr in BASE_METHODS_01B),  # chapter 01b's shape, stride, value and autograd fields
-           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS),  # 02b.9's reductions, comparisons, in-place methods
+           *(f"Tensor.{attr}" for attr, _ in TENSOR_REDUCTION_METHODS),  # 02c.2's reductions, comparisons, conversions
+           *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS),  # 02c.3's in-place machinery and methods
            "Topk", "multinomial")  # 10.11: what sampling runs
 
 

@@ -5,9 +5,10 @@ with repeated indices, `x[key]` (ints, slices with steps, None, `...`, index ten
 `view`/`reshape`/`squeeze`/`unsqueeze` (of strided tensors too), `clone`/`contiguous`,
 `narrow`/`split`/`chunk`; the outputs, the inputs' gradients and a second derivative, in float32 and float64.
 Chapter 02's `Max` too: `max(dim, keepdim)` and `max()` over rows with ties, and `argmax`.
-Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a Parameter's too;
-its reductions, comparisons and in-place methods (`TensorMethods`) in a classifier's loss, accuracy and optimizer
-updates, with in-place ops recorded in a graph and PyTorch's errors."""
+Chapter 02c: Tensor's operators, math and views (the learner's `TensorOperators`) run in one small model, a
+Parameter's too; its reductions, comparisons and conversions (`TensorMethods`) and its in-place machinery and
+methods (`TensorInplace`) in a classifier's loss, accuracy and optimizer updates, with in-place ops recorded in a
+graph and PyTorch's errors."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..generator import manual_seed
 from ..nn import functional as NF
 from ..ops.concat import cat
 from ..autograd.grad_mode import no_grad
-from ..tensor import LEARNER_INPLACE_METHODS, LEARNER_METHODS
+from ..tensor import LEARNER_INPLACE_METHODS, LEARNER_METHODS, LEARNER_REDUCTION_METHODS
 
 
 def _np(t):
@@ -229,4 +230,4 @@ def tensor_inplace_probe():
 PROBES = {**{name: _call_probe(name) for name in _CALLS}, "Dropout": dropout_probe, "Embedding": embedding_probe,
           "Max": max_probe,
           **{f"Tensor.{attr}": tensor_methods_probe for attr in LEARNER_METHODS},
-          **{f"Tensor.{attr}": tensor_inplace_probe for attr in LEARNER_INPLACE_METHODS}}
+          **{f"Tensor.{attr}": tensor_inplace_probe for attr in LEARNER_REDUCTION_METHODS + LEARNER_INPLACE_METHODS}}

@@ -18,7 +18,7 @@ from .. import seams
 from .ddp_milestone import NEEDED as DDP_NEEDED, ddp_run, full_batch_run
 from .milestone_runs import autograd_graph, cnn_run, lab_run, resume_run, uninterrupted_run
 from .checks import verdict
-from .components import BASE_METHODS_01B, TENSOR_INPLACE_METHODS, TENSOR_METHODS
+from .components import BASE_METHODS_01B, TENSOR_INPLACE_METHODS, TENSOR_METHODS, TENSOR_REDUCTION_METHODS
 from .package import load, read_manifest
 from .probes import PROBES
 from .session import install, left_out, seconds
@@ -26,7 +26,7 @@ from .session import install, left_out, seconds
 TIMEOUT = 300
 
 
-# chapter 02b's Tensor methods the lab's model, loss and training do not call (the others are in MILESTONES["lab"])
+# chapter 02c.1's Tensor methods the lab's model, loss and training do not call (the others are in MILESTONES["lab"])
 LAB_UNUSED = ("__radd__", "__rmul__", "__rtruediv__", "__pow__", "relu", "sigmoid", "view", "t", "contiguous")
 # chapter 01b's TensorBase methods the lab does not call (the others are in MILESTONES["lab"])
 LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_", "is_leaf", "detach", "__repr__")
@@ -38,7 +38,7 @@ LAB_UNUSED_01B = ("numel", "size", "__bool__", "requires_grad", "requires_grad_"
 # chapter 01's `index_view` is not among them either: the learner's GetItem of 02b.6 computes every x[key] the lab
 # takes, so the reference's view path that calls it never runs there)
 
-# chapter 02b.9's methods the lab does not call (the others are in MILESTONES["lab"] too)
+# chapter 02c.2's and 02c.3's methods the lab does not call (the others are in MILESTONES["lab"] too)
 LAB_UNUSED_INPLACE = ("all", "__and__", "eq", "ne", "lt", "le", "gt", "ge", "__le__", "__gt__", "sub_", "div_",
                       "addcdiv_", "lerp_", "fill_", "copy_", "__isub__", "__imul__", "__itruediv__", "float", "cpu")
 
@@ -71,7 +71,8 @@ MILESTONES = {
                             "Generator.uniform", "Generator.normal", "Generator.permutation",
                             *(f"Tensor.{attr}" for attr, _ in TENSOR_METHODS if attr not in LAB_UNUSED),
                             *(f"Tensor.{attr}" for attr in BASE_METHODS_01B if attr not in LAB_UNUSED_01B),
-                            *(f"Tensor.{attr}" for attr, _ in TENSOR_INPLACE_METHODS if attr not in LAB_UNUSED_INPLACE))),
+                            *(f"Tensor.{attr}" for attr, _ in TENSOR_REDUCTION_METHODS + TENSOR_INPLACE_METHODS
+                              if attr not in LAB_UNUSED_INPLACE))),
 }
 MILESTONES["cnn"] = (cnn_run, None, ("Conv2d.forward", "MaxPool2d.forward"))
 # chapter 09: runs in 2 MPI processes (ddp_milestone.py: rank_child, run_ranks, verdict), not in `child`

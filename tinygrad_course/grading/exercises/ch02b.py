@@ -18,8 +18,6 @@ from .. import mistakes
 from ..checker import CheckFailed
 from ..registry import exercise
 from .ch02 import _backward, _forward, _installed, _is, _numeric_close, _second_derivatives
-from . import ch02b_operators  # noqa: F401  (registers 02b.8: Tensor's operators, math and views)
-from . import ch02b_methods  # noqa: F401  (registers 02b.9: reductions, comparisons and in-place methods)
 
 
 def _softmax(x, dim):

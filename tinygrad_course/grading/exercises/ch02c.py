@@ -1,5 +1,7 @@
-"""Chapter 02b, exercise 02b.8: Tensor's operators, element-wise math and views, written as methods of `self`
-(the class `TensorOperators`) that hand each call to an op (`a * b` is `Mul.apply(a, b)`).
+"""Chapter 02c (Tensor's operators and methods), exercise 02c.1: Tensor's operators, element-wise math and views,
+written as methods of `self` (the class `TensorOperators`) that hand each call to an op (`a * b` is
+`Mul.apply(a, b)`). Exercises 02c.2 (reductions, comparisons, conversions) and 02c.3 (the in-place machinery and
+methods) are checked in `ch02c_methods.py` and `ch02c_inplace.py`.
 
 The learner's methods are installed where build mode installs them (the class attribute of `tc.Tensor` itself,
 `seams.offer_methods`), and every expression is compared with the framework's own methods on the same input:
@@ -19,6 +21,8 @@ from ...tensor import LEARNER_METHODS
 from .. import mistakes
 from ..registry import exercise
 from .learner_classes import defined, learner_functions
+from . import ch02c_methods  # noqa: F401  (registers 02c.2: reductions, comparisons, logical operators, conversions)
+from . import ch02c_inplace  # noqa: F401  (registers 02c.3: the in-place machinery, methods and operators)
 
 _PROPERTIES = ("T", "mT")
 
@@ -225,7 +229,7 @@ def _views(t):
            hint="if self.is_contiguous(): return self")
 
 
-@exercise("02b.8", title="Tensor's operators, math and views: TensorOperators", points=4)
+@exercise("02c.1", title="Tensor's operators, math and views: TensorOperators", points=4)
 def tensor_operators_check(t, TensorOperators):
     functions = learner_functions(TensorOperators, LEARNER_METHODS)
     missing = [attr for attr in LEARNER_METHODS if attr not in functions]
