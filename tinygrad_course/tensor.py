@@ -731,7 +731,7 @@ LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__r
                    "sigmoid", "view", "reshape", "transpose", "t", "T", "mT", "expand", "unsqueeze", "squeeze",
                    "contiguous", "clone")
 seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
-# Chapter 02.4: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
+# Chapter 02d.1: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
 seams.offer_methods(Tensor, ("backward",), "Tensor.")
 # Chapter 02b.9's methods: the reductions and comparisons a model, its loss and its accuracy call, and the
 # in-place machinery (`_check_inplace` and `_inplace` of `InplaceMachinery`, `_write` of `TensorBase`) with the
