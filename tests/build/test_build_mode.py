@@ -92,6 +92,7 @@ def _with_replaced_cell(tmp_path, notebook, grade_id, old, new):
 def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_path):
     folder = _with_replaced_cell(tmp_path, "02_autograd.ipynb", "ex02_1", "return grad * b if need_a",
                                  "return -grad * b if need_a")
+    shutil.copy(ROOT / "solutions" / "02d_engine.ipynb", folder / "02d_engine.ipynb")  # the milestone's engine
     run = cli("milestone", "autograd", str(folder))
     assert run.returncode == 1 and "differs from the reference" in run.stdout
 
