@@ -77,6 +77,15 @@ TOPICS = {
                                   "op PyTorch records; to() returns the tensor itself when nothing changes"),
             ("inplace-methods", "in-place methods as the out-of-place op written into the storage: the version counter, "
                                 "the recorded history, PyTorch's leaf, cast and shape errors")],
+    "02d": [("engine-order", "the engine's order and loop: a topological sort of the graph, the backward pass adding what "
+                             "meets at a node, backward() as the root gradient, the start node and the pass"),
+            ("node-step", "a node's backward step: the op's backward, each gradient summed back to its input's shape "
+                          "and cast to its dtype"),
+            ("saved-tensors", "what a node keeps: save_for_backward with each tensor's version, saved_tensors and "
+                              "saved_output with PyTorch's errors, release_variables"),
+            ("op-recording", "recording a call: the node, its next_functions and input_metadata, nothing under no_grad"),
+            ("leaf-accumulation", "a leaf's AccumulateGrad: the leaf, no edges, run first; a copy of the first gradient, "
+                                  "later ones added in place")],
     "03": [("parameters-buffers", "nn.Parameter vs a plain tensor; buffers"),
            ("module-anatomy", "nn.Module anatomy: __init__, forward, call the module"),
            ("linear-layer", "Linear from scratch: weight (out, in), x @ W.T + b"),

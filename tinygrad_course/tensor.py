@@ -731,7 +731,7 @@ LEARNER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__r
                    "sigmoid", "view", "reshape", "transpose", "t", "T", "mT", "expand", "unsqueeze", "squeeze",
                    "contiguous", "clone")
 seams.offer_methods(Tensor, LEARNER_METHODS, "Tensor.")
-# Chapter 02.4: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
+# Chapter 02d.1: the learner's `backward` (the plain call: no create_graph, inputs or hooks) is also a slot.
 seams.offer_methods(Tensor, ("backward",), "Tensor.")
 # Chapter 02c.2's methods: the reductions, comparisons, logical operators and conversions a model, its loss and its
 # accuracy call; slots as above.

@@ -1,4 +1,4 @@
-"""Chapter 02's engine as the learner's (exercise 02.5): `Function.apply` records the calls of the learner's ops,
+"""Chapter 02d's engine as the learner's (exercises 02d.2 and 02d.3): `Function.apply` records the calls of the learner's ops,
 `Node.apply` runs their nodes' backward steps, `AccumulateGrad.apply` writes the leaves' gradients; what the
 exercise leaves out (hooks, create_graph, anomaly detection, the reference's own ops) stays the reference's, and a
 wrong engine is named, never repaired."""
@@ -12,7 +12,7 @@ from tinygrad_course.build import session
 from tinygrad_course.build.checks import verdict
 from tinygrad_course.build.components import BY_NAME
 from tinygrad_course.build.probes_engine import engine_probe
-from tinygrad_course.grading.exercises.ch02_engine import ENGINE_OPS
+from tinygrad_course.grading.exercises.ch02d_engine import ENGINE_OPS
 from tinygrad_course.grading.learner_op import runner
 
 import build_helpers
@@ -23,7 +23,8 @@ ENGINE = ("Function.apply", "Node.apply", "AccumulateGrad.apply")
 
 def _solution():
     namespace = {"tc": tc, "np": np, "Op": engine.Op, "grad_accumulator": engine.grad_accumulator}
-    exec(solution_cell("02_autograd.ipynb", "ex02_5"), namespace)
+    exec(solution_cell("02d_engine.ipynb", "ex02d_2"), namespace)
+    exec(solution_cell("02d_engine.ipynb", "ex02d_3"), namespace)
     return {"Function.apply": namespace["Function"], "Node.apply": namespace["Node"],
             "AccumulateGrad.apply": namespace["AccumulateGrad"], "AccumulateGrad.__init__": namespace["AccumulateGrad"]}
 
@@ -96,7 +97,7 @@ def test_every_leafs_node_is_made_by_the_learners_init_and_the_reference_is_back
 
 
 def test_an_accumulate_grad_that_runs_last_fails_its_check_naming_the_sequence_number():
-    cell = solution_cell("02_autograd.ipynb", "ex02_5")
+    cell = solution_cell("02d_engine.ipynb", "ex02d_2") + "\n\n" + solution_cell("02d_engine.ipynb", "ex02d_3")
     wrong = cell.replace('self._seq = float("inf")', "self._seq = 0")
     assert wrong != cell
     namespace = {"tc": tc, "np": np, "Op": engine.Op, "grad_accumulator": engine.grad_accumulator}
@@ -354,10 +355,10 @@ def test_a_gpt_step_on_the_solutions_components_records_nothing_in_the_reference
     assert all(p.grad is not None for p in model.parameters())
 
 
-# ---- exercise 02.4's Tensor.backward: the plain call is the learner's ----------------------------------------
+# ---- exercise 02d.1's Tensor.backward: the plain call is the learner's ----------------------------------------
 def _backward_cell():
     namespace = {"tc": tc, "np": np, "grad_accumulator": engine.grad_accumulator}
-    exec(solution_cell("02_autograd.ipynb", "ex02_4"), namespace)
+    exec(solution_cell("02d_engine.ipynb", "ex02d_1"), namespace)
     return namespace
 
 
@@ -445,7 +446,7 @@ def test_the_probe_sees_the_learners_tensor_backward():
     assert in_framework("Tensor.backward", without_no_grad) is not None
 
 
-# ---- exercise 02.5's saved-tensor API: every node's ------------------------------------------------------------
+# ---- exercise 02d.2's saved-tensor API: every node's ------------------------------------------------------------
 NODE_METHODS = ("Node.save_for_backward", "Node.saved_tensors", "Node.saved_output", "Node.release_variables")
 
 

@@ -39,7 +39,7 @@ def status(folder):
 
 def test_there_are_components_in_every_chapter_each_with_a_contract():
     assert len(COMPONENTS) >= 33
-    assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 11)} | {"01b", "02b", "02c", "03b", "05b"}
+    assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 11)} | {"01b", "02b", "02c", "02d", "03b", "05b"}
     assert all(c.contract and c.seam and c.exercise.startswith("ex" + c.chapter) for c in COMPONENTS)
 
 
@@ -92,6 +92,7 @@ def _with_replaced_cell(tmp_path, notebook, grade_id, old, new):
 def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_path):
     folder = _with_replaced_cell(tmp_path, "02_autograd.ipynb", "ex02_1", "return grad * b if need_a",
                                  "return -grad * b if need_a")
+    shutil.copy(ROOT / "solutions" / "02d_engine.ipynb", folder / "02d_engine.ipynb")  # the milestone's engine
     run = cli("milestone", "autograd", str(folder))
     assert run.returncode == 1 and "differs from the reference" in run.stdout
 

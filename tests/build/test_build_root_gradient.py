@@ -1,4 +1,4 @@
-"""Chapter 02's root gradient as the learner's (exercise 02.4): every `backward()` from one output starts from the
+"""Chapter 02d's root gradient as the learner's (exercise 02d.1): every `backward()` from one output starts from the
 learner's `root_gradient(output, gradient)`; several outputs and a gradient given as a number stay the reference's,
 PyTorch's errors reach the caller, and a wrong result is named and left out, never repaired."""
 import numpy as np
@@ -15,7 +15,7 @@ from build_helpers import solution_cell
 
 def _solution():
     namespace = {"tc": tc, "np": np}
-    exec(solution_cell("02_autograd.ipynb", "ex02_4"), namespace)
+    exec(solution_cell("02d_engine.ipynb", "ex02d_1"), namespace)
     return namespace["root_gradient"]
 
 

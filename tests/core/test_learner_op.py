@@ -6,7 +6,7 @@ import pytest
 
 import tinygrad_course as tc
 from tinygrad_course import seams
-from tinygrad_course.grading.exercises.ch02_engine import Mul, Tanh  # ops in the exercises' shape
+from tinygrad_course.grading.exercises.ch02d_engine import Mul, Tanh  # ops in the exercises' shape
 from tinygrad_course.grading.learner_op import runner
 
 

@@ -103,7 +103,7 @@ def test_install_refuses_what_is_not_callable():
 
 
 def test_the_engines_node_methods_are_slots_and_a_call_of_a_node_runs_its_apply():
-    """Chapter 02.5's Node.apply, AccumulateGrad.apply and the saved-tensor methods are method slots: installing one
+    """Chapter 02d's Node.apply, AccumulateGrad.apply and the saved-tensor methods are method slots: installing one
     replaces the class attribute (`node(g)` runs `node.apply`), uninstalling restores the engine's own."""
     own = {name: vars(Node)[name] for name in ("apply", "save_for_backward", "saved_tensors", "release_variables")}
     assert all(seams.is_slot(f"Node.{name}") for name in own) and seams.is_slot("AccumulateGrad.apply")

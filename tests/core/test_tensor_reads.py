@@ -94,7 +94,7 @@ def test_a_backward_that_returns_an_unreducible_shape_names_the_node():
 def test_route_of_a_multiply_and_its_backward_is_short():
     route = backward_route.trace_route()
     # tensor.py -> engine -> the op -> tensor_base -> the sum -> the root gradient (autograd/root_gradient.py, the
-    # piece a learner writes in 02.4) -> accumulation: seven files, each one concept
+    # piece a learner writes in 02d.1) -> accumulation: seven files, each one concept
     assert len(route.files) <= 7, route.summary()
     assert route.switches <= 30, route.summary()
 

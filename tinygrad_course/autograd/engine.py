@@ -18,7 +18,7 @@ capture of the gradients it returns (`grad_capture.Capture`), the profiler (`pro
 `record_backward()` traces; in build mode (`seams`) a learner's ops (looked up by name in `Op._apply`, their
 backward kept on the node), backward rules, topological sort and `Function.apply` (every op and custom Function),
 and method slots for a node's step (`Node.apply`), its saved tensors (`save_for_backward`, `saved_tensors`,
-`release_variables`) and a leaf's `AccumulateGrad.apply` (chapter 02.5), and for `Tensor.backward` (chapter 02.4,
+`release_variables`) and a leaf's `AccumulateGrad.apply` (chapter 02d.2, 02d.3), and for `Tensor.backward` (chapter 02d.1,
 in `tensor.py`), which takes a plain call before `backward`/`run_backward` below run at all.
 """
 from __future__ import annotations
@@ -515,7 +515,7 @@ def _engine_takes_it(*args):
     return NotImplemented
 
 
-# Chapter 02.5: the learner's Node runs a node's backward step (apply) and keeps its saved tensors
+# Chapter 02d.2: the learner's Node runs a node's backward step (apply) and keeps its saved tensors
 # (save_for_backward, saved_tensors, saved_output, release_variables), their AccumulateGrad a leaf's node and gradient: method slots, so
 # nothing extra runs while none is installed (build mode's adapters hand the learner the calls they cover).
 seams.offer_methods(Node, ("apply", "save_for_backward", "saved_tensors", "saved_output", "release_variables"),

@@ -3,7 +3,7 @@ below `root` in the learner's topological order, adds up the gradients that reac
 leaf's total to its `AccumulateGrad` node, which writes `.grad`, and frees each node's saved tensors after it
 ran (`node.release_variables()`) unless `retain_graph`.
 
-A learner's `Tensor.backward` (exercise 02.4, a method slot) calls their `backward_pass` itself for a plain
+A learner's `Tensor.backward` (exercise 02d.1, a method slot) calls their `backward_pass` itself for a plain
 `tensor.backward()`; this seam serves the calls that reach the engine with only `backward_pass` installed (or
 `tc.autograd.backward(...)`). `engine.run_backward` offers it the plain case only: `tensor.backward()` from one
 output whose nodes each have one output, without hooks on the nodes, `create_graph`, `autograd.grad`'s inputs,

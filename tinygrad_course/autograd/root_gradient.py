@@ -1,5 +1,5 @@
 """Where a backward pass starts: the gradient of each output (PyTorch's `_make_grads` and the engine's checks of a
-given gradient), and build mode's seam for the learner's `root_gradient` (exercise 02.4), which makes it for a
+given gradient), and build mode's seam for the learner's `root_gradient` (exercise 02d.1), which makes it for a
 pass from one output.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Adapters of chapter 02's engine (exercise 02.5): the learner's `Function.apply` (recording a call of their
+"""Adapters of chapter 02d's engine (exercises 02d.2 and 02d.3): the learner's `Function.apply` (recording a call of their
 op, or of a custom `autograd.Function`, handed over as an op whose forward runs the Function's on the call's
 tensors), `Node.apply` (a node's backward step) and `AccumulateGrad.apply` (a leaf's gradient) as the framework's.
 
@@ -234,7 +234,7 @@ def accumulate_grad(learner_class):
 
 
 def root_gradient(learner):
-    """The learner's `root_gradient(output, gradient=None)` (exercise 02.4) as the first step of
+    """The learner's `root_gradient(output, gradient=None)` (exercise 02d.1) as the first step of
     `output.backward(gradient)`: what it returns must be a tensor of the output's shape (the engine then casts
     it to the output's dtype and checks its device, as for any given gradient); anything else is an error
     naming it, never repaired."""
@@ -283,7 +283,7 @@ def _plain_call(tensor, gradient) -> bool:
 
 def tensor_backward(learner):
     """The learner's `backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None)` (exercise
-    02.4: their `root_gradient`, then their `backward_pass` without recording a graph) as `Tensor.backward` for
+    02d.1: their `root_gradient`, then their `backward_pass` without recording a graph) as `Tensor.backward` for
     the plain call (`_plain_call`, without `create_graph` or `inputs`); every other call is the reference's, whose
     engine runs hooks, `create_graph`, `inputs=`, anomaly detection, traces and the final callbacks."""
     reference = seams.reference("Tensor.backward")
@@ -300,7 +300,7 @@ def tensor_backward(learner):
 
 
 def save_for_backward(learner_class):
-    """The learner's `Node.save_for_backward(self, *tensors)` (exercise 02.5) as every node's, as it is: it keeps
+    """The learner's `Node.save_for_backward(self, *tensors)` (exercise 02d.2) as every node's, as it is: it keeps
     the tensors in `self._saved` and each tensor's version in `self._saved_versions` (None for anything else)."""
     return own_function(learner_class, "save_for_backward", "Node")
 
@@ -314,7 +314,7 @@ def _node_property(learner_class, name):
 
 
 def saved_tensors(learner_class):
-    """The learner's `Node.saved_tensors` (a property, exercise 02.5) as every node's: the saved tensors, or
+    """The learner's `Node.saved_tensors` (a property, exercise 02d.2) as every node's: the saved tensors, or
     PyTorch's errors for a freed node and a tensor modified in place since it was saved. A custom Function's own
     output that it saved, which the exercise does not cover, stays the reference's when it matters: under
     `create_graph` (it is relinked to its node) and once it was modified in place (the error names it as the node's
@@ -332,7 +332,7 @@ def saved_tensors(learner_class):
 
 
 def saved_output(learner_class):
-    """The learner's `Node.saved_output` (a property, exercise 02.5) as every node's: the op's output kept by
+    """The learner's `Node.saved_output` (a property, exercise 02d.2) as every node's: the op's output kept by
     forward, or PyTorch's errors for a freed node and an output modified in place since. Under `create_graph` the
     reference's runs (it links the output back to its node for higher derivatives, which the exercise leaves out)."""
     getter, reference = _node_property(learner_class, "saved_output"), seams.reference("Node.saved_output")
@@ -346,7 +346,7 @@ def saved_output(learner_class):
 
 
 def release_variables(learner_class):
-    """The learner's `Node.release_variables(self)` (exercise 02.5) as every node's: it frees the saved tensors and
+    """The learner's `Node.release_variables(self)` (exercise 02d.2) as every node's: it frees the saved tensors and
     marks the node released (an error naming it when it did not). What an op's forward kept outside
     `save_for_backward` (arrays in attributes, its saved output), which the exercise does not cover, the reference
     then frees (its own first two steps find nothing left to do)."""

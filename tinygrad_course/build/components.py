@@ -37,7 +37,7 @@ class Component:
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
-             "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb",
+             "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb", "02d": "02d_engine.ipynb",
              "02c": "02c_tensor_methods.ipynb",
              "01b": "01b_tensor_object.ipynb", "10": "10_gpt.ipynb"}
 
@@ -110,8 +110,9 @@ MODULE_LIST_METHODS = (
 )
 GPT_PIECES = ("Embedding", "ModuleList")  # what chapter 03's last component cell defines (its check takes both)
 
-BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02.4's cell defines (its check takes all four)
-ENGINE = ("gradient_edge", "Function", "sum_to_shape", "Node", "AccumulateGrad")  # what 02.5's cell defines
+BACKWARD_CELL = ("topo_sort", "backward_pass", "root_gradient", "backward")  # what 02d.1's cell defines (its check takes all four)
+NODE_CELL = ("sum_to_shape", "Node")  # what 02d.2's cell defines: a node's backward step and what it keeps
+RECORDING_CELL = ("gradient_edge", "Function", "AccumulateGrad")  # what 02d.3's cell defines: recording, a leaf's node
 PARAMETER_CELL = ("_make_subclass", "Parameter")  # what 03b.1's cell defines
 
 # chapter 02b's ops: (cell, the op classes it defines); and what the framework runs each one for
@@ -376,25 +377,26 @@ _COMPONENTS = [
     *[Component(f"Tensor.{attr}", "02c", "ex02c_3", "TensorInplace", f"Tensor.{attr}",
                 adapters.tensor_inplace_method(attr), f"TensorInplace.{attr}{contract}", pure=attr not in WRITING)
       for attr, contract in TENSOR_INPLACE_METHODS],
-    Component("topological_sort", "02", "ex02_4", "topo_sort", "topological_sort", adapters.same,
+    Component("topological_sort", "02d", "ex02d_1", "topo_sort", "topological_sort", adapters.same,
               "topo_sort(root) -> every node reachable from root, each before its next_functions; backward runs in it",
               checks=BACKWARD_CELL),
-    Component("backward_pass", "02", "ex02_4", "backward_pass", "backward_pass", adapters.same,
+    Component("backward_pass", "02d", "ex02d_1", "backward_pass", "backward_pass", adapters.same,
               "backward_pass(root, grad, retain_graph=False) runs every node below root once, in topological order, "
               "summing what reaches each, and frees each node after it ran unless retain_graph; tensor.backward() "
               "runs it (one output, no hooks or create_graph)",
               checks=BACKWARD_CELL),
-    Component("root_gradient", "02", "ex02_4", "root_gradient", "root_gradient", adapters_engine.root_gradient,
+    Component("root_gradient", "02d", "ex02d_1", "root_gradient", "root_gradient", adapters_engine.root_gradient,
               "root_gradient(output, gradient=None) -> the gradient output.backward(gradient) starts from: "
               "ones_like(output) for a one-element float output, the given tensor checked against the output's "
               "shape, PyTorch's errors otherwise; every backward() from one output runs it",
               checks=BACKWARD_CELL, pure=True),
-    Component("Tensor.backward", "02", "ex02_4", "backward", "Tensor.backward", adapters_engine.tensor_backward,
+    Component("Tensor.backward", "02d", "ex02d_1", "backward", "Tensor.backward", adapters_engine.tensor_backward,
               "backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) starts from "
               "root_gradient(self, gradient) and runs backward_pass from self's node (a leaf's AccumulateGrad) "
               "without recording a graph; every plain tensor.backward() runs it (no create_graph, inputs= or hooks)",
               checks=BACKWARD_CELL),
-    *[Component(name, "02", "ex02_5", name.split(".")[0], name, adapt, contract, checks=ENGINE, pure=pure)
+    *[Component(name, "02d", "ex02d_2" if name.startswith("Node.") else "ex02d_3", name.split(".")[0], name, adapt,
+                contract, checks=NODE_CELL if name.startswith("Node.") else RECORDING_CELL, pure=pure)
       for name, adapt, pure, contract in (
           ("Function.apply", adapters_engine.function_apply, True,
            "Function.apply(cls, *args) runs cls.forward on the arrays, wraps the result and, when gradients are "
@@ -423,7 +425,7 @@ _COMPONENTS = [
           ("Node.release_variables", adapters_engine.release_variables, False,
            "Node.release_variables(self) drops self._saved and sets self._released; every node a backward pass ran "
            "without retain_graph (what an op keeps outside save_for_backward the reference frees after it)"))],
-    Component("numerical_grad", "02", "ex02_6", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
+    Component("numerical_grad", "02", "ex02_4", "numerical_grad", "numerical_jacobian", adapters.numerical_grad,
               "numerical_grad(f, x, eps) -> central differences of scalar f at x; tc.autograd.gradcheck compares with it",
               checks=("numerical_grad", "gradient_check")),
     Component("Linear.__init__", "03", "ex03_1", "Linear", "Linear.__init__", adapters.method(nn.Linear, "__init__"),

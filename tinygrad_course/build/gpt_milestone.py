@@ -69,7 +69,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("param_groups", "ex10_6", "param_groups"), ("CausalSelfAttention", "ex10_7", "CausalSelfAttention"),
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
-# chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops and backward pass, chapter 02c's Tensor methods, chapter 03b's Parameter and Module, chapter
+# chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops, chapter 02c's Tensor methods, chapter 02d's engine, chapter 03b's Parameter and Module, chapter
 # 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'

@@ -1,9 +1,9 @@
-"""Probes of chapter 02's engine (exercise 02.5): `Function.apply`, `Node.apply` and `AccumulateGrad.apply` run
+"""Probes of chapter 02d's engine (exercises 02d.2 and 02d.3): `Function.apply`, `Node.apply` and `AccumulateGrad.apply` run
 inside the framework on a small model, compared with the reference's run; and of where a backward pass starts
-(exercise 02.4's `root_gradient`).
+(exercise 02d.1's `root_gradient`).
 
 The engine's seams take the calls of a learner's ops (build mode), so the probe installs ops written as the
-exercise writes them (02.5's check's `ENGINE_OPS`: forward on arrays, backward with tensor ops) for its run, with or without
+exercise writes them (02d's checks' `ENGINE_OPS`: forward on arrays, backward with tensor ops) for its run, with or without
 the learner's engine: what differs is then the engine alone. The run covers broadcasting (gradients summed
 back), a Python number, a saved output, a leaf used twice, `.grad` accumulating over two passes, a call under
 `no_grad`, the graph freed after backward, and a second derivative (`create_graph`, the reference's).
@@ -19,7 +19,7 @@ from .. import seams
 from ..autograd.engine import grad as autograd_grad
 from ..autograd.grad_mode import no_grad
 from ..generator import manual_seed
-from ..grading.exercises.ch02_engine import ENGINE_OPS
+from ..grading.exercises.ch02d_engine import ENGINE_OPS
 from ..grading.learner_op import runner
 from .probe_codes import error
 

@@ -1,5 +1,5 @@
-"""Checks of chapter 02's exercises on autograd's tools: no_grad and in-place updates (02.7), a custom
-autograd.Function (02.8), a Jacobian and a Hessian (02.9). `ch02` imports this module, so they register with
+"""Checks of chapter 02's exercises on autograd's tools: no_grad and in-place updates (02.5), a custom
+autograd.Function (02.6), a Jacobian and a Hessian (02.7). `ch02` imports this module, so they register with
 the chapter's other checks."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _without_framework_hint(exc) -> str:
     return str(exc).split(" Hint:")[0]
 
 
-@exercise("02.7", title="no_grad, detach and in-place updates", points=2)
+@exercise("02.5", title="no_grad, detach and in-place updates", points=2)
 def no_grad_inplace_check(t, ema_update, scaled_sigmoid):
     target = [tc.tensor([1.0, 2.0], requires_grad=True), tc.tensor([[0.0, -4.0]], requires_grad=True)]
     online = [tc.tensor([3.0, 0.0], requires_grad=True), tc.tensor([[1.0, 4.0]], requires_grad=True)]
@@ -68,7 +68,7 @@ def no_grad_inplace_check(t, ema_update, scaled_sigmoid):
     t.close(x.grad, 2 * s * (1 - s), "x.grad after scaled_sigmoid(x).sum().backward()", given=given)
 
 
-# ---- 02.8 -------------------------------------------------------------------------------------------------
+# ---- 02.6 -------------------------------------------------------------------------------------------------
 def _softplus(a):
     return np.logaddexp(0.0, a)
 
@@ -77,7 +77,7 @@ def _sigmoid(a):
     return 1 / (1 + np.exp(-a))
 
 
-@exercise("02.8", title="a custom autograd.Function, end to end", points=3,
+@exercise("02.6", title="a custom autograd.Function, end to end", points=3,
           forbidden=["tinygrad_course.nn.functional.softplus"])
 def custom_function_check(t, Softplus):
     t.true(isinstance(Softplus, type) and issubclass(Softplus, tc.autograd.Function),
@@ -131,8 +131,8 @@ def custom_function_check(t, Softplus):
             atol=1e-8, given="a 16x3 float64 regression, learning rate 0.5")
 
 
-# ---- 02.9 -------------------------------------------------------------------------------------------------
-@exercise("02.9", title="a Jacobian and a Hessian", points=3,
+# ---- 02.7 -------------------------------------------------------------------------------------------------
+@exercise("02.7", title="a Jacobian and a Hessian", points=3,
           forbidden=["tinygrad_course.autograd.functional.jacobian", "tinygrad_course.autograd.functional.hessian"])
 def jacobian_hessian_check(t, jacobian, hessian):
     def f(v):

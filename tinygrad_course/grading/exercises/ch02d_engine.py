@@ -1,11 +1,11 @@
-"""Chapter 02, exercise 02.5: the engine their ops run in -- recording a call (`gradient_edge`,
-`Function.apply`), a node's backward step (`sum_to_shape`, `Node.apply`) and a leaf's gradient
-(`AccumulateGrad.apply`).
+"""Chapter 02d, exercises 02d.2 and 02d.3: the engine the learner's ops run in -- a node's backward step
+(`sum_to_shape`, `Node.apply`) and what it keeps for it (`save_for_backward`, `saved_tensors`, `saved_output`,
+`release_variables`) in 02d.2; recording a call (`gradient_edge`, `Function.apply`) and a leaf's gradient
+(`AccumulateGrad`) in 02d.3.
 
 Each piece is called directly first, on exact inputs, so a failure names the piece and what it returned; the
 recording runs ops written as the exercises write them (`build/probes_engine.py`), the backward step runs on
-nodes the framework recorded. Build mode's probe then runs all three inside the framework (`check()` ends
-with it).
+nodes the framework recorded. Build mode's probe then runs them inside the framework (`check()` ends with it).
 """
 import numpy as np
 
@@ -368,13 +368,17 @@ def _saved_output_check(t, Node):
            f"got {str(error)!r}")
 
 
-@exercise("02.5", title="the engine: recording, a node's step, accumulation into leaves, saved tensors", points=4)
-def engine_check(t, gradient_edge, Function, sum_to_shape, Node, AccumulateGrad):
+@exercise("02d.2", title="a node: its backward step and what it keeps for it", points=3)
+def node_check(t, sum_to_shape, Node):
     _sum_to_shape_check(t, sum_to_shape)
-    _gradient_edge_check(t, gradient_edge)
-    _function_apply_check(t, Function)
     _node_apply_check(t, Node)
-    _accumulate_init_check(t, AccumulateGrad)
-    _accumulate_check(t, AccumulateGrad)
     _saved_tensors_check(t, Node)
     _saved_output_check(t, Node)
+
+
+@exercise("02d.3", title="recording a call and a leaf's gradient", points=2)
+def recording_check(t, gradient_edge, Function, AccumulateGrad):
+    _gradient_edge_check(t, gradient_edge)
+    _function_apply_check(t, Function)
+    _accumulate_init_check(t, AccumulateGrad)
+    _accumulate_check(t, AccumulateGrad)

@@ -1,7 +1,7 @@
-"""Chapter 02, exercise 02.4's backward pass around the topological sort: `backward_pass` (gradients sent along
+"""Chapter 02d, exercise 02d.1's backward pass around the topological sort: `backward_pass` (gradients sent along
 the graph and added where paths meet, leaves accumulating, the graph freed unless `retain_graph`), `root_gradient`
 (where the pass starts, with PyTorch's errors) and `Tensor.backward` itself (the plain call: the root gradient, then
-the pass from the output's node, or a leaf's own, without recording a graph). `ch02.topo_sort_check` runs them
+the pass from the output's node, or a leaf's own, without recording a graph). `ch02d.topo_sort_check` runs them
 after its checks of the order.
 """
 import numpy as np
