@@ -499,3 +499,19 @@ def test_custom_functions_with_two_outputs_and_setup_context_match_torch():
         (gg,) = lib.autograd.grad(g.sum(), x)
         results[lib.__name__] = (both, only_first, g, gg)
     assert_same(results["tinygrad_course"], results["torch"])
+
+
+@pytest.mark.parametrize("convert", [lambda x: x.long(), lambda x: x.int(), lambda x: x.bool(),
+                                     lambda x: (x * 2).to(dtype=x.long().dtype)])
+def test_an_integer_or_bool_result_never_requires_grad_as_in_pytorch(convert):
+    mine, theirs = convert(tc.ones(3, requires_grad=True)), convert(torch.ones(3, requires_grad=True))
+    assert (mine.requires_grad, mine.grad_fn is None) == (theirs.requires_grad, theirs.grad_fn is None) == (False, True)
+    assert convert(tc.ones(3, requires_grad=True)).float().requires_grad is False
+
+
+def test_a_float_conversion_of_a_tensor_that_requires_grad_is_recorded():
+    x = tc.ones(3, requires_grad=True)
+    y = x.double()
+    assert y.requires_grad and y.grad_fn.name() == "ToCopyBackward0"
+    y.sum().backward()
+    assert x.grad.dtype == tc.float32 and x.grad.tolist() == [1.0, 1.0, 1.0]

@@ -34,6 +34,7 @@ import numpy as np
 from .. import seams
 from ..seams import backward_rule
 from ..shapes import broadcast_error, broadcast_shapes_checked
+from ..dtypes import _CATEGORY_FLOAT as _FLOAT
 from ..tensor_base import TensorBase, _wrap
 from .anomaly_mode import check_gradients, remember_forward
 from .anomaly_mode import state as _anomaly
@@ -473,6 +474,8 @@ class Op(Function):
         if not record:
             return res if results is None else results
         if results is None:
+            if res.dtype.category != _FLOAT:  # an integer or bool result never requires grad (x.long(), x.to(int))
+                return res
             res._requires_grad = True
             res.grad_fn = ctx
             if ctx.save_output:
