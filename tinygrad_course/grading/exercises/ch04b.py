@@ -1,5 +1,5 @@
-"""Chapter 05, the optimizers: checks for the learner's `Optimizer` base with `SGD` (05.2) and `Adam` with
-`AdamW` (05.3), in PyTorch's shape.
+"""Chapter 04b (optimizers): checks for the learner's `Optimizer` base with `SGD` (04b.1) and `Adam` with
+`AdamW` (04b.2), in PyTorch's shape (the schedulers, 04b.3, are in ch04b_schedule.py).
 
 The base is checked on what it keeps (param_groups with the defaults filled in, state, zero_grad both ways,
 add_param_group) and on its state_dict: PyTorch's layout, and a restore into fresh objects that goes on
@@ -12,6 +12,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch04b_schedule  # noqa: F401  (registers 04b.3: the scheduler base, the cosine schedule and LambdaLR)
 from . import optimizer_steps as steps
 from .ch03 import digits
 
@@ -68,7 +69,7 @@ def _same_tensors(got, want) -> bool:
     return isinstance(got, list) and len(got) == len(want) and all(a is b for a, b in zip(got, want))
 
 
-# --- 05.2: the base ----------------------------------------------------------------------------------------
+# --- 04b.1: the base ----------------------------------------------------------------------------------------
 def _check_groups(t, SGD):
     w, b, extra = tc.zeros(2, requires_grad=True), tc.zeros(3, requires_grad=True), tc.zeros(1, requires_grad=True)
     opt = SGD(iter([w, b]), lr=0.1)
@@ -282,7 +283,7 @@ def _step_by_step(t, opt, model, ref_grads, ref_params, call, reference, mistake
                 rtol=1e-4, atol=1e-5, mistakes=mistakes_of(k, before, grad))
     t.context = ""
 
-@exercise("05.2", title="the optimizer base and SGD", points=4,
+@exercise("04b.1", title="the optimizer base and SGD", points=4,
           forbidden=["tinygrad_course.optim.SGD", "tinygrad_course.optim.Optimizer",
                      "tinygrad_course.optim.optimizer.Optimizer"])
 def optimizer_sgd_check(t, Optimizer, SGD):
@@ -318,7 +319,7 @@ def optimizer_sgd_check(t, Optimizer, SGD):
                         f"(got {final:.3f})")
 
 
-# --- 05.3: Adam and AdamW ----------------------------------------------------------------------------------
+# --- 04b.2: Adam and AdamW ----------------------------------------------------------------------------------
 def _check_weight_decay(t, Adam, AdamW):
     runs = {"Adam(lr=0.01, weight_decay=0.1)": (lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
                                                 lambda ps: tc.optim.Adam(ps, lr=0.01, weight_decay=0.1)),
@@ -382,7 +383,7 @@ class _AmsgradOfCurrentV(tc.optim.Adam):
             state["exp_avg_sq"].copy_(state["max_exp_avg_sq"])
 
 
-@exercise("05.3", title="Adam and AdamW", points=4,
+@exercise("04b.2", title="Adam and AdamW", points=4,
           forbidden=["tinygrad_course.optim.Adam", "tinygrad_course.optim.AdamW"])
 def adam_check(t, Adam, AdamW):
     t.true(isinstance(AdamW, type) and isinstance(Adam, type) and issubclass(AdamW, Adam),
