@@ -8,7 +8,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course import nn
 
-from .wrong_answers import assert_names_mistake, catalogue_tests, solution
+from .wrong_answers import assert_names_mistake, catalogue_tests
 
 F = nn.functional
 
