@@ -211,8 +211,8 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
     for nb in (ROOT / "solutions").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
     folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_2",
-                                 "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))",
-                                 "p.add_(lr * m_hat / (v_hat.sqrt() + eps))")
+                                 "p.add_(m / denom, alpha=-lr / (1 - beta1 ** t))",
+                                 "p.add_(m / denom, alpha=lr / (1 - beta1 ** t))")  # uphill
     bad = cli("milestone", "lab", str(folder))
     assert bad.returncode == 1 and "your Adam.step (04b_optimizers.ipynb, cell ex04b_2) fails its check" in bad.stdout, bad.stdout
     shutil.copy(ROOT / "exercises" / "04_data.ipynb", folder / "04_data.ipynb")  # one chapter skipped
