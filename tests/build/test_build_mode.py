@@ -97,7 +97,7 @@ def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_pat
 
 
 def test_a_planted_optimizer_bug_is_named_in_the_status(tmp_path):
-    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_1", "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
+    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_2", "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
     rows = status(folder)
     assert rows["SGD.step"]["source"] == "reference" and rows["SGD.step"]["check"] == "fail"  # not installed
 
@@ -210,11 +210,11 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
     assert len(on_path) == len(MILESTONES["lab"][2]) and all(" learner " in line and " 0 calls" not in line for line in on_path), ok.stdout
     for nb in (ROOT / "solutions").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
-    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_2",
+    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_3",
                                  "p.add_(m / denom, alpha=-lr / (1 - beta1 ** t))",
                                  "p.add_(m / denom, alpha=lr / (1 - beta1 ** t))")  # uphill
     bad = cli("milestone", "lab", str(folder))
-    assert bad.returncode == 1 and "your Adam.step (04b_optimizers.ipynb, cell ex04b_2) fails its check" in bad.stdout, bad.stdout
+    assert bad.returncode == 1 and "your Adam.step (04b_optimizers.ipynb, cell ex04b_3) fails its check" in bad.stdout, bad.stdout
     shutil.copy(ROOT / "exercises" / "04_data.ipynb", folder / "04_data.ipynb")  # one chapter skipped
     skipped = cli("milestone", "lab", str(folder))
     assert skipped.returncode == 1 and "missing: ClassificationDataset (04_data.ipynb" in skipped.stdout, skipped.stdout

@@ -31,7 +31,8 @@ BINARY_CELL = solution_cell("02_autograd.ipynb", "ex02_1")  # Add, Sub, Mul, Div
 UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
 
 
-SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("04b_optimizers.ipynb", "ex04b_1").replace(
+SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("04b_optimizers.ipynb", "ex04b_1") + "\n\n\n" + solution_cell(
+    "04b_optimizers.ipynb", "ex04b_2").replace(
     "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
 
 
@@ -98,7 +99,7 @@ def test_breakage_1_a_stub_is_not_saved_and_a_saved_stub_is_not_installed(tmp_pa
 
 def test_breakage_2_a_failing_component_is_not_installed_and_an_edited_file_is_checked_again(tmp_path):
     save(tmp_path, BY_NAME["SGD.step"], SGD_FLIPPED, [], "04b_optimizers.ipynb, the cell defining SGD")
-    with pytest.warns(UserWarning, match=r"your SGD.step \(04b_optimizers.ipynb, cell ex04b_1\) is not installed: its "
+    with pytest.warns(UserWarning, match=r"your SGD.step \(04b_optimizers.ipynb, cell ex04b_2\) is not installed: its "
                                          r"check failed: .*parameters after step 1"):
         build.use_learner(tmp_path, quiet=True)
     assert "SGD.step" not in seams.installed()

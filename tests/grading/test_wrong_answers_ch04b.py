@@ -1,6 +1,6 @@
-"""Catalogue of wrong answers, chapter 04b (optimizers): each realistic mistake of the optimizer base with SGD
-(04b.1) and of Adam with AdamW (04b.2) fails with a message that names it, after the very step where it
-happens; the hint waits for a second failure, and the unsolved stub fails. (04b.3's schedulers:
+"""Catalogue of wrong answers, chapter 04b (optimizers): each realistic mistake of the optimizer base (04b.1),
+of SGD (04b.2) and of Adam with AdamW (04b.3) fails with a message that names it, after the very step where it
+happens; the hint waits for a second failure, and the unsolved stub fails. (04b.4's schedulers:
 test_wrong_answers_ch04b_schedule.py.)"""
 from collections import defaultdict
 
@@ -12,7 +12,7 @@ from tinygrad_course.grading import check, reset_attempts
 from .wrong_answers import assert_names_mistake, catalogue_tests, solution
 
 
-# ---- 04b.1 the optimizer base and SGD---------------------------------------------------------------------------
+# ---- 04b.1 the optimizer base, 04b.2 SGD ---------------------------------------------------------------------------
 Optimizer, SGD = solution("04b", "Optimizer", "SGD")
 Adam, AdamW = solution("04b", "Adam", "AdamW")
 
@@ -130,16 +130,7 @@ class LoadForgetsTheBuffers(Optimizer):
         self.state = state  # the groups' options are restored, the buffers are not
 
 
-def sgd_on(base):
-    """The solution's SGD built on the (wrong) base `base`."""
-    return base, type("SGD", (SGD, base), {})
-
-
-def sgd(wrong):
-    return Optimizer, wrong
-
-
-# ---- 04b.2 Adam and AdamW-------------------------------------------------------------------------------------
+# ---- 04b.3 Adam and AdamW -------------------------------------------------------------------------------------
 class _AdamWith(Adam):
     """The solution's Adam with one `mistake` in its step (it never reads `amsgrad`: "amsgrad ignored")."""
 
@@ -199,33 +190,33 @@ class AdamKeepsGradients(Adam, KeepsGradients):
 
 
 CATALOGUE = [
-    ("04b.1", sgd(SGDAscent), ["after step 1 ", "opposite way (uphill)"]),
-    ("04b.1", sgd(SGDForgetsVelocity), ["after step 2 ", "velocity of the earlier steps was not used"]),
-    ("04b.1", sgd(SGDDampened), ["after step 1 ", "scaled by (1 - momentum)"]),
-    ("04b.1", sgd(SGDRebinds), ["after step 1 ", "step 1 did not change the parameters"]),
-    ("04b.1", sgd(SGDWithoutNoGrad), ["RuntimeError", "during: step 1 of SGD"]),
-    ("04b.1", sgd(SGDWithoutWeightDecay), ["weight_decay=0.1", "weight_decay was ignored"]),
-    ("04b.1", sgd(SGDDampensTheFirstStep), ["dampening=0.5", "the first step was dampened too"]),
-    ("04b.1", sgd(SGDWithoutNesterov), ["nesterov=True", "nesterov=True was ignored"]),
-    ("04b.1", sgd_on(KeepsGradients), ["zero_grad() to set the gradient of every parameter"]),
-    ("04b.1", sgd_on(OverwritesGroupOptions), ["the second group's own options were replaced by the defaults"]),
-    ("04b.1", sgd_on(PeeksAtTheGenerator), ["param_groups[0]['params'] to be the list [w, b]"]),
-    ("04b.1", sgd_on(PlainDictState), ["opt.state raised KeyError for a new parameter"]),
-    ("04b.1", sgd_on(ZeroGradAlwaysToNone), ["the gradient became None although set_to_none=False"]),
-    ("04b.1", sgd_on(StateKeyedByTensors), ["the keys are the parameter tensors themselves"]),
-    ("04b.1", sgd_on(LoadForgetsTheBuffers), ["3 more steps", "the momentum buffers were not restored"]),
-    ("04b.2", adam("no bias correction"), ["after step 1 ", "step 1 has no bias correction"]),
-    ("04b.2", adam("ascent"), ["after step 1 ", "opposite way (uphill)"]),
-    ("04b.2", adam("eps inside"), ["eps was added inside the square root"]),
-    ("04b.2", adam("counter stuck"), ["after step 2 ", "the step counter t did not advance"]),
-    ("04b.2", adam("grad not squared"), ["after step 1 ", "averaged grad, not grad**2"]),
-    ("04b.2", adam("counts from zero"), ["after step 1 ", "the step counter was still 0"]),
-    ("04b.2", adam("AdamW as L2"), ["AdamW(lr=0.01, weight_decay=0.1)", "added to the gradient (L2, Adam's way)"]),
-    ("04b.2", adam("decay without lr"), ["shrank by weight_decay, not by lr * weight_decay"]),
-    ("04b.2", adam("amsgrad ignored"), ["Adam(lr=0.01, amsgrad=True)", "amsgrad was ignored"]),
-    ("04b.2", (AdamIntegerStep, type("AdamW", (AdamW, AdamIntegerStep), {})),
+    ("04b.2", (SGDAscent,), ["after step 1 ", "opposite way (uphill)"]),
+    ("04b.2", (SGDForgetsVelocity,), ["after step 2 ", "velocity of the earlier steps was not used"]),
+    ("04b.2", (SGDDampened,), ["after step 1 ", "scaled by (1 - momentum)"]),
+    ("04b.2", (SGDRebinds,), ["after step 1 ", "step 1 did not change the parameters"]),
+    ("04b.2", (SGDWithoutNoGrad,), ["RuntimeError", "during: step 1 of SGD"]),
+    ("04b.2", (SGDWithoutWeightDecay,), ["weight_decay=0.1", "weight_decay was ignored"]),
+    ("04b.2", (SGDDampensTheFirstStep,), ["dampening=0.5", "the first step was dampened too"]),
+    ("04b.2", (SGDWithoutNesterov,), ["nesterov=True", "nesterov=True was ignored"]),
+    ("04b.1", (KeepsGradients,), ["zero_grad() to set the gradient of every parameter"]),
+    ("04b.1", (OverwritesGroupOptions,), ["the second group's own options were replaced by the defaults"]),
+    ("04b.1", (PeeksAtTheGenerator,), ["param_groups[0]['params'] to be the list [w, b]"]),
+    ("04b.1", (PlainDictState,), ["opt.state raised KeyError for a new parameter"]),
+    ("04b.1", (ZeroGradAlwaysToNone,), ["the gradient became None although set_to_none=False"]),
+    ("04b.1", (StateKeyedByTensors,), ["the keys are the parameter tensors themselves"]),
+    ("04b.1", (LoadForgetsTheBuffers,), ["3 more steps", "the momentum buffers were not restored"]),
+    ("04b.3", adam("no bias correction"), ["after step 1 ", "step 1 has no bias correction"]),
+    ("04b.3", adam("ascent"), ["after step 1 ", "opposite way (uphill)"]),
+    ("04b.3", adam("eps inside"), ["eps was added inside the square root"]),
+    ("04b.3", adam("counter stuck"), ["after step 2 ", "the step counter t did not advance"]),
+    ("04b.3", adam("grad not squared"), ["after step 1 ", "averaged grad, not grad**2"]),
+    ("04b.3", adam("counts from zero"), ["after step 1 ", "the step counter was still 0"]),
+    ("04b.3", adam("AdamW as L2"), ["AdamW(lr=0.01, weight_decay=0.1)", "added to the gradient (L2, Adam's way)"]),
+    ("04b.3", adam("decay without lr"), ["shrank by weight_decay, not by lr * weight_decay"]),
+    ("04b.3", adam("amsgrad ignored"), ["Adam(lr=0.01, amsgrad=True)", "amsgrad was ignored"]),
+    ("04b.3", (AdamIntegerStep, type("AdamW", (AdamW, AdamIntegerStep), {})),
      ["opt.state[p]['step'] to be a 0-d tensor"]),
-    ("04b.2", (AdamKeepsGradients, type("AdamW", (AdamW, AdamKeepsGradients), {})),
+    ("04b.3", (AdamKeepsGradients, type("AdamW", (AdamW, AdamKeepsGradients), {})),
      ["gradients before step 2", "previous step's gradient was still in .grad"]),
 ]
 
@@ -241,13 +232,14 @@ def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
     assert_names_mistake(exercise, wrong, *phrases)
 
 
-NAMES = {"04b.1": ("Optimizer", "SGD"), "04b.2": ("Adam", "AdamW")}
+NAMES = {"04b.1": "Optimizer", "04b.2": "SGD", "04b.3": ("Adam", "AdamW")}
 
 
 test_the_stub_fails, test_every_exercise_has_two_wrong_answers = catalogue_tests(NAMES, CATALOGUE, "04b")
 
 
-@pytest.mark.parametrize("exercise", ["04b.1", "04b.2"])
+@pytest.mark.parametrize("exercise", ["04b.1", "04b.2", "04b.3"])
 def test_the_optimizer_solutions_pass_update_by_update(exercise):
     reset_attempts()
-    assert check(exercise, *solution("04b", *NAMES[exercise])) is None  # raises CheckFailed when wrong
+    names = NAMES[exercise] if isinstance(NAMES[exercise], tuple) else (NAMES[exercise],)
+    assert check(exercise, *solution("04b", *names)) is None  # raises CheckFailed when wrong

@@ -75,7 +75,7 @@ MODULE_METHODS = (
 )
 
 LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.6) defines and checks
-SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 04b's schedule cell (04b.3) checks
+SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 04b's schedule cell (04b.4) checks
 MODULE_CELL = ("Parameter", "Module")  # what chapter 03b's Module cells use (their checks take both)
 MODULE_CELLS = {"ex03b_2": ("__init__", "__setattr__", "__getattr__", "register_parameter", "register_module",
                             "register_buffer"),
@@ -559,30 +559,28 @@ _COMPONENTS = [
                         "PyTorch's draws; every tc.randperm, so every shuffling DataLoader's order, runs it"))],
     Component("Optimizer", "04b", "ex04b_1", "Optimizer", "Optimizer", adapters.optimizer_base,
               "Optimizer(params, defaults): param_groups (defaults filled in), state, add_param_group, zero_grad, "
-              "state_dict/load_state_dict in PyTorch's layout; every tc.optim optimizer's base methods run it",
-              checks=("Optimizer", "SGD")),
-    Component("SGD.step", "04b", "ex04b_1", "SGD", "SGD.step", adapters.sgd_step,
+              "state_dict/load_state_dict in PyTorch's layout; every tc.optim optimizer's base methods run it"),
+    Component("SGD.step", "04b", "ex04b_2", "SGD", "SGD.step", adapters.sgd_step,
               "SGD(params, lr, momentum, dampening, weight_decay, nesterov).step() over self.param_groups, the "
-              "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it",
-              checks=("Optimizer", "SGD")),
-    Component("Adam.step", "04b", "ex04b_2", "Adam", "Adam.step", adapters.adam_step,
+              "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it"),
+    Component("Adam.step", "04b", "ex04b_3", "Adam", "Adam.step", adapters.adam_step,
               "Adam(params, lr, betas, eps, weight_decay, amsgrad, decoupled_weight_decay).step(), moments in "
               "self.state[p]; tc.optim.Adam and AdamW (Adam with decoupled_weight_decay) step through it",
               checks=("Adam", "AdamW")),
-    Component("LRScheduler", "04b", "ex04b_3", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
+    Component("LRScheduler", "04b", "ex04b_4", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
               "LRScheduler(optimizer, last_epoch): __init__ (initial_lr, base_lrs, the rates of step 0), step() sets "
               "each group's lr from get_lr(), get_last_lr, state_dict/load_state_dict; every "
               "tc.optim.lr_scheduler scheduler's base methods run it", checks=SCHEDULE_CELL),
-    Component("CosineAnnealingLR.get_lr", "04b", "ex04b_3", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
+    Component("CosineAnnealingLR.get_lr", "04b", "ex04b_4", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
               adapters.cosine_get_lr,
               "CosineAnnealingLR(optimizer, T_max, eta_min).get_lr() -> the lrs on the cosine at last_epoch; "
               "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets them", pure=True,
               checks=SCHEDULE_CELL),
-    Component("LambdaLR.__init__", "04b", "ex04b_3", "LambdaLR", "LambdaLR.__init__", adapters.lambda_lr_init,
+    Component("LambdaLR.__init__", "04b", "ex04b_4", "LambdaLR", "LambdaLR.__init__", adapters.lambda_lr_init,
               "LambdaLR(optimizer, lr_lambda, last_epoch) keeps one function per group in lr_lambdas (PyTorch's "
               "ValueError for a list of the wrong length), then the base's __init__; every "
               "optim.lr_scheduler.LambdaLR is built by it", checks=SCHEDULE_CELL),
-    Component("LambdaLR.get_lr", "04b", "ex04b_3", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
+    Component("LambdaLR.get_lr", "04b", "ex04b_4", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
               "LambdaLR(optimizer, lr_lambda).get_lr() -> each group's base_lr times its lr_lambda(last_epoch); "
               "optim.lr_scheduler.LambdaLR (the GPT's warmup and cosine) sets them", pure=True,
               checks=SCHEDULE_CELL),
