@@ -1,5 +1,5 @@
 """In build mode the loss of a model is the learner's: `F.cross_entropy` and `F.nll_loss` run chapter 05's
-`cross_entropy` and `nll_loss` (exercise 05.8, which pick with chapter 01's `pick`), equal to PyTorch's in value
+`cross_entropy` and `nll_loss` (exercise 05.6, which pick with chapter 01's `pick`), equal to PyTorch's in value
 and gradient; without them `F.cross_entropy` is PyTorch's composite, `nll_loss(log_softmax(input, 1), target)`, on
 the learner's `log_softmax`."""
 from __future__ import annotations
@@ -70,12 +70,12 @@ def test_class_weights_and_label_smoothing_stay_with_the_reference(kw):
     np.testing.assert_array_equal(loss, reference)
 
 
-# ---- chapter 05's nll_loss and cross_entropy as the learner's (exercise 05.8) -------------------------------
+# ---- chapter 05's nll_loss and cross_entropy as the learner's (exercise 05.6) -------------------------------
 
 def _learners_losses(pick_calls=None):
     """The released solution's loss cell, adapted as build mode installs it: {seam: implementation}."""
     namespace = {"tc": tc}
-    exec(compile(solution_cell("05_training.ipynb", "ex05_8"), "<ch05 loss>", "exec"), namespace)
+    exec(compile(solution_cell("05_training.ipynb", "ex05_6"), "<ch05 loss>", "exec"), namespace)
     installed = {name: BY_NAME[name].adapt(namespace[BY_NAME[name].defines]) for name in ("nll_loss", "cross_entropy")}
     if pick_calls is not None:
         def pick(scores, labels):

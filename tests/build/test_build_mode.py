@@ -39,7 +39,7 @@ def status(folder):
 
 def test_there_are_components_in_every_chapter_each_with_a_contract():
     assert len(COMPONENTS) >= 33
-    assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 11)} | {"01b", "02b", "02c", "02d", "03b", "05b"}
+    assert {c.chapter for c in COMPONENTS} == {f"{n:02d}" for n in range(1, 11)} | {"01b", "02b", "02c", "02d", "03b", "04b", "05b"}
     assert all(c.contract and c.seam and c.exercise.startswith("ex" + c.chapter) for c in COMPONENTS)
 
 
@@ -98,7 +98,7 @@ def test_a_planted_sign_flip_fails_the_milestone_and_names_the_gradients(tmp_pat
 
 
 def test_a_planted_optimizer_bug_is_named_in_the_status(tmp_path):
-    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_2", "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
+    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_2", "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
     rows = status(folder)
     assert rows["SGD.step"]["source"] == "reference" and rows["SGD.step"]["check"] == "fail"  # not installed
 
@@ -211,11 +211,11 @@ def test_lab_milestone_trains_on_the_learners_components_and_names_a_planted_bug
     assert len(on_path) == len(MILESTONES["lab"][2]) and all(" learner " in line and " 0 calls" not in line for line in on_path), ok.stdout
     for nb in (ROOT / "solutions").glob("*.ipynb"):
         shutil.copy(nb, tmp_path / nb.name)
-    folder = _with_replaced_cell(tmp_path, "05_training.ipynb", "ex05_3",
-                                 "p.sub_(lr * m_hat / (v_hat.sqrt() + eps))",
-                                 "p.add_(lr * m_hat / (v_hat.sqrt() + eps))")
+    folder = _with_replaced_cell(tmp_path, "04b_optimizers.ipynb", "ex04b_3",
+                                 "p.add_(m / denom, alpha=-lr / (1 - beta1 ** t))",
+                                 "p.add_(m / denom, alpha=lr / (1 - beta1 ** t))")  # uphill
     bad = cli("milestone", "lab", str(folder))
-    assert bad.returncode == 1 and "your Adam.step (05_training.ipynb, cell ex05_3) fails its check" in bad.stdout, bad.stdout
+    assert bad.returncode == 1 and "your Adam.step (04b_optimizers.ipynb, cell ex04b_3) fails its check" in bad.stdout, bad.stdout
     shutil.copy(ROOT / "exercises" / "04_data.ipynb", folder / "04_data.ipynb")  # one chapter skipped
     skipped = cli("milestone", "lab", str(folder))
     assert skipped.returncode == 1 and "missing: ClassificationDataset (04_data.ipynb" in skipped.stdout, skipped.stdout

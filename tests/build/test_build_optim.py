@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _solution(*grade_ids) -> dict:
-    """The namespace of chapter 05's solution cells `grade_ids`, run in order."""
-    nb = json.loads((ROOT / "solutions" / "05_training.ipynb").read_text())
+    """The namespace of chapter 04b's solution cells `grade_ids`, run in order."""
+    nb = json.loads((ROOT / "solutions" / "04b_optimizers.ipynb").read_text())
     cells = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): "".join(c["source"]) for c in nb["cells"]}
     namespace = {"tc": tc, "np": np, "math": math, "defaultdict": defaultdict}
     for grade_id in grade_ids:
@@ -56,7 +56,7 @@ def test_a_member_component_runs_the_learners_method_on_the_frameworks_object():
 
 
 def test_the_learners_optimizer_is_tc_optims_and_its_hooks_still_run():
-    ns = _solution("ex05_2", "ex05_3")
+    ns = _solution("ex04b_1", "ex04b_2", "ex04b_3")
     _install("Optimizer", ns["Optimizer"])
     _install("SGD.step", ns["SGD"])
     _install("Adam.step", ns["Adam"])
@@ -75,7 +75,7 @@ def test_the_learners_optimizer_is_tc_optims_and_its_hooks_still_run():
 
 
 def test_the_learners_steps_agree_with_the_reference_on_every_option_they_cover():
-    ns = _solution("ex05_2", "ex05_3")
+    ns = _solution("ex04b_1", "ex04b_2", "ex04b_3")
 
     def run(make):
         tc.manual_seed(0)
@@ -110,7 +110,7 @@ def test_the_learners_adam_step_is_tc_optims_bit_for_bit_and_torchs_to_float32(n
     """Written in PyTorch 2.13's order (lerp_, addcmul_, the root over sqrt(1 - beta2**t), addcdiv_), their step
     gives the reference's bits, AdamW's decoupled decay and amsgrad included (AdamW has no step of its own in
     PyTorch 2.13: it is Adam with decoupled_weight_decay=True); torch's own numbers within a float32 rounding."""
-    ns = _solution("ex05_2", "ex05_3")
+    ns = _solution("ex04b_1", "ex04b_2", "ex04b_3")
     rng = np.random.default_rng(0)
     start = rng.normal(size=(6, 4)).astype(np.float32)
     grads = [rng.normal(size=(6, 4)).astype(np.float32) * 10.0 ** (-k % 3) for k in range(10)]
@@ -151,7 +151,7 @@ def test_what_the_exercise_does_not_cover_goes_to_the_reference():
     assert mine == [] and w.item() == pytest.approx(1.2)
     tc.optim.SGD([w], lr=0.1).step()
     assert mine == ["step"]
-    ns = _solution("ex05_2")
+    ns = _solution("ex04b_1")
     _install("Optimizer", ns["Optimizer"])
     named = tc.optim.SGD([("w", w)], lr=0.1)  # named parameters: the reference's __init__ keeps the names
     assert named.param_groups[0]["param_names"] == ["w"]
@@ -160,7 +160,7 @@ def test_what_the_exercise_does_not_cover_goes_to_the_reference():
 
 
 def test_the_learners_scheduler_base_steps_every_scheduler_and_epoch_stays_the_reference():
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
     reference = [tc.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)]
     want = []
@@ -188,7 +188,7 @@ def test_the_learners_scheduler_base_steps_every_scheduler_and_epoch_stays_the_r
 def test_pytorchs_warning_of_a_scheduler_stepped_first_stays_with_the_learners_scheduler(optimizer_first):
     """The warning is the framework's, not the exercise's: it fires (with PyTorch 2.13's words, at the caller's
     line) when the first step() after construction comes before optimizer.step(), whoever wrote the base."""
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     _install("LRScheduler", ns["LRScheduler"])
     opt = tc.optim.SGD([tc.zeros(1, requires_grad=True)], lr=0.1)
     schedule = tc.optim.lr_scheduler.StepLR(opt, step_size=1)
@@ -243,7 +243,7 @@ def _rates(scheduler_cls, optim_module, make, n_steps, *args, **kwargs):
 def test_the_learners_scheduler_base_builds_every_scheduler_with_torchs_rates(name, args):
     """Their __init__ builds the framework's schedulers (in PyTorch's initial mode, so the schedules that compute
     a rate from the previous one start at the optimizer's rates): every rate is torch 2.13's, bit for bit."""
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     _install("LRScheduler", ns["LRScheduler"])
     got, schedule = _rates(getattr(tc.optim.lr_scheduler, name), tc.optim, lambda: tc.zeros(1, requires_grad=True),
                            12, **args)
@@ -255,7 +255,7 @@ def test_the_learners_scheduler_base_builds_every_scheduler_with_torchs_rates(na
 
 
 def test_the_learners_scheduler_init_raises_torchs_type_error_and_a_resumed_schedule_stays_the_reference():
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     _install("LRScheduler", ns["LRScheduler"])
     w = tc.zeros(1, requires_grad=True)
     with pytest.raises(TypeError) as mine:
@@ -273,7 +273,7 @@ def test_the_learners_scheduler_init_raises_torchs_type_error_and_a_resumed_sche
 
 
 def test_the_learners_lambda_lr_sets_torchs_rates_and_its_state_dict_resumes_them():
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     _install("LRScheduler", ns["LRScheduler"])
     _install("LambdaLR.__init__", ns["LambdaLR"])
     _install("LambdaLR.get_lr", ns["LambdaLR"])
@@ -306,7 +306,7 @@ def test_the_gpt_milestone_sets_its_lr_at_rates_through_the_learners_lambda_lr()
     from tinygrad_course.build import gpt_milestone as gm
 
     assert {"LRScheduler", "LambdaLR.__init__", "LambdaLR.get_lr"} <= set(gm.EARLIER)
-    ns = _solution("ex05_9")
+    ns = _solution("ex04b_4")
     _install("LRScheduler", ns["LRScheduler"])
     _install("LambdaLR.__init__", ns["LambdaLR"])
     _install("LambdaLR.get_lr", ns["LambdaLR"])

@@ -31,7 +31,8 @@ BINARY_CELL = solution_cell("02_autograd.ipynb", "ex02_1")  # Add, Sub, Mul, Div
 UNARY_CELL = solution_cell("02_autograd.ipynb", "ex02_2")  # Neg, Exp, Log, Tanh, Relu, Sigmoid
 
 
-SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("05_training.ipynb", "ex05_2").replace(
+SGD_FLIPPED = "import tinygrad_course as tc\n\n\n" + solution_cell("04b_optimizers.ipynb", "ex04b_1") + "\n\n\n" + solution_cell(
+    "04b_optimizers.ipynb", "ex04b_2").replace(
     "p.add_(g, alpha=-lr)", "p.add_(g, alpha=lr)")
 
 
@@ -97,8 +98,8 @@ def test_breakage_1_a_stub_is_not_saved_and_a_saved_stub_is_not_installed(tmp_pa
 
 
 def test_breakage_2_a_failing_component_is_not_installed_and_an_edited_file_is_checked_again(tmp_path):
-    save(tmp_path, BY_NAME["SGD.step"], SGD_FLIPPED, [], "05_training.ipynb, the cell defining SGD")
-    with pytest.warns(UserWarning, match=r"your SGD.step \(05_training.ipynb, cell ex05_2\) is not installed: its "
+    save(tmp_path, BY_NAME["SGD.step"], SGD_FLIPPED, [], "04b_optimizers.ipynb, the cell defining SGD")
+    with pytest.warns(UserWarning, match=r"your SGD.step \(04b_optimizers.ipynb, cell ex04b_2\) is not installed: its "
                                          r"check failed: .*parameters after step 1"):
         build.use_learner(tmp_path, quiet=True)
     assert "SGD.step" not in seams.installed()
@@ -167,7 +168,7 @@ def test_breakage_4_the_autograd_milestone_names_the_wrong_component_and_its_cel
 
 def test_breakage_5_the_lab_needs_only_chapters_01_to_05b_and_reads_data_through_the_loader():
     needed = MILESTONES["lab"][2]
-    assert {BY_NAME[n].chapter for n in needed} <= {"01", "01b", "02", "02b", "02c", "02d", "03", "03b", "04", "05", "05b"}
+    assert {BY_NAME[n].chapter for n in needed} <= {"01", "01b", "02", "02b", "02c", "02d", "03", "03b", "04", "04b", "05", "05b"}
 
     class NumpyFeatures(tc.utils.data.Dataset):  # keeps NumPy features; __getitem__ gives tensors, as asked
         def __init__(self, x, y):
@@ -189,7 +190,7 @@ def test_breakage_6_the_learners_optimizer_state_is_in_state_dict_so_resume_is_b
     package = tmp_path / "mytorch"
     extract(ROOT / "solutions", package)
     for path in package.glob("*.py"):
-        if path.name not in ("__init__.py", "ch05_optimizer.py", "ch05_sgd.py", "ch05_adam.py", "ch05_lrscheduler.py"):
+        if path.name not in ("__init__.py", "ch04b_optimizer.py", "ch04b_sgd.py", "ch04b_adam.py", "ch04b_lrscheduler.py"):
             path.unlink()
     table = build.use_learner(package, quiet=True)
     assert {r.component for r in table if r.source == "learner"} == {"Optimizer", "SGD.step", "Adam.step",
@@ -253,7 +254,7 @@ def test_a_pass_recorded_against_an_earlier_check_is_checked_again(tmp_path):
     """A component saved and passed under an earlier version of the course (its check has changed since, e.g.
     a new argument of its contract) is checked again rather than installed on the old verdict."""
     wrong = SGD_FLIPPED  # fails today's check
-    save(tmp_path, BY_NAME["SGD.step"], wrong, [], "05_training.ipynb, the cell defining SGD")
+    save(tmp_path, BY_NAME["SGD.step"], wrong, [], "04b_optimizers.ipynb, the cell defining SGD")
     manifest_path = tmp_path / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     entry = manifest["components"]["SGD.step"]

@@ -1,4 +1,4 @@
-"""A catalogue of wrong answers for 05.8 (log_softmax and the cross-entropy loss: LogSoftmax as a
+"""A catalogue of wrong answers for 05.6 (log_softmax and the cross-entropy loss: LogSoftmax as a
 tc.autograd.Function, nll_loss and cross_entropy): each realistic mistake fails its check with a message that
 names it, the released stub fails, and the solution passes. The wrong answers are the solution cell with one
 change each."""
@@ -19,7 +19,7 @@ NAMES = ("LogSoftmax", "nll_loss", "cross_entropy")
 def _define(*changes, folder="solutions"):
     nb = json.loads((ROOT / folder / "05_training.ipynb").read_text())
     source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex05_8")
+                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex05_6")
     for old, new in changes:
         assert old in source, old
         source = source.replace(old, new)
@@ -29,7 +29,7 @@ def _define(*changes, folder="solutions"):
 
 
 def test_loss_cell_solution_passes():
-    check("05.8", *_define())
+    check("05.6", *_define())
 
 
 WRONG = [
@@ -71,8 +71,8 @@ WRONG = [
 
 @pytest.mark.parametrize("changes, phrase", WRONG, ids=[str(i) for i in range(len(WRONG))])
 def test_loss_cell_wrong_answers_are_named(changes, phrase):
-    _fails("05.8", *_define(*changes), phrase=phrase)
+    _fails("05.6", *_define(*changes), phrase=phrase)
 
 
 def test_loss_cell_stub_is_not_implemented_yet():
-    _fails("05.8", *_define(folder="exercises"), phrase=r"not implemented yet")
+    _fails("05.6", *_define(folder="exercises"), phrase=r"not implemented yet")

@@ -35,6 +35,7 @@ class Component:
 
 
 NOTEBOOKS = {"01": "01_tensors.ipynb", "02": "02_autograd.ipynb", "03": "03_modules.ipynb", "04": "04_data.ipynb",
+             "04b": "04b_optimizers.ipynb",
              "05": "05_training.ipynb", "06": "06_gpu.ipynb", "07": "07_saving.ipynb", "08": "08_debugging.ipynb",
              "05b": "05b_lab.ipynb", "09": "09_distributed.ipynb",
              "02b": "02b_ops.ipynb", "03b": "03b_inside_module.ipynb", "02d": "02d_engine.ipynb",
@@ -74,8 +75,8 @@ MODULE_METHODS = (
     ("zero_grad", "(self, set_to_none=True) sets every parameter's grad to None (or zeroes it)"),
 )
 
-LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.8) defines and checks
-SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 05's schedule cell (05.9) checks
+LOSS_CELL = ("LogSoftmax", "nll_loss", "cross_entropy")  # what chapter 05's loss cell (05.6) defines and checks
+SCHEDULE_CELL = ("LRScheduler", "CosineAnnealingLR", "LambdaLR")  # what chapter 04b's schedule cell (04b.4) checks
 MODULE_CELL = ("Parameter", "Module")  # what chapter 03b's Module cells use (their checks take both)
 MODULE_CELLS = {"ex03b_2": ("__init__", "__setattr__", "__getattr__", "register_parameter", "register_module",
                             "register_buffer"),
@@ -571,52 +572,50 @@ _COMPONENTS = [
                    "every tc.randn and normal_ (the lab's init_weights) runs it"),
         ("permutation", "(self, n) -> torch.randperm's permutation of 0..n-1 (int64), Fisher-Yates swaps with "
                         "PyTorch's draws; every tc.randperm, so every shuffling DataLoader's order, runs it"))],
-    Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
-              "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
-    Component("Optimizer", "05", "ex05_2", "Optimizer", "Optimizer", adapters.optimizer_base,
+    Component("Optimizer", "04b", "ex04b_1", "Optimizer", "Optimizer", adapters.optimizer_base,
               "Optimizer(params, defaults): param_groups (defaults filled in), state, add_param_group, zero_grad, "
-              "state_dict/load_state_dict in PyTorch's layout; every tc.optim optimizer's base methods run it",
-              checks=("Optimizer", "SGD")),
-    Component("SGD.step", "05", "ex05_2", "SGD", "SGD.step", adapters.sgd_step,
+              "state_dict/load_state_dict in PyTorch's layout; every tc.optim optimizer's base methods run it"),
+    Component("SGD.step", "04b", "ex04b_2", "SGD", "SGD.step", adapters.sgd_step,
               "SGD(params, lr, momentum, dampening, weight_decay, nesterov).step() over self.param_groups, the "
-              "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it",
-              checks=("Optimizer", "SGD")),
-    Component("Adam.step", "05", "ex05_3", "Adam", "Adam.step", adapters.adam_step,
+              "velocity in self.state[p]['momentum_buffer']; tc.optim.SGD steps through it"),
+    Component("Adam.step", "04b", "ex04b_3", "Adam", "Adam.step", adapters.adam_step,
               "Adam(params, lr, betas, eps, weight_decay, amsgrad, decoupled_weight_decay).step(), moments in "
               "self.state[p]; tc.optim.Adam and AdamW (Adam with decoupled_weight_decay) step through it",
               checks=("Adam", "AdamW")),
-    Component("clip_grad_norm_", "05", "ex05_4", "clip_grad_norm_", "clip_grad_norm_", adapters.clip_grad_norm,
-              "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
-              "tensor; nn.utils.clip_grad_norm_ runs it"),
-    Component("LRScheduler", "05", "ex05_9", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
+    Component("LRScheduler", "04b", "ex04b_4", "LRScheduler", "LRScheduler", adapters.lr_scheduler_base,
               "LRScheduler(optimizer, last_epoch): __init__ (initial_lr, base_lrs, the rates of step 0), step() sets "
               "each group's lr from get_lr(), get_last_lr, state_dict/load_state_dict; every "
               "tc.optim.lr_scheduler scheduler's base methods run it", checks=SCHEDULE_CELL),
-    Component("CosineAnnealingLR.get_lr", "05", "ex05_9", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
+    Component("CosineAnnealingLR.get_lr", "04b", "ex04b_4", "CosineAnnealingLR", "CosineAnnealingLR.get_lr",
               adapters.cosine_get_lr,
               "CosineAnnealingLR(optimizer, T_max, eta_min).get_lr() -> the lrs on the cosine at last_epoch; "
               "optim.lr_scheduler.CosineAnnealingLR (the lab's schedule) sets them", pure=True,
               checks=SCHEDULE_CELL),
-    Component("LambdaLR.__init__", "05", "ex05_9", "LambdaLR", "LambdaLR.__init__", adapters.lambda_lr_init,
+    Component("LambdaLR.__init__", "04b", "ex04b_4", "LambdaLR", "LambdaLR.__init__", adapters.lambda_lr_init,
               "LambdaLR(optimizer, lr_lambda, last_epoch) keeps one function per group in lr_lambdas (PyTorch's "
               "ValueError for a list of the wrong length), then the base's __init__; every "
               "optim.lr_scheduler.LambdaLR is built by it", checks=SCHEDULE_CELL),
-    Component("LambdaLR.get_lr", "05", "ex05_9", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
+    Component("LambdaLR.get_lr", "04b", "ex04b_4", "LambdaLR", "LambdaLR.get_lr", adapters.own_method("get_lr"),
               "LambdaLR(optimizer, lr_lambda).get_lr() -> each group's base_lr times its lr_lambda(last_epoch); "
               "optim.lr_scheduler.LambdaLR (the GPT's warmup and cosine) sets them", pure=True,
               checks=SCHEDULE_CELL),
-    Component("log_softmax", "05", "ex05_8", "LogSoftmax", "log_softmax", adapters.log_softmax,
+    Component("train_step", "05", "ex05_1", "train_step", "train_step", adapters.same,
+              "train_step(model, optimizer, loss_fn, x, y) -> loss as a float, after one step; the lab's loop calls it"),
+    Component("clip_grad_norm_", "05", "ex05_2", "clip_grad_norm_", "clip_grad_norm_", adapters.clip_grad_norm,
+              "clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite) -> the norm before clipping, a "
+              "tensor; nn.utils.clip_grad_norm_ runs it"),
+    Component("log_softmax", "05", "ex05_6", "LogSoftmax", "log_softmax", adapters.log_softmax,
               "LogSoftmax.apply(x, dim) -> x - logsumexp(x, dim) computed stably, its backward -> the grad of x; "
               "F.log_softmax runs it (the lab's loss)", pure=True, checks=LOSS_CELL),
-    Component("nll_loss", "05", "ex05_8", "nll_loss", "nll_loss", adapters_losses.nll_loss,
+    Component("nll_loss", "05", "ex05_6", "nll_loss", "nll_loss", adapters_losses.nll_loss,
               "nll_loss(input, target, weight, ignore_index, reduction) -> the negative log-likelihood of class "
               "indices, (N, C) or (N, C, d1, ...), reduced over the targets that count; F.nll_loss runs it (the "
               "lab's loss)", pure=True, checks=LOSS_CELL),
-    Component("cross_entropy", "05", "ex05_8", "cross_entropy", "cross_entropy", adapters_losses.cross_entropy,
+    Component("cross_entropy", "05", "ex05_6", "cross_entropy", "cross_entropy", adapters_losses.cross_entropy,
               "cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing) -> nll_loss of "
               "log_softmax(input, 1), smoothed; F.cross_entropy and nn.CrossEntropyLoss run it (evaluate, the GPT)",
               pure=True, checks=LOSS_CELL),
-    Component("evaluate", "05", "ex05_5", "evaluate", "evaluate", adapters.same,
+    Component("evaluate", "05", "ex05_3", "evaluate", "evaluate", adapters.same,
               "evaluate(model, loader) -> (mean cross-entropy, accuracy) in eval mode without a graph; the lab reports it",
               also=(("05b", "ex05b_5"),)),
     Component("Conv2d.forward", "05b", "ex05b_7", "Conv2dFunction", "Conv2d.forward", adapters.conv2d_forward,

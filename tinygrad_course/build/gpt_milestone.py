@@ -5,7 +5,7 @@
 the weight-decay groups, CausalSelfAttention, the GPT, the learning-rate schedule and the generation loop) and
 the earlier chapters' components (`extract`), then, in a child process, builds the learner's GPT (its Blocks,
 their CausalSelfAttention calling the learner's `attention` with the learner's mask), trains it with AdamW on
-the learner's parameter groups at the learner's `lr_at` rates (set by `LambdaLR`, the learner's chapter-05
+the learner's parameter groups at the learner's `lr_at` rates (set by `LambdaLR`, the learner's chapter-04b
 `LambdaLR` on their `LRScheduler` base), and writes the logits of held-out windows and a
 sample drawn by the learner's `generate` (their key/value cache and sampling distribution). This process
 computes the validation loss from those logits and the held-out text itself; the run passes when that loss is
@@ -70,7 +70,7 @@ PIECES = (("causal_mask", "ex10_1", "causal_mask"), ("attention", "ex10_2", "att
           ("GPT", "ex10_8", "GPT"), ("lr_at", "ex10_9", "lr_at"), ("generate", "ex10_10", "generate"))
 # earlier components the child installs when the learner has written them (their seams run inside the GPT):
 # chapter 01's views, chapter 01b's tensor methods and type promotion, chapter 02's and 02b's ops, chapter 02c's Tensor methods, chapter 02d's engine, chapter 03b's Parameter and Module, chapter
-# 03's Linear, Sequential and LayerNorm, chapter 05's optimizer base, Adam (AdamW steps through it), the scheduler
+# 03's Linear, Sequential and LayerNorm, chapter 04b's optimizer base, Adam (AdamW steps through it), the scheduler
 # base and LambdaLR's rates (the schedule of the learner's lr_at), gradient clipping, log_softmax and cross_entropy
 # (the loss: the learner's nll_loss(log_softmax) with chapter 01's pick), chapter 04's random draws (the layers'
 # initial draws, generate's samples), and chapter 10's Topk and multinomial (what generate's sampling runs)

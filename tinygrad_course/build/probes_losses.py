@@ -1,4 +1,4 @@
-"""The probes of chapter 05's losses (exercise 05.8): `F.nll_loss`, `nn.NLLLoss`, `F.cross_entropy` and
+"""The probes of chapter 05's losses (exercise 05.6): `F.nll_loss`, `nn.NLLLoss`, `F.cross_entropy` and
 `nn.CrossEntropyLoss` on rows and on sequences (N, C, T), with ignored targets, class weights and label
 smoothing, their values and the gradients of the scores, compared with the reference's run."""
 from __future__ import annotations

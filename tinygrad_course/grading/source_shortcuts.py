@@ -132,7 +132,8 @@ def _statements(body: list):
 
 
 def _bound(target) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    """The names a store binds: `builtins.f = ...` or `d[k] = ...` binds neither `builtins` nor `d` (nor `k`)."""
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
 
 
 def _bindings(node) -> list[tuple[list[str], ast.AST]]:

@@ -39,7 +39,7 @@ class Adam(Optimizer):
 
     @component("Adam.step")
     def step(self, closure=None):
-        """Update every parameter once (chapter 05's component `Adam.step`, which AdamW inherits); `closure`
+        """Update every parameter once (chapter 04b's component `Adam.step`, which AdamW inherits); `closure`
         (re-computes and returns the loss) is called first if given; returns its loss."""
         return self._step_groups(closure)
 

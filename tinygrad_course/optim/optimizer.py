@@ -8,7 +8,7 @@ it. The math runs directly on the backend arrays (`p._data`, through `p._xp`), s
 of array calls per parameter and records nothing for autograd.
 
 The base's own methods (`__init__`, `add_param_group`, `zero_grad`, `state_dict`, `load_state_dict`) are
-chapter 05's component `Optimizer` (`seams.member`): a learner's base class, once it passes its check, runs
+chapter 04b's component `Optimizer` (`seams.member`): a learner's base class, once it passes its check, runs
 them on every optimizer's own object. They only read and write `defaults`, `param_groups` and `state`.
 """
 from __future__ import annotations

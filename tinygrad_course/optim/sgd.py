@@ -34,7 +34,7 @@ class SGD(Optimizer):
 
     @component("SGD.step")
     def step(self, closure=None):
-        """Update every parameter once (chapter 05's component `SGD.step`); `closure` (re-computes and
+        """Update every parameter once (chapter 04b's component `SGD.step`); `closure` (re-computes and
         returns the loss) is called first if given; returns its loss."""
         return self._step_groups(closure)
 

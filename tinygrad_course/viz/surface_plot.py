@@ -1,4 +1,4 @@
-"""2-D loss surfaces and optimizer trajectories (chapter 05: SGD vs momentum vs Adam)."""
+"""2-D loss surfaces and optimizer trajectories (chapter 04b: SGD vs momentum vs Adam)."""
 import numpy as np
 
 from ..factories import tensor as _tensor

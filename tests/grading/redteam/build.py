@@ -17,7 +17,7 @@ from tinygrad_course.grading.notebook_files import dumps, is_solution_cell, nbgr
 ROOT = Path(__file__).resolve().parents[3]
 EXERCISE = ROOT / "exercises" / "05_training.ipynb"
 SOLUTION = ROOT / "solutions" / "05_training.ipynb"
-POINTS = {"05.1": 2, "05.2": 4, "05.3": 4, "05.4": 2, "05.5": 2, "05.6": 1, "05.7": 1, "05.8": 6, "05.9": 3}
+POINTS = {"05.1": 2, "05.2": 2, "05.3": 2, "05.4": 1, "05.5": 1, "05.6": 6}
 CELL_OF = {e: f"ex05_{e[-1]}" for e in POINTS}
 CORRECT = {nbgrader_meta(c)["grade_id"]: keep_solutions(c.source) for c in read(SOLUTION).cells if is_solution_cell(c)}
 

@@ -1,6 +1,6 @@
 """Chapter 05 (training): checks for the training step, gradient clipping, evaluation, early stopping and
-accuracy (the optimizers are in ch05_optimizers.py, the scheduler in ch05_schedule.py, log_softmax in
-ch05_softmax.py). Every piece is plugged into a short training run on the scikit-learn digits.
+accuracy (log_softmax and the loss are in ch05_softmax.py; the optimizers and schedulers are chapter 04b's,
+ch04b.py). Every piece is plugged into a short training run on the scikit-learn digits.
 """
 import numpy as np
 
@@ -8,9 +8,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
-from . import ch05_optimizers  # noqa: F401  (registers 05.2 and 05.3: the optimizer base, SGD, Adam and AdamW)
-from . import ch05_schedule  # noqa: F401  (registers 05.9: the scheduler base and the cosine schedule)
-from . import ch05_softmax  # noqa: F401  (registers 05.8: log_softmax forward and backward)
+from . import ch05_softmax  # noqa: F401  (registers 05.6: log_softmax forward and backward)
 from .ch03 import digits
 
 
@@ -82,8 +80,8 @@ def train_step_check(t, train_step):
                                        f"(got {np.mean(losses[-8:]):.3f} over the last epoch)")
 
 
-# --- 05.4 -------------------------------------------------------------------------------------------------
-@exercise("05.4", title="gradient clipping by global norm", points=2,
+# --- 05.2 -------------------------------------------------------------------------------------------------
+@exercise("05.2", title="gradient clipping by global norm", points=2,
           forbidden=["tinygrad_course.nn.utils.clip_grad_norm_", "tinygrad_course.nn.utils.clip_grad.clip_grad_norm_"])
 def clip_check(t, clip_grad_norm_):
     rng = np.random.default_rng(0)
@@ -183,8 +181,8 @@ def _check_clip_options(t, clip_grad_norm_, grads, params_with_grads):
                   "(math.isfinite)")
 
 
-# --- 05.5 -------------------------------------------------------------------------------------------------
-@exercise("05.5", title="an evaluate function", points=2)
+# --- 05.3 -------------------------------------------------------------------------------------------------
+@exercise("05.3", title="an evaluate function", points=2)
 def evaluate_check(t, evaluate):
     X, y = digits(1000, 1100)
     loader = tc.utils.data.DataLoader(tc.utils.data.TensorDataset(X, y), batch_size=64)
@@ -223,8 +221,8 @@ def evaluate_check(t, evaluate):
                         "accuracy = correct predictions / number of samples, in eval mode")])
 
 
-# --- 05.6 -------------------------------------------------------------------------------------------------
-@exercise("05.6", title="early stopping", points=1)
+# --- 05.4 -------------------------------------------------------------------------------------------------
+@exercise("05.4", title="early stopping", points=1)
 def early_stopping_check(t, EarlyStopping):
     stopper = EarlyStopping(patience=3)
     got = [stopper.step(v) for v in (1.0, 0.9, 0.95, 0.96, 0.97)]
@@ -248,8 +246,8 @@ def early_stopping_check(t, EarlyStopping):
             hint="only a loss below best - min_delta counts as an improvement")
 
 
-# --- 05.7 -------------------------------------------------------------------------------------------------
-@exercise("05.7", title="accuracy from logits", points=1)
+# --- 05.5 -------------------------------------------------------------------------------------------------
+@exercise("05.5", title="accuracy from logits", points=1)
 def accuracy_check(t, accuracy):
     logits = tc.tensor([[2.0, 1.0, 0.1], [0.1, 0.2, 3.0], [1.0, 3.0, 0.0], [0.0, 0.0, 1.0]])
     targets = tc.tensor([0, 2, 0, 1])

@@ -16,7 +16,7 @@ _LOSS_HINT = ("nll_loss: the target's log-probability of each counted row, negat
               "cross_entropy is nll_loss(log_softmax(input, 1), ...)")
 
 
-@exercise("05.8", title="log_softmax and the cross-entropy loss", points=6,
+@exercise("05.6", title="log_softmax and the cross-entropy loss", points=6,
           forbidden=["tinygrad_course.nn.functional.log_softmax", "tinygrad_course.nn.functional.softmax",
                      "tinygrad_course.nn.functional.cross_entropy", "tinygrad_course.nn.functional.nll_loss"])
 def log_softmax_check(t, LogSoftmax, nll_loss, cross_entropy):

@@ -1,4 +1,4 @@
-"""Checking a learner's optimizer one update at a time (exercises 05.2 and 05.3).
+"""Checking a learner's optimizer one update at a time (exercises 04b.1 and 04b.3).
 
 The learner's optimizer and the framework's run side by side on twin models; after every step the check
 compares the parameters, so the first wrong update is the one reported. The detectors here recompute that

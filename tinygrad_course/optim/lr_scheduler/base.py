@@ -2,7 +2,7 @@
 
 A scheduler changes `group["lr"]` of its optimizer's param groups each time `scheduler.step()` is called
 (usually once per epoch, after `optimizer.step()`); `get_last_lr()` returns the current values. The base's
-`__init__`, `step`, `get_last_lr`, `state_dict` and `load_state_dict` are chapter 05's component `LRScheduler`
+`__init__`, `step`, `get_last_lr`, `state_dict` and `load_state_dict` are chapter 04b's component `LRScheduler`
 (`seams.member`): a learner's base class, once it passes its check, runs them on every scheduler's own object.
 """
 from __future__ import annotations

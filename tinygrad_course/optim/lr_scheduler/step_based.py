@@ -44,7 +44,7 @@ class LambdaLR(_LambdaScheduler):
 
     @component("LambdaLR.__init__")
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        """Keep one function per param group, then the base's bookkeeping (chapter 05's component
+        """Keep one function per param group, then the base's bookkeeping (chapter 04b's component
         `LambdaLR.__init__`)."""
         self.optimizer = optimizer
         self.lr_lambdas = _one_per_group(optimizer, lr_lambda)
@@ -52,7 +52,7 @@ class LambdaLR(_LambdaScheduler):
 
     @component("LambdaLR.get_lr")
     def get_lr(self):
-        """initial_lr * lr_lambda(last_epoch) for each param group (chapter 05's component `LambdaLR.get_lr`)."""
+        """initial_lr * lr_lambda(last_epoch) for each param group (chapter 04b's component `LambdaLR.get_lr`)."""
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 

@@ -1,9 +1,9 @@
-"""Chapter 05, the optimizers: checks for the learner's `Optimizer` base with `SGD` (05.2) and `Adam` with
-`AdamW` (05.3), in PyTorch's shape.
+"""Chapter 04b (optimizers): checks for the learner's `Optimizer` base (04b.1), `SGD` on it (04b.2) and `Adam`
+with `AdamW` (04b.3), in PyTorch's shape (the schedulers, 04b.4, are in ch04b_schedule.py).
 
-The base is checked on what it keeps (param_groups with the defaults filled in, state, zero_grad both ways,
-add_param_group) and on its state_dict: PyTorch's layout, and a restore into fresh objects that goes on
-exactly as the uninterrupted run. The steps are compared with `tc.optim` after every single update of a real
+The base is checked under an SGD of the check's own (PyTorch's rule on the learner's base) on what it keeps
+(param_groups with the defaults filled in, state, zero_grad both ways, add_param_group) and on its state_dict:
+PyTorch's layout, and a restore into fresh objects that goes on exactly as the uninterrupted run. The steps are compared with `tc.optim` after every single update of a real
 model, so the first wrong update is the one named (optimizer_steps.py), then option by option, then trained.
 """
 import numpy as np
@@ -12,6 +12,7 @@ import tinygrad_course as tc
 
 from .. import mistakes
 from ..registry import exercise
+from . import ch04b_schedule  # noqa: F401  (registers 04b.4: the scheduler base, the cosine schedule and LambdaLR)
 from . import optimizer_steps as steps
 from .ch03 import digits
 
@@ -68,7 +69,7 @@ def _same_tensors(got, want) -> bool:
     return isinstance(got, list) and len(got) == len(want) and all(a is b for a, b in zip(got, want))
 
 
-# --- 05.2: the base ----------------------------------------------------------------------------------------
+# --- 04b.1: the base, and 04b.2: SGD on it ----------------------------------------------------------------------------------------
 def _check_groups(t, SGD):
     w, b, extra = tc.zeros(2, requires_grad=True), tc.zeros(3, requires_grad=True), tc.zeros(1, requires_grad=True)
     opt = SGD(iter([w, b]), lr=0.1)
@@ -282,15 +283,64 @@ def _step_by_step(t, opt, model, ref_grads, ref_params, call, reference, mistake
                 rtol=1e-4, atol=1e-5, mistakes=mistakes_of(k, before, grad))
     t.context = ""
 
-@exercise("05.2", title="the optimizer base and SGD", points=4,
-          forbidden=["tinygrad_course.optim.SGD", "tinygrad_course.optim.Optimizer",
-                     "tinygrad_course.optim.optimizer.Optimizer"])
-def optimizer_sgd_check(t, Optimizer, SGD):
-    t.true(isinstance(Optimizer, type) and isinstance(SGD, type) and issubclass(SGD, Optimizer),
-           "SGD to be a subclass of your Optimizer", hint="class SGD(Optimizer): its __init__ calls "
-           "super().__init__(params, defaults)")
+
+def _sgd_on(Optimizer):
+    """PyTorch's SGD (04b.2's rule, written here) on the learner's `Optimizer`: what the base's check steps with."""
+
+    class SGD(Optimizer):
+        def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False):
+            super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                          nesterov=nesterov))
+
+        def step(self, closure=None):
+            with tc.no_grad():
+                for group in self.param_groups:
+                    momentum = group["momentum"]
+                    for p in group["params"]:
+                        if p.grad is None:
+                            continue
+                        g = p.grad if group["weight_decay"] == 0 else p.grad + group["weight_decay"] * p
+                        if momentum != 0:
+                            state = self.state[p]
+                            if "momentum_buffer" not in state:
+                                buf = state["momentum_buffer"] = g.clone()
+                            else:
+                                buf = state["momentum_buffer"]
+                                buf.mul_(momentum).add_(g, alpha=1 - group["dampening"])
+                            g = g + momentum * buf if group["nesterov"] else buf
+                        p.add_(g, alpha=-group["lr"])
+
+    return SGD
+
+
+@exercise("04b.1", title="the optimizer base", points=2,
+          forbidden=["tinygrad_course.optim.Optimizer", "tinygrad_course.optim.optimizer.Optimizer"])
+def optimizer_base_check(t, Optimizer):
+    t.true(isinstance(Optimizer, type), f"Optimizer to be a class (got {type(Optimizer).__name__})",
+           hint="class Optimizer: with __init__(self, params, defaults), add_param_group, zero_grad, state_dict "
+                "and load_state_dict")
+    SGD = _sgd_on(Optimizer)  # PyTorch's step on your base: what is checked here is the base's bookkeeping
     _check_groups(t, SGD)
     _check_zero_grad(t, SGD)
+    _check_state_dict(t, SGD)
+    final = _trained_loss(lambda ps: SGD(ps, lr=0.05, momentum=0.9))
+    t.true(final < 0.3, f"80 steps of an SGD on your base (lr=0.05, momentum=0.9) to bring the digits' loss below "
+                        f"0.3 (got {final:.3f})")
+
+
+@exercise("04b.2", title="SGD", points=2,
+          forbidden=["tinygrad_course.optim.SGD", "tinygrad_course.optim.Optimizer",
+                     "tinygrad_course.optim.optimizer.Optimizer"])
+def sgd_check(t, SGD):
+    base = next((b for b in getattr(SGD, "__mro__", ())[1:] if b.__name__ == "Optimizer"), None)
+    t.true(isinstance(SGD, type) and base is not None, "SGD to be a subclass of your Optimizer",
+           hint="class SGD(Optimizer): its __init__ calls super().__init__(params, defaults)")
+    groups = getattr(SGD([tc.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9), "param_groups", None)
+    defaults = dict(lr=0.1, momentum=0.9, dampening=0, weight_decay=0, nesterov=False)
+    t.equal({k: groups[0].get(k, "missing") for k in defaults} if isinstance(groups, list) and groups else groups,
+            defaults, "the options of param_groups[0] for SGD(params, lr=0.1, momentum=0.9)",
+            hint="SGD.__init__ passes every option to super().__init__(params, defaults) as a dict: "
+                 "dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)")
     # one update at a time against tc.optim.SGD's run from the same start on the same batches
     lr, momentum = 0.1, 0.9
     ref_grads, ref_params = steps.reference_run(_mlp(0), lambda ps: tc.optim.SGD(ps, lr=lr, momentum=momentum))
@@ -312,13 +362,12 @@ def optimizer_sgd_check(t, Optimizer, SGD):
     t.equal(SGD([tc.zeros(1, requires_grad=True)], lr=0.1).step(lambda: 1.5), 1.5,
             "what step(closure) returns", hint="step(closure) calls closure() (under tc.enable_grad()) first and "
             "returns its loss; step() without a closure returns None")
-    _check_state_dict(t, SGD)
     final = _trained_loss(lambda ps: SGD(ps, lr=0.05, momentum=0.9))
     t.true(final < 0.3, f"80 steps of your SGD (lr=0.05, momentum=0.9) to bring the digits' loss below 0.3 "
                         f"(got {final:.3f})")
 
 
-# --- 05.3: Adam and AdamW ----------------------------------------------------------------------------------
+# --- 04b.3: Adam and AdamW ----------------------------------------------------------------------------------
 def _check_weight_decay(t, Adam, AdamW):
     runs = {"Adam(lr=0.01, weight_decay=0.1)": (lambda ps: Adam(ps, lr=0.01, weight_decay=0.1),
                                                 lambda ps: tc.optim.Adam(ps, lr=0.01, weight_decay=0.1)),
@@ -382,7 +431,7 @@ class _AmsgradOfCurrentV(tc.optim.Adam):
             state["exp_avg_sq"].copy_(state["max_exp_avg_sq"])
 
 
-@exercise("05.3", title="Adam and AdamW", points=4,
+@exercise("04b.3", title="Adam and AdamW", points=4,
           forbidden=["tinygrad_course.optim.Adam", "tinygrad_course.optim.AdamW"])
 def adam_check(t, Adam, AdamW):
     t.true(isinstance(AdamW, type) and isinstance(Adam, type) and issubclass(AdamW, Adam),

@@ -1,5 +1,5 @@
-"""Chapter 05, learning-rate schedules: checks for the learner's `LRScheduler` base and `CosineAnnealingLR` and
-`LambdaLR` on it (05.9), in PyTorch's shape: the rates set at construction and after each step, compared with the
+"""Chapter 04b, learning-rate schedules: checks for the learner's `LRScheduler` base and `CosineAnnealingLR` and
+`LambdaLR` on it (04b.4), in PyTorch's shape: the rates set at construction and after each step, compared with the
 framework's scheduler step by step, `get_last_lr`, `base_lrs` and `initial_lr`, a `state_dict` restored into
 a fresh scheduler that goes on identically, and PyTorch's errors (an optimizer that is not one, a list of
 lr_lambdas of the wrong length)."""
@@ -89,7 +89,7 @@ def _lambda_mistakes(base_lrs, fns, n_steps):
                         "lr_lambda(self.last_epoch): step() has already advanced it")]
 
 
-@exercise("05.9", title="the scheduler base and two schedules", points=3,
+@exercise("04b.4", title="the scheduler base and two schedules", points=3,
           forbidden=["tinygrad_course.optim.lr_scheduler.CosineAnnealingLR",
                      "tinygrad_course.optim.lr_scheduler.LambdaLR",
                      "tinygrad_course.optim.lr_scheduler.LRScheduler"])

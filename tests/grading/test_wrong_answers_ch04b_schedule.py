@@ -1,4 +1,4 @@
-"""A catalogue of wrong answers for 05.9 (the LRScheduler base, CosineAnnealingLR and LambdaLR on it): each realistic
+"""A catalogue of wrong answers for 04b.4 (the LRScheduler base, CosineAnnealingLR and LambdaLR on it): each realistic
 mistake fails its check with a message that names it, the released stub fails, and the solution passes."""
 import json
 import math
@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _define(*changes, folder="solutions"):
-    nb = json.loads((ROOT / folder / "05_training.ipynb").read_text())
+    nb = json.loads((ROOT / folder / "04b_optimizers.ipynb").read_text())
     source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex05_9")
+                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex04b_4")
     for old, new in changes:
         assert old in source, old
         source = source.replace(old, new)
@@ -27,7 +27,7 @@ def _define(*changes, folder="solutions"):
 
 
 def test_scheduler_solution_passes():
-    check("05.9", *_define())
+    check("04b.4", *_define())
 
 
 LAMBDA = "base_lr * lr_lambda(self.last_epoch) for lr_lambda, base_lr in zip(self.lr_lambdas, self.base_lrs)"
@@ -74,8 +74,8 @@ WRONG = [
 
 @pytest.mark.parametrize("changes, phrase", WRONG, ids=[str(i) for i in range(len(WRONG))])
 def test_scheduler_wrong_answers_are_named(changes, phrase):
-    _fails("05.9", *_define(*changes), phrase=phrase)
+    _fails("04b.4", *_define(*changes), phrase=phrase)
 
 
 def test_scheduler_stub_is_not_implemented_yet():
-    _fails("05.9", *_define(folder="exercises"), phrase=r"not implemented yet")
+    _fails("04b.4", *_define(folder="exercises"), phrase=r"not implemented yet")
