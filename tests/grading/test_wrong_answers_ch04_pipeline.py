@@ -2,9 +2,6 @@
 04.8 (BatchSampler) and 04.9 (the DataLoader's loop). Each realistic mistake fails its check with a message
 that names it, the released stub fails, and the solution passes. The wrong answers are the solution cell
 with one change each."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,22 +10,16 @@ from tinygrad_course.grading import check
 from tinygrad_course.utils.data import Dataset, Sampler
 
 from .test_wrong_answers_ch04_06 import _fails
+from .wrong_answers import edited_cell
 
-ROOT = Path(__file__).resolve().parents[2]
 CELLS = {"04.2": ("ex04_2", ("SequentialSampler", "RandomSampler")), "04.8": ("ex04_8", ("BatchSampler",)),
          "04.9": ("ex04_9", ("DataLoader",))}
 
 
 def _define(exercise, *changes, folder="solutions"):
     grade_id, names = CELLS[exercise]
-    nb = json.loads((ROOT / folder / "04_data.ipynb").read_text())
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
-    for old, new in changes:
-        assert old in source, old
-        source = source.replace(old, new)
-    namespace = {"tc": tc, "np": np, "Sampler": Sampler, "Dataset": Dataset}
-    exec(compile(source, f"<{grade_id}>", "exec"), namespace)
+    namespace = edited_cell("04_data.ipynb", grade_id, changes,
+                            {"tc": tc, "np": np, "Sampler": Sampler, "Dataset": Dataset}, folder)
     return tuple(namespace[n] for n in names)
 
 

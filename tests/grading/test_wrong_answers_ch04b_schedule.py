@@ -1,8 +1,6 @@
 """A catalogue of wrong answers for 04b.4 (the LRScheduler base, CosineAnnealingLR and LambdaLR on it): each realistic
 mistake fails its check with a message that names it, the released stub fails, and the solution passes."""
-import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -10,19 +8,11 @@ import tinygrad_course as tc
 from tinygrad_course.grading import check
 
 from .test_wrong_answers_ch04_06 import _fails
-
-ROOT = Path(__file__).resolve().parents[2]
+from .wrong_answers import edited_cell
 
 
 def _define(*changes, folder="solutions"):
-    nb = json.loads((ROOT / folder / "04b_optimizers.ipynb").read_text())
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex04b_4")
-    for old, new in changes:
-        assert old in source, old
-        source = source.replace(old, new)
-    namespace = {"math": math, "tc": tc}
-    exec(compile(source, "<LRScheduler>", "exec"), namespace)
+    namespace = edited_cell("04b_optimizers.ipynb", "ex04b_4", changes, {"math": math, "tc": tc}, folder)
     return namespace["LRScheduler"], namespace["CosineAnnealingLR"], namespace["LambdaLR"]
 
 

@@ -2,29 +2,19 @@
 tc.autograd.Function, nll_loss and cross_entropy): each realistic mistake fails its check with a message that
 names it, the released stub fails, and the solution passes. The wrong answers are the solution cell with one
 change each."""
-import json
-from pathlib import Path
-
 import pytest
 
 import tinygrad_course as tc
 from tinygrad_course.grading import check
 
 from .test_wrong_answers_ch04_06 import _fails
+from .wrong_answers import edited_cell
 
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("LogSoftmax", "nll_loss", "cross_entropy")
 
 
 def _define(*changes, folder="solutions"):
-    nb = json.loads((ROOT / folder / "05_training.ipynb").read_text())
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex05_6")
-    for old, new in changes:
-        assert old in source, old
-        source = source.replace(old, new)
-    namespace = {"tc": tc}
-    exec(compile(source, "<loss cell>", "exec"), namespace)
+    namespace = edited_cell("05_training.ipynb", "ex05_6", changes, {"tc": tc}, folder)
     return tuple(namespace[name] for name in NAMES)
 
 
