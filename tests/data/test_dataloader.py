@@ -1,7 +1,10 @@
 """DataLoader: batching, shuffling, samplers, collation, and real worker processes."""
 import gc
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -267,3 +270,32 @@ def test_timeout_option():
 def test_workers_with_spawn_and_forkserver_contexts(context):
     loader = D.DataLoader(SquareDataset(8), batch_size=4, num_workers=2, multiprocessing_context=context)
     assert [b[1].tolist() for b in loader] == [[0, 1, 4, 9], [16, 25, 36, 49]]
+
+
+_FORKED_COLLECTOR = """
+import gc, os, time
+from tinygrad_course.utils import data as D
+gc.disable()
+loader = D.DataLoader(list(range(32)), batch_size=8, num_workers=2, persistent_workers=True)
+assert sum(len(b) for b in loader) == 32
+workers = loader._iterator._pool.workers
+loader = None  # the loader and its iterator wait for the cyclic collector
+pid = os.fork()
+if pid == 0:  # what a new loader's worker is: a fork of this process, with the old iterator in its heap
+    gc.collect()
+    os._exit(0)
+os.waitpid(pid, 0)
+time.sleep(1.0)
+print("alive", all(w.is_alive() for w in workers))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_collecting_an_old_iterator_leaves_its_workers_alone():
+    """When a new loader's worker (a fork) collects an old persistent iterator as garbage, that iterator's shutdown
+    must not run there: it stopped the parent's workers and printed 'can only join a child process' into the
+    notebook cell that started the new loader."""
+    run = subprocess.run([sys.executable, "-c", _FORKED_COLLECTOR], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert run.stdout.strip() == "alive True"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 import warnings
 import weakref
@@ -221,6 +222,7 @@ class _WorkerPool:
             ctx = multiprocessing.get_context()
         elif isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
+        self.owner = os.getpid()
         self.result_queue = ctx.Queue()
         self.done_event = ctx.Event()
         self.index_queues, self.workers = [], []
@@ -240,8 +242,10 @@ class _WorkerPool:
         self.closed = False
 
     def shutdown(self):
-        """Stop every worker, join it (terminating stragglers) and close the queues; safe to call twice."""
-        if self.closed:
+        """Stop every worker, join it (terminating stragglers) and close the queues; safe to call twice. Only the
+        process that started the workers does it: a forked child (another loader's worker) that collects an old
+        iterator as garbage must not stop or join workers that are not its own."""
+        if self.closed or os.getpid() != self.owner:
             return
         self.closed = True
         try:
