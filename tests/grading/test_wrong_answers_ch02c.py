@@ -6,7 +6,7 @@ import pytest
 import tinygrad_course as tc
 from tinygrad_course.ops import arithmetic, comparison, reduce, views
 
-from .wrong_answers import assert_names_mistake, catalogue_tests, solution
+from .wrong_answers import catalogue_tests, named_mistake_test, solution
 
 TensorOperators, as_operand, TensorMethods, TensorInplace = solution("02c", "TensorOperators", "as_operand",
                                                                      "TensorMethods", "TensorInplace")
@@ -108,10 +108,7 @@ CATALOGUE = [
 ]
 
 
-@pytest.mark.parametrize("exercise, wrong, phrases", CATALOGUE,
-                         ids=[f"{e}-{'-'.join(w.__name__ for w in ws)}-{k}" for k, (e, ws, _) in enumerate(CATALOGUE)])
-def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
-    assert_names_mistake(exercise, wrong, *phrases)
+test_a_wrong_answer_fails_naming_its_mistake = named_mistake_test(CATALOGUE)
 
 
 def test_the_solutions_pass():

@@ -95,6 +95,18 @@ def assert_names_mistake(exercise: str, objects, *phrases: str) -> str:
     return message
 
 
+def named_mistake_test(catalogue):
+    """The test of a catalogue of (exercise, classes, phrases) rows: each wrong answer fails its first check
+    naming its mistake with every phrase, the fix held back (`assert_names_mistake`)."""
+
+    @pytest.mark.parametrize("exercise, wrong, phrases", catalogue,
+                             ids=[f"{e}-{'-'.join(w.__name__ for w in ws)}-{k}" for k, (e, ws, _) in enumerate(catalogue)])
+    def test_a_wrong_answer_fails_naming_its_mistake(exercise, wrong, phrases):
+        assert_names_mistake(exercise, wrong, *phrases)
+
+    return test_a_wrong_answer_fails_naming_its_mistake
+
+
 def first_failure(exercise: str, *objects) -> str:
     """The message of `objects`' first failure of `exercise` (attempts counted from zero)."""
     reset_attempts()
