@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,12 @@ def learner_fixture(save):
         save(tmp_path)
         build.use_learner(tmp_path, quiet=True)
     return learner
+
+
+def refusals(folder):
+    """The "is not installed" warnings `use_learner(folder)` gives: one per learner class whose check failed (the
+    reference keeps running for its components)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build.use_learner(folder, quiet=True)
+    return [str(w.message) for w in caught if "is not installed" in str(w.message)]

@@ -6,7 +6,6 @@ recorded in-place ops), a wrong cell is not installed while the other cell's met
 with its cell, and the lab and the GPT milestone install them."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
@@ -24,7 +23,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED_INPLACE, MILESTONES
 from tinygrad_course.tensor import LEARNER_INPLACE_METHODS, LEARNER_REDUCTION_METHODS, Tensor
 
-from build_helpers import learner_fixture, run_cell, solution_cell
+from build_helpers import learner_fixture, refusals, run_cell, solution_cell
 
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
@@ -236,10 +235,7 @@ def test_a_wrong_cell_is_not_installed_and_the_warning_names_it_once_while_the_o
     assert wrong != CELL
     assert "version: expected 1, got 0" in verdict("Tensor._write", _namespace(wrong))
     _save(tmp_path, wrong)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build.use_learner(tmp_path, quiet=True)
-    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    said = refusals(tmp_path)
     assert len(said) == 1 and said[0].startswith(f"your TensorInplace ({NOTEBOOK}, cell ex02c_3) is not installed")
     assert not any(name in seams.installed() for name in INPLACE_NAMES)
     assert {attr: Tensor.__dict__.get(attr) for attr in LEARNER_INPLACE_METHODS} == {
@@ -255,10 +251,7 @@ def test_a_wrong_reduction_cell_leaves_the_in_place_cell_installed(tmp_path):
     assert "x.sum(): node: expected 'SumBackward0', got 'SumBackward1'" in verdict("Tensor.sum",
                                                                                   _namespace(methods=wrong))
     _save(tmp_path, methods=wrong)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build.use_learner(tmp_path, quiet=True)
-    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    said = refusals(tmp_path)
     assert len(said) == 1 and said[0].startswith(f"your TensorMethods ({NOTEBOOK}, cell ex02c_2) is not installed")
     assert not any(name in seams.installed() for name in METHOD_NAMES)
     assert all(name in seams.installed() for name in INPLACE_NAMES)

@@ -5,7 +5,6 @@ runs, and both the lab and the GPT milestone install them."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import LAB_UNUSED, MILESTONES
 from tinygrad_course.tensor import LEARNER_METHODS, Tensor
 
-from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
+from build_helpers import ROOT, learner_fixture, refusals, run_cell, solution_cell
 
 SETUP = ("import numpy as np\nimport tinygrad_course as tc\n"
          "from tinygrad_course.ops import arithmetic, matmul, unary_math, views\n"
@@ -176,10 +175,7 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
     assert wrong != CELL
     assert "this is a - 2, but 2 - a calls a.__rsub__(2)" in verdict("Tensor.__rsub__", _namespace(wrong))
     _save(tmp_path, wrong)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build.use_learner(tmp_path, quiet=True)
-    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    said = refusals(tmp_path)
     assert len(said) == 1 and said[0].startswith("your TensorOperators (02c_tensor_methods.ipynb, cell ex02c_1) is not "
                                                  "installed: its check failed: 2 - a: ")  # one warning, not 28
     rows = {row.component: row for row in build.status()}

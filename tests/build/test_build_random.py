@@ -6,7 +6,6 @@ installs them."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import torch
@@ -20,7 +19,7 @@ from tinygrad_course.build.probes import PROBES
 from tinygrad_course.build.runs import MILESTONES
 from tinygrad_course.generator import LEARNER_METHODS, Generator
 
-from build_helpers import ROOT, learner_fixture, run_cell, solution_cell
+from build_helpers import ROOT, learner_fixture, refusals, run_cell, solution_cell
 
 SETUP = "import numpy as np\nimport tinygrad_course as tc\n\n\n"
 CELL = solution_cell("04_data.ipynb", "ex04_10")
@@ -133,10 +132,7 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
     assert wrong != CELL
     assert "sine and cosine are swapped" in verdict("Generator.normal", _namespace(wrong))
     _save(tmp_path, wrong)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build.use_learner(tmp_path, quiet=True)
-    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    said = refusals(tmp_path)
     assert len(said) == 1 and said[0].startswith("your Generator (04_data.ipynb, cell ex04_10) is not installed")
     assert {attr: Generator.__dict__[attr] for attr in LEARNER_METHODS} == OWN
     nb = json.loads((ROOT / "exercises" / "04_data.ipynb").read_text())

@@ -5,7 +5,6 @@ a wrong or stub cell is not installed, and the GPT milestone installs both."""
 from __future__ import annotations
 
 import json
-import warnings
 
 import numpy as np
 import torch
@@ -18,7 +17,7 @@ from tinygrad_course.build.gpt_milestone import EARLIER
 from tinygrad_course.build.package import save
 from tinygrad_course.build.probes import PROBES
 
-from build_helpers import OPS_IMPORTS, ROOT, learner_fixture, run_cell, solution_cell
+from build_helpers import OPS_IMPORTS, ROOT, learner_fixture, refusals, run_cell, solution_cell
 
 SETUP = OPS_IMPORTS.replace("import numpy as np\n", "import numpy as np\nimport tinygrad_course as tc\n")
 CELL = solution_cell("10_gpt.ipynb", "ex10_11")
@@ -100,10 +99,7 @@ def test_a_wrong_or_stub_cell_is_not_installed_and_the_warning_names_it(tmp_path
     assert wrong != CELL
     assert "these are the 3 smallest" in verdict("Topk", _namespace(wrong))
     _save(tmp_path, wrong)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build.use_learner(tmp_path, quiet=True)
-    said = [str(w.message) for w in caught if "is not installed" in str(w.message)]
+    said = refusals(tmp_path)
     assert said and all(s.startswith("your ") and "10_gpt.ipynb, cell ex10_11" in s for s in said), said
     assert "Topk" not in seams.ACTIVE and "multinomial" not in seams.ACTIVE
     nb = json.loads((ROOT / "exercises" / "10_gpt.ipynb").read_text())
